@@ -1,0 +1,237 @@
+using System.IO.Pipelines;
+using Google.Protobuf;
+using Microsoft.AspNetCore.Http;
+using Microsoft.AspNetCore.Http.Features;
+using Microsoft.AspNetCore.Server.Kestrel.Core.Features;
+using Microsoft.Extensions.Logging;
+
+namespace GrpcDependencies.Grpc;
+
+/// <summary>What a service method knows about its call: cancellation (client gone or deadline passed) and the connection it came on.</summary>
+public sealed class ServerCallContext
+{
+    private ServerCallContext(HttpContext httpContext, CancellationToken cancellationToken, DateTime deadline)
+    {
+        HttpContext = httpContext;
+        CancellationToken = cancellationToken;
+        Deadline = deadline;
+    }
+
+    public HttpContext HttpContext { get; }
+
+    public CancellationToken CancellationToken { get; }
+
+    public DateTime Deadline { get; }
+
+    public string ConnectionId => HttpContext.Connection.Id;
+
+    internal static ServerCallContext Create(HttpContext httpContext, out CancellationTokenSource? deadlineSource)
+    {
+        deadlineSource = null;
+        var token = httpContext.RequestAborted;
+        var deadline = DateTime.MaxValue;
+        if (GrpcProtocol.TryParseTimeout(httpContext.Request.Headers[GrpcProtocol.TimeoutHeader], out var timeout))
+        {
+            deadline = DateTime.UtcNow + timeout;
+            deadlineSource = CancellationTokenSource.CreateLinkedTokenSource(token);
+            deadlineSource.CancelAfter(timeout);
+            token = deadlineSource.Token;
+        }
+
+        return new ServerCallContext(httpContext, token, deadline);
+    }
+}
+
+public interface IServerStreamWriter<in T>
+{
+    Task WriteAsync(T message, CancellationToken cancellationToken = default);
+}
+
+/// <summary>Runs service methods behind HTTP/2 endpoints: reads framed requests, writes framed responses and the status trailers.</summary>
+public static partial class ServerCalls
+{
+    public static async Task HandleUnaryAsync<TRequest, TResponse>(
+        HttpContext http, MessageParser<TRequest> parser, Func<TRequest, ServerCallContext, Task<TResponse>> method)
+        where TRequest : class, IMessage<TRequest>
+        where TResponse : IMessage
+    {
+        if (!AcceptRequest(http))
+        {
+            return;
+        }
+
+        var context = ServerCallContext.Create(http, out var deadlineSource);
+        try
+        {
+            var request = await GrpcProtocol.ReadMessageAsync(http.Request.BodyReader, parser, GrpcProtocol.DefaultMaxMessageSize, context.CancellationToken)
+                ?? throw new RpcException(StatusCode.Internal, "The request stream ended without a message.");
+            var response = await method(request, context);
+            GrpcProtocol.WriteMessage(http.Response.BodyWriter, response);
+            EndCall(http, StatusCode.OK, null);
+        }
+        catch (Exception ex)
+        {
+            Fail(http, context, ex);
+        }
+        finally
+        {
+            deadlineSource?.Dispose();
+        }
+    }
+
+    public static async Task HandleDuplexStreamingAsync<TRequest, TResponse>(
+        HttpContext http, MessageParser<TRequest> parser,
+        Func<IAsyncStreamReader<TRequest>, IServerStreamWriter<TResponse>, ServerCallContext, Task> method)
+        where TRequest : class, IMessage<TRequest>
+        where TResponse : IMessage
+    {
+        if (!AcceptRequest(http))
+        {
+            return;
+        }
+
+        // A stream may sit idle between messages for as long as the client likes.
+        if (http.Features.Get<IHttpMinRequestBodyDataRateFeature>() is { } rate)
+        {
+            rate.MinDataRate = null;
+        }
+
+        if (http.Features.Get<IHttpMaxRequestBodySizeFeature>() is { IsReadOnly: false } size)
+        {
+            size.MaxRequestBodySize = null;
+        }
+
+        var context = ServerCallContext.Create(http, out var deadlineSource);
+        try
+        {
+            // Send the headers now so the client sees the call accepted before the first answer.
+            await http.Response.BodyWriter.FlushAsync(context.CancellationToken);
+            await method(new RequestReader<TRequest>(http.Request.BodyReader, parser), new ResponseWriter<TResponse>(http.Response.BodyWriter), context);
+            EndCall(http, StatusCode.OK, null);
+        }
+        catch (Exception ex)
+        {
+            Fail(http, context, ex);
+        }
+        finally
+        {
+            deadlineSource?.Dispose();
+        }
+    }
+
+    private static bool AcceptRequest(HttpContext http)
+    {
+        http.Response.ContentType = GrpcProtocol.ContentType;
+        http.Response.Headers["grpc-accept-encoding"] = "identity";
+        if (!HttpMethods.IsPost(http.Request.Method))
+        {
+            http.Response.StatusCode = StatusCodes.Status405MethodNotAllowed;
+            return false;
+        }
+
+        if (!GrpcProtocol.IsGrpcContentType(http.Request.ContentType))
+        {
+            http.Response.StatusCode = StatusCodes.Status415UnsupportedMediaType;
+            http.Response.ContentType = "text/plain";
+            return false;
+        }
+
+        if (http.Request.Protocol != "HTTP/2")
+        {
+            EndCall(http, StatusCode.Internal, $"Request protocol '{http.Request.Protocol}' is not supported; gRPC needs HTTP/2.");
+            return false;
+        }
+
+        if (http.Request.Headers.TryGetValue("grpc-encoding", out var encoding) && encoding != "identity")
+        {
+            EndCall(http, StatusCode.Unimplemented, $"Unsupported grpc-encoding value '{encoding}'. Supported encodings: identity");
+            return false;
+        }
+
+        return true;
+    }
+
+    private static void Fail(HttpContext http, ServerCallContext context, Exception ex)
+    {
+        if (http.RequestAborted.IsCancellationRequested)
+        {
+            // The client is gone: there is nobody to send a status to.
+            return;
+        }
+
+        var (code, detail) = ex switch
+        {
+            RpcException rpc => (rpc.StatusCode, rpc.Detail),
+            OperationCanceledException when context.CancellationToken.IsCancellationRequested => (StatusCode.DeadlineExceeded, "Deadline exceeded."),
+            InvalidProtocolBufferException => (StatusCode.Internal, "Failed to deserialize the request message."),
+            _ => (StatusCode.Unknown, "Exception was thrown by handler."),
+        };
+        if (code == StatusCode.Unknown)
+        {
+            var logger = http.RequestServices.GetService(typeof(ILoggerFactory)) is ILoggerFactory factory
+                ? factory.CreateLogger(typeof(ServerCalls).FullName!)
+                : null;
+            if (logger is not null)
+            {
+                LogHandlerError(logger, ex, http.Request.Path);
+            }
+        }
+
+        EndCall(http, code, detail);
+    }
+
+    private static void EndCall(HttpContext http, StatusCode code, string? detail)
+    {
+        var headers = http.Response.HasStarted || http.Response.BodyWriter.UnflushedBytes > 0
+            ? null
+            : http.Response.Headers;
+        if (headers is not null)
+        {
+            // Nothing was sent yet: a trailers-only response carries the status in the headers.
+            headers[GrpcProtocol.StatusHeader] = ((int)code).ToString(System.Globalization.CultureInfo.InvariantCulture);
+            if (!string.IsNullOrEmpty(detail))
+            {
+                headers[GrpcProtocol.MessageHeader] = GrpcProtocol.EncodeMessage(detail);
+            }
+
+            return;
+        }
+
+        http.Response.AppendTrailer(GrpcProtocol.StatusHeader, code == StatusCode.OK ? "0" : ((int)code).ToString(System.Globalization.CultureInfo.InvariantCulture));
+        if (!string.IsNullOrEmpty(detail))
+        {
+            http.Response.AppendTrailer(GrpcProtocol.MessageHeader, GrpcProtocol.EncodeMessage(detail));
+        }
+    }
+
+    [LoggerMessage(Level = LogLevel.Error, Message = "gRPC method {Path} threw")]
+    private static partial void LogHandlerError(ILogger logger, Exception exception, string path);
+
+    private sealed class RequestReader<T>(PipeReader reader, MessageParser<T> parser) : IAsyncStreamReader<T>
+        where T : class, IMessage<T>
+    {
+        public T Current { get; private set; } = null!;
+
+        public async Task<bool> MoveNext(CancellationToken cancellationToken = default)
+        {
+            var message = await GrpcProtocol.ReadMessageAsync(reader, parser, GrpcProtocol.DefaultMaxMessageSize, cancellationToken);
+            if (message is null)
+            {
+                return false;
+            }
+
+            Current = message;
+            return true;
+        }
+    }
+
+    private sealed class ResponseWriter<T>(PipeWriter writer) : IServerStreamWriter<T>
+        where T : IMessage
+    {
+        public async Task WriteAsync(T message, CancellationToken cancellationToken = default)
+        {
+            GrpcProtocol.WriteMessage(writer, message);
+            await writer.FlushAsync(cancellationToken);
+        }
+    }
+}

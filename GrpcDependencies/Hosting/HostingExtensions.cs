@@ -1,0 +1,66 @@
+using System.Diagnostics;
+using Microsoft.AspNetCore.Builder;
+using Microsoft.AspNetCore.Hosting;
+using Microsoft.AspNetCore.Http;
+using Microsoft.Extensions.Logging;
+using Serilog;
+using ILogger = Microsoft.Extensions.Logging.ILogger;
+
+namespace GrpcDependencies.Hosting;
+
+/// <summary>Start-up pieces both apps share: Serilog from configuration, request logging, a loopback default address.</summary>
+public static partial class HostingExtensions
+{
+    /// <summary>
+    /// Serilog configured from the "Serilog" section. Serilog.AspNetCore is not served by this machine's
+    /// package registry, so this wires its parts (Serilog.Extensions.Logging, Serilog.Settings.Configuration) directly.
+    /// </summary>
+    public static WebApplicationBuilder AddSerilogLogging(this WebApplicationBuilder builder)
+    {
+        var logger = new LoggerConfiguration().ReadFrom.Configuration(builder.Configuration).CreateLogger();
+        builder.Logging.ClearProviders();
+        // Let Serilog's MinimumLevel decide; Microsoft's filter would otherwise drop Debug before Serilog sees it.
+        builder.Logging.SetMinimumLevel(LogLevel.Trace);
+        builder.Logging.AddSerilog(logger, dispose: true);
+        return builder;
+    }
+
+    /// <summary>Listen on loopback unless --urls, ASPNETCORE_URLS, ASPNETCORE_HTTP_PORTS or a Kestrel section says otherwise.</summary>
+    public static WebApplicationBuilder UseLoopbackByDefault(this WebApplicationBuilder builder, string defaultUrl)
+    {
+        var configured = builder.Configuration["urls"] ?? builder.Configuration["http_ports"] ?? builder.Configuration["https_ports"];
+        if (string.IsNullOrWhiteSpace(configured))
+        {
+            builder.WebHost.UseUrls(defaultUrl);
+        }
+
+        return builder;
+    }
+
+    /// <summary>One line per request, in the template Serilog.AspNetCore's request logging uses.</summary>
+    public static IApplicationBuilder UseRequestLogging(this IApplicationBuilder app, LogLevel level = LogLevel.Information)
+    {
+        var logger = app.ApplicationServices.GetService(typeof(ILoggerFactory)) is ILoggerFactory factory
+            ? factory.CreateLogger("RequestLogging")
+            : throw new InvalidOperationException("Logging is not registered.");
+        return app.Use(async (http, next) =>
+        {
+            var start = Stopwatch.GetTimestamp();
+            try
+            {
+                await next(http);
+            }
+            finally
+            {
+                if (logger.IsEnabled(level))
+                {
+                    var status = http.RequestAborted.IsCancellationRequested ? 499 : http.Response.StatusCode;
+                    LogRequest(logger, level, http.Request.Method, http.Request.Path, status, Stopwatch.GetElapsedTime(start).TotalMilliseconds);
+                }
+            }
+        });
+    }
+
+    [LoggerMessage(Message = "HTTP {RequestMethod} {RequestPath} responded {StatusCode} in {Elapsed:0.0000} ms")]
+    private static partial void LogRequest(ILogger logger, LogLevel level, string requestMethod, PathString requestPath, int statusCode, double elapsed);
+}

@@ -1,0 +1,67 @@
+using System.Diagnostics;
+using Microsoft.Extensions.Options;
+
+namespace PerformanceService.Metrics;
+
+/// <summary>The service's own figures at one moment.</summary>
+public sealed record ProcessSnapshot(double CpuPercentage, double MemoryMegabytes, int Threads, int ActiveConnections);
+
+/// <summary>
+/// Samples the process a few times a second in the background, so a call only copies the latest
+/// snapshot: figures are real, and measuring them costs the hot path nothing.
+/// </summary>
+public sealed class ProcessSampler(IOptions<MonitorOptions> options, ConnectionCounter connections) : BackgroundService
+{
+    private const double Mebibyte = 1024 * 1024;
+    private readonly Process _process = Process.GetCurrentProcess();
+    private TimeSpan _lastCpu;
+    private long _lastTimestamp;
+    private ProcessSnapshot? _latest;
+
+    public ProcessSnapshot Latest => Volatile.Read(ref _latest) ?? Sample();
+
+    protected override async Task ExecuteAsync(CancellationToken stoppingToken)
+    {
+        Sample();
+        using var timer = new PeriodicTimer(TimeSpan.FromMilliseconds(options.Value.SampleIntervalMilliseconds));
+        try
+        {
+            while (await timer.WaitForNextTickAsync(stoppingToken))
+            {
+                Sample();
+            }
+        }
+        catch (OperationCanceledException) when (stoppingToken.IsCancellationRequested)
+        {
+        }
+    }
+
+    private ProcessSnapshot Sample()
+    {
+        lock (_process)
+        {
+            _process.Refresh();
+            var now = Stopwatch.GetTimestamp();
+            var cpu = _process.TotalProcessorTime;
+            var wall = _lastTimestamp == 0 ? DateTime.Now - _process.StartTime : Stopwatch.GetElapsedTime(_lastTimestamp, now);
+            var cpuPercentage = wall > TimeSpan.Zero
+                ? Math.Clamp((cpu - _lastCpu).TotalMilliseconds / (wall.TotalMilliseconds * Environment.ProcessorCount) * 100, 0, 100)
+                : 0;
+            _lastCpu = cpu;
+            _lastTimestamp = now;
+            var snapshot = new ProcessSnapshot(
+                Math.Round(cpuPercentage, 2),
+                Math.Round(_process.WorkingSet64 / Mebibyte, 2),
+                _process.Threads.Count,
+                connections.Active);
+            Volatile.Write(ref _latest, snapshot);
+            return snapshot;
+        }
+    }
+
+    public override void Dispose()
+    {
+        _process.Dispose();
+        base.Dispose();
+    }
+}

@@ -3,7 +3,6 @@ using Google.Protobuf;
 using GrpcDependencies.Grpc;
 using Performance;
 using PerformanceService.Metrics;
-using Monitor = Performance.Monitor;
 
 namespace PerformanceService.Services;
 

@@ -1,0 +1,65 @@
+using ApiGateway.Configuration;
+using Microsoft.AspNetCore.Hosting.Server;
+using Microsoft.AspNetCore.Hosting.Server.Features;
+using Microsoft.OpenApi;
+
+namespace ApiGateway;
+
+public static partial class GatewaySetup
+{
+    public static WebApplicationBuilder AddGatewayOptions(this WebApplicationBuilder builder)
+    {
+        // ServerUrl is a root key, as the design names it, so it binds from the whole configuration.
+        builder.Services.AddOptions<GatewayOptions>()
+            .Bind(builder.Configuration)
+            .ValidateDataAnnotations()
+            .ValidateOnStart();
+        builder.Services.AddOptions<RunLimitsOptions>()
+            .BindConfiguration(RunLimitsOptions.Section)
+            .ValidateDataAnnotations()
+            .ValidateOnStart();
+        return builder;
+    }
+
+    public static IServiceCollection AddSwaggerDocs(this IServiceCollection services)
+    {
+        services.AddEndpointsApiExplorer();
+        services.AddSwaggerGen(options => options.SwaggerDoc("v1", new OpenApiInfo
+        {
+            Title = "GrpcBestPractices gateway",
+            Version = "v1",
+            Description = "Each endpoint runs one gRPC client strategy against PerformanceService and reports how long it took. " +
+                "Try count = 1000 on each and compare requestProcessingTime (milliseconds, sub-millisecond resolution) and connectionsUsed.",
+        }));
+        return services;
+    }
+
+    public static WebApplication UseSwaggerDocs(this WebApplication app)
+    {
+        app.UseSwagger();
+        app.UseSwaggerUI(options =>
+        {
+            options.DocumentTitle = "GrpcBestPractices — Swagger";
+            options.SwaggerEndpoint("/swagger/v1/swagger.json", "GrpcBestPractices gateway v1");
+        });
+        return app;
+    }
+
+    /// <summary>Say where to click once Kestrel knows its real addresses (port 0 becomes a real port).</summary>
+    public static WebApplication LogSwaggerUrlOnStart(this WebApplication app)
+    {
+        app.Lifetime.ApplicationStarted.Register(() =>
+        {
+            var addresses = app.Services.GetRequiredService<IServer>().Features.Get<IServerAddressesFeature>()?.Addresses ?? [];
+            var gateway = app.Services.GetRequiredService<Microsoft.Extensions.Options.IOptions<GatewayOptions>>().Value;
+            foreach (var address in addresses)
+            {
+                LogSwagger(app.Logger, address.TrimEnd('/') + "/swagger", gateway.ServerUrl);
+            }
+        });
+        return app;
+    }
+
+    [LoggerMessage(Level = LogLevel.Information, Message = "Swagger UI: {SwaggerUrl} (calling the performance service at {ServerUrl})")]
+    private static partial void LogSwagger(ILogger logger, string swaggerUrl, string serverUrl);
+}

@@ -1,0 +1,27 @@
+using ApiGateway;
+using ApiGateway.Clients;
+using ApiGateway.Endpoints;
+using ApiGateway.Errors;
+using GrpcDependencies.Hosting;
+
+var builder = WebApplication.CreateBuilder(args);
+
+builder.AddSerilogLogging();
+builder.UseLoopbackByDefault("http://127.0.0.1:5080");
+builder.AddGatewayOptions();
+builder.Services.AddMonitorClients();
+builder.Services.AddStrategies();
+builder.Services.AddProblemResponses();
+builder.Services.AddSwaggerDocs();
+
+var app = builder.Build();
+
+app.UseRequestLogging();
+app.UseExceptionHandler();
+app.UseStatusCodePages();
+app.UseSwaggerDocs();
+app.MapStrategyEndpoints();
+app.MapGet("/", () => Results.Redirect("/swagger")).ExcludeFromDescription();
+app.LogSwaggerUrlOnStart();
+
+app.Run();

@@ -14,7 +14,7 @@ builder.Services.AddStrategies();
 builder.Services.AddProblemResponses();
 builder.Services.AddSwaggerDocs();
 
-var app = builder.Build();
+var app = builder.Build().ExitOnInvalidConfiguration();
 
 app.UseRequestLogging();
 app.UseExceptionHandler();

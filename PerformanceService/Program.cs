@@ -11,7 +11,7 @@ builder.AddHttp2OnlyKestrelWithConnectionCounting();
 builder.AddProcessSampling();
 builder.Services.AddSingleton<PerformanceMonitor>();
 
-var app = builder.Build();
+var app = builder.Build().ExitOnInvalidConfiguration();
 
 app.UseRequestLogging(LogLevel.Debug);
 app.MapMonitorService<PerformanceMonitor>();

@@ -7,7 +7,7 @@ namespace ApiGateway.Clients;
 /// <summary>Builds channels to the one configured service address; nothing a request says can point them elsewhere.</summary>
 public sealed class MonitorChannelFactory(IOptions<GatewayOptions> gateway, IOptions<RunLimitsOptions> limits)
 {
-    public Uri ServerUri { get; } = gateway.Value.ServerUri;
+    public Uri ServerUri { get; } = gateway.Value.GetServerUri();
 
     public GrpcChannel CreateChannel(SocketsHttpHandler handler) =>
         GrpcChannel.ForAddress(ServerUri, new GrpcChannelOptions { HttpHandler = handler, DisposeHttpClient = true });

@@ -18,7 +18,7 @@ public static class MonitorClientRegistration
         services.AddSingleton<MonitorClientWrapper>();
         services.AddHttpClient(FactoryClientName, (provider, client) =>
             {
-                client.BaseAddress = provider.GetRequiredService<IOptions<GatewayOptions>>().Value.ServerUri;
+                client.BaseAddress = provider.GetRequiredService<IOptions<GatewayOptions>>().Value.GetServerUri();
                 // Deadlines bound each call; HttpClient's own 100 s timeout would only mask them.
                 client.Timeout = Timeout.InfiniteTimeSpan;
             })

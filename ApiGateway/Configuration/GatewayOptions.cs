@@ -8,7 +8,7 @@ public sealed class GatewayOptions : IValidatableObject
     [Required(ErrorMessage = "ServerUrl is required: the http:// address of the PerformanceService, e.g. http://127.0.0.1:5000.")]
     public string ServerUrl { get; set; } = string.Empty;
 
-    public Uri ServerUri => new(ServerUrl, UriKind.Absolute);
+    public Uri GetServerUri() => new(ServerUrl, UriKind.Absolute);
 
     public IEnumerable<ValidationResult> Validate(ValidationContext validationContext)
     {

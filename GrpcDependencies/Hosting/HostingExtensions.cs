@@ -3,6 +3,7 @@ using Microsoft.AspNetCore.Builder;
 using Microsoft.AspNetCore.Hosting;
 using Microsoft.AspNetCore.Http;
 using Microsoft.Extensions.Logging;
+using Microsoft.Extensions.Options;
 using Serilog;
 using ILogger = Microsoft.Extensions.Logging.ILogger;
 
@@ -35,6 +36,31 @@ public static partial class HostingExtensions
         }
 
         return builder;
+    }
+
+    /// <summary>
+    /// Runs the options validators registered with ValidateOnStart now, before anything reads options: a bad
+    /// setting ends the app with one line naming the key and exit code 2, not a stack trace.
+    /// </summary>
+    public static WebApplication ExitOnInvalidConfiguration(this WebApplication app)
+    {
+        try
+        {
+            (app.Services.GetService(typeof(IStartupValidator)) as IStartupValidator)?.Validate();
+        }
+        catch (OptionsValidationException invalid)
+        {
+            Console.Error.WriteLine($"Invalid configuration: {string.Join(" ", invalid.Failures)}");
+            Environment.Exit(2);
+        }
+        catch (InvalidOperationException unbindable)
+        {
+            // The binder's own message names the key and the value it could not convert.
+            Console.Error.WriteLine($"Invalid configuration: {unbindable.Message}");
+            Environment.Exit(2);
+        }
+
+        return app;
     }
 
     /// <summary>One line per request, in the template Serilog.AspNetCore's request logging uses.</summary>

@@ -1,0 +1,143 @@
+using System.Diagnostics;
+using System.Net;
+using System.Net.Sockets;
+using GrpcBestPractices.Tests.Infrastructure;
+
+namespace GrpcBestPractices.Tests.EndToEnd;
+
+/// <summary>Each test starts its own gateway (and service, where needed) so it can break them without harming the others.</summary>
+[Collection(SystemCollection.Name)]
+public sealed class FaultTests
+{
+    [Theory]
+    [MemberData(nameof(StrategyRouteTests.Routes), MemberType = typeof(StrategyRouteTests))]
+    public async Task StoppedServiceGivesA503NamingTheConfiguredAddressWithinSeconds(string route)
+    {
+        var deadAddress = $"http://127.0.0.1:{UnusedPort()}";
+        await using var gateway = await AppProcess.StartAsync("ApiGateway", ["--ServerUrl", deadAddress]);
+        using var http = new HttpClient { BaseAddress = gateway.BaseAddress, Timeout = TimeSpan.FromSeconds(30) };
+
+        var clock = Stopwatch.StartNew();
+        using var response = await http.GetAsync($"{route}/50");
+
+        Assert.Equal(HttpStatusCode.ServiceUnavailable, response.StatusCode);
+        Assert.True(clock.Elapsed < TimeSpan.FromSeconds(5), $"the 503 took {clock.Elapsed}");
+        var problem = await SystemFixture.ReadProblemAsync(response);
+        Assert.Contains(deadAddress, problem.GetProperty("detail").GetString());
+        Assert.Equal("Unavailable", problem.GetProperty("grpcStatus").GetString());
+    }
+
+    [Fact]
+    public async Task ServiceThatDiesMidwayIsReportedAsAFailureNotAsAShorterRun()
+    {
+        await using var service = await AppProcess.StartAsync("PerformanceService");
+        await using var gateway = await AppProcess.StartAsync("ApiGateway", ["--ServerUrl", service.Url]);
+        using var http = new HttpClient { BaseAddress = gateway.BaseAddress, Timeout = TimeSpan.FromSeconds(30) };
+
+        var run = http.GetAsync("/Performance/client-wrapper/200?delayMs=20");
+        await Task.Delay(1000);
+        await service.DisposeAsync();
+        using var response = await run;
+
+        Assert.Equal(HttpStatusCode.ServiceUnavailable, response.StatusCode);
+        var problem = await SystemFixture.ReadProblemAsync(response);
+        var completed = problem.GetProperty("completedCalls").GetInt32();
+        Assert.InRange(completed, 1, 199);
+    }
+
+    [Fact]
+    public async Task SlowServiceHitsTheCallDeadlineInsteadOfHangingTheRun()
+    {
+        await using var service = await AppProcess.StartAsync("PerformanceService");
+        await using var gateway = await AppProcess.StartAsync("ApiGateway", ["--ServerUrl", service.Url, "--Runs:CallTimeoutSeconds", "0.5"]);
+        using var http = new HttpClient { BaseAddress = gateway.BaseAddress, Timeout = TimeSpan.FromSeconds(30) };
+
+        foreach (var route in new[] { "/Performance/client-wrapper/5?delayMs=3000", "/Performance/streaming-call/5?delayMs=3000", "/Concurrency/single-connection/5?delayMs=3000" })
+        {
+            var clock = Stopwatch.StartNew();
+            using var response = await http.GetAsync(route);
+
+            Assert.Equal(HttpStatusCode.ServiceUnavailable, response.StatusCode);
+            Assert.Equal("DeadlineExceeded", (await SystemFixture.ReadProblemAsync(response)).GetProperty("grpcStatus").GetString());
+            Assert.True(clock.Elapsed < TimeSpan.FromSeconds(2.5), $"{route} took {clock.Elapsed} with a 0.5 s deadline");
+        }
+    }
+
+    [Theory]
+    [InlineData("/Performance/client-wrapper/100?delayMs=1000")]
+    [InlineData("/Performance/streaming-call/100?delayMs=1000")]
+    [InlineData("/Concurrency/single-connection/1000?delayMs=1000")]
+    public async Task CallerWhoDisconnectsCancelsTheRun(string route)
+    {
+        await using var service = await AppProcess.StartAsync("PerformanceService");
+        await using var gateway = await AppProcess.StartAsync("ApiGateway", ["--ServerUrl", service.Url]);
+        using var http = new HttpClient { BaseAddress = gateway.BaseAddress };
+        using var leave = new CancellationTokenSource(TimeSpan.FromMilliseconds(1500));
+
+        await Assert.ThrowsAnyAsync<OperationCanceledException>(() => http.GetAsync(route, leave.Token));
+
+        // The run would take 100 s (or 10 waves of 1 s); the gateway must log its end soon after the caller left.
+        var ended = await gateway.WaitForOutputAsync(line => line.Contains("responded 499"), TimeSpan.FromSeconds(5));
+        Assert.True(ended, "the gateway did not end the run after the caller disconnected:" + Environment.NewLine + gateway.Output);
+    }
+
+    [Fact]
+    public async Task ServerUrlFromTheEnvironmentOverridesAppSettings()
+    {
+        var deadAddress = $"http://127.0.0.1:{UnusedPort()}";
+        await using var gateway = await AppProcess.StartAsync("ApiGateway", environment: new Dictionary<string, string> { ["ServerUrl"] = deadAddress });
+        using var http = new HttpClient { BaseAddress = gateway.BaseAddress };
+
+        using var response = await http.GetAsync("/Performance/client-wrapper/1");
+
+        Assert.Contains(deadAddress, (await SystemFixture.ReadProblemAsync(response)).GetProperty("detail").GetString());
+    }
+
+    [Theory]
+    [InlineData("not a url")]
+    [InlineData("ftp://127.0.0.1:5000")]
+    [InlineData("")]
+    public async Task InvalidServerUrlStopsTheGatewayAtStartWithAMessageNamingTheKey(string serverUrl)
+    {
+        await using var gateway = await AppProcess.RunToExitAsync("ApiGateway", ["--urls", "http://127.0.0.1:0", "--ServerUrl", serverUrl], TimeSpan.FromSeconds(60));
+
+        Assert.Equal(2, gateway.ExitCode);
+        Assert.Contains("Invalid configuration:", gateway.Output);
+        Assert.Contains("ServerUrl", gateway.Output);
+        Assert.DoesNotContain("   at ", gateway.Output);
+        Assert.DoesNotContain("Now listening", gateway.Output);
+    }
+
+    [Theory]
+    [InlineData("ApiGateway", "--Runs:MaxCount", "0", "Runs:MaxCount")]
+    [InlineData("ApiGateway", "--Runs:CallTimeoutSeconds", "soon", "Runs:CallTimeoutSeconds")]
+    [InlineData("PerformanceService", "--Monitor:SampleIntervalMilliseconds", "1", "Monitor:SampleIntervalMilliseconds")]
+    public async Task InvalidSettingStopsTheAppAtStartWithAMessageNamingTheKey(string project, string key, string value, string named)
+    {
+        await using var app = await AppProcess.RunToExitAsync(project, ["--urls", "http://127.0.0.1:0", "--ServerUrl", "http://127.0.0.1:5000", key, value], TimeSpan.FromSeconds(60));
+
+        Assert.Equal(2, app.ExitCode);
+        Assert.Contains(named, app.Output);
+        Assert.DoesNotContain("   at ", app.Output);
+    }
+
+    [Fact]
+    public async Task ServiceSpeaksOnlyHttp2()
+    {
+        await using var service = await AppProcess.StartAsync("PerformanceService");
+        using var http = new HttpClient { BaseAddress = service.BaseAddress };
+
+        using var http11 = new HttpRequestMessage(HttpMethod.Post, Monitor.GetPerformancePath) { Version = HttpVersion.Version11, VersionPolicy = HttpVersionPolicy.RequestVersionExact };
+        using var response = await http.SendAsync(http11);
+
+        Assert.Equal(HttpStatusCode.BadRequest, response.StatusCode);
+        Assert.Contains("HTTP/2 only", await response.Content.ReadAsStringAsync());
+    }
+
+    private static int UnusedPort()
+    {
+        using var listener = new TcpListener(IPAddress.Loopback, 0);
+        listener.Start();
+        return ((IPEndPoint)listener.LocalEndpoint).Port;
+    }
+}

@@ -1,0 +1,126 @@
+using System.Text.Json;
+using GrpcBestPractices.Tests.Infrastructure;
+
+namespace GrpcBestPractices.Tests.EndToEnd;
+
+[Collection(SystemCollection.Name)]
+public sealed class StrategyRouteTests(SystemFixture system)
+{
+    public static TheoryData<string> Routes => new()
+    {
+        "/Performance/factory-client",
+        "/Performance/client-wrapper",
+        "/Performance/initialized-client",
+        "/Performance/streaming-call",
+        "/Concurrency/single-connection",
+        "/Concurrency/multiple-connections",
+    };
+
+    [Theory]
+    [MemberData(nameof(Routes))]
+    public async Task EveryRouteReturnsCountStatusesWithHundredBytesInEachDataField(string route)
+    {
+        const int count = 150;
+
+        var run = await system.GetRunAsync($"{route}/{count}");
+
+        var statuses = run.GetProperty("performanceStatuses").EnumerateArray().ToList();
+        Assert.Equal(count, statuses.Count);
+        Assert.Equal(count, run.GetProperty("count").GetInt32());
+        Assert.All(statuses, status =>
+        {
+            Assert.Equal(100, status.GetProperty("dataLoad1").GetBytesFromBase64().Length);
+            Assert.Equal(100, status.GetProperty("dataLoad2").GetBytesFromBase64().Length);
+            Assert.True(status.GetProperty("memoryUsage").GetDouble() > 1, "memoryUsage should be the service's working set in MiB");
+            Assert.True(status.GetProperty("processesRunning").GetInt32() > 1, "processesRunning should be the service's thread count");
+            Assert.True(status.GetProperty("activeConnections").GetInt32() >= 1, "the connection carrying the call is open");
+        });
+        // Random bytes: two answers with the same payload would mean the service reuses a buffer.
+        Assert.Equal(count, statuses.Select(s => s.GetProperty("dataLoad1").GetString()).Distinct().Count());
+        Assert.True(run.GetProperty("requestProcessingTime").GetDouble() > 0);
+        Assert.False(string.IsNullOrWhiteSpace(run.GetProperty("measured").GetString()));
+    }
+
+    [Fact]
+    public async Task RequestProcessingTimeHasSubMillisecondResolution()
+    {
+        var times = new List<double>();
+        for (var i = 0; i < 5; i++)
+        {
+            times.Add((await system.GetRunAsync("/Performance/client-wrapper/3")).GetProperty("requestProcessingTime").GetDouble());
+        }
+
+        Assert.Contains(times, time => time != Math.Floor(time));
+    }
+
+    [Fact]
+    public async Task SingleConnectionUsesExactlyOneConnectionEvenPastTheStreamLimit()
+    {
+        var run = await system.GetRunAsync("/Concurrency/single-connection/400?delayMs=20");
+
+        Assert.Equal(1, run.GetProperty("connectionsUsed").GetInt32());
+        Assert.Equal(400, run.GetProperty("performanceStatuses").GetArrayLength());
+    }
+
+    [Fact]
+    public async Task MultipleConnectionsOpensMoreThanOneWhenMoreThanAHundredCallsOverlap()
+    {
+        var run = await system.GetRunAsync("/Concurrency/multiple-connections/400?delayMs=50");
+
+        Assert.True(run.GetProperty("connectionsUsed").GetInt32() > 1, $"connectionsUsed was {run.GetProperty("connectionsUsed")}");
+    }
+
+    [Fact]
+    public async Task MultipleConnectionsQueueLessThanSingleConnectionWhenCallsWait()
+    {
+        // 400 calls that each take 100 ms on the service: one connection serves ~100 at a time (4 waves, ≥ 400 ms),
+        // several connections serve them in about one wave.
+        var single = (await system.GetRunAsync("/Concurrency/single-connection/400?delayMs=100")).GetProperty("requestProcessingTime").GetDouble();
+        var multiple = (await system.GetRunAsync("/Concurrency/multiple-connections/400?delayMs=100")).GetProperty("requestProcessingTime").GetDouble();
+
+        Assert.True(single >= 400, $"single-connection took {single} ms; four waves of 100 ms cannot take less than 400 ms");
+        Assert.True(multiple < single, $"multiple-connections took {multiple} ms, single-connection {single} ms");
+    }
+
+    [Fact]
+    public async Task InitializedClientOpensOneConnectionPerCall()
+    {
+        var run = await system.GetRunAsync("/Performance/initialized-client/25");
+
+        Assert.Equal(25, run.GetProperty("connectionsUsed").GetInt32());
+    }
+
+    [Theory]
+    [InlineData("/Performance/client-wrapper/30")]
+    [InlineData("/Performance/factory-client/30")]
+    [InlineData("/Performance/streaming-call/30")]
+    public async Task ReusedChannelsCarryEverySequentialCallOnOneConnection(string route)
+    {
+        var run = await system.GetRunAsync(route);
+
+        Assert.Equal(1, run.GetProperty("connectionsUsed").GetInt32());
+    }
+
+    [Fact]
+    public async Task FactoryClientSaysWhetherItsLoggingHandlersWereMeasured()
+    {
+        var run = await system.GetRunAsync("/Performance/factory-client/1");
+
+        Assert.Contains("logging handlers filtered", run.GetProperty("measured").GetString());
+    }
+
+    [Fact]
+    public async Task SwaggerDescribesEveryRouteWithItsLesson()
+    {
+        using var document = JsonDocument.Parse(await system.Http.GetStringAsync("/swagger/v1/swagger.json"));
+        var paths = document.RootElement.GetProperty("paths");
+
+        foreach (var route in Routes)
+        {
+            var operation = paths.GetProperty(route + "/{count}").GetProperty("get");
+            Assert.StartsWith("Lesson:", operation.GetProperty("description").GetString());
+        }
+
+        Assert.Equal(System.Net.HttpStatusCode.OK, (await system.Http.GetAsync("/swagger/index.html")).StatusCode);
+    }
+}

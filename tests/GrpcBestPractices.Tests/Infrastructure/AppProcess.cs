@@ -1,0 +1,168 @@
+using System.Collections.Concurrent;
+using System.Diagnostics;
+using System.Reflection;
+using System.Text;
+using System.Text.RegularExpressions;
+
+namespace GrpcBestPractices.Tests.Infrastructure;
+
+/// <summary>One of the real apps, started from its build output as its own process, listening on a real loopback port.</summary>
+public sealed partial class AppProcess : IAsyncDisposable
+{
+    private readonly Process _process;
+    private readonly ConcurrentQueue<string> _output = new();
+    private readonly TaskCompletionSource<string> _listening = new(TaskCreationOptions.RunContinuationsAsynchronously);
+    private bool _disposed;
+
+    private AppProcess(Process process)
+    {
+        _process = process;
+        _process.OutputDataReceived += (_, e) => OnLine(e.Data);
+        _process.ErrorDataReceived += (_, e) => OnLine(e.Data);
+    }
+
+    public string Url { get; private set; } = string.Empty;
+
+    public Uri BaseAddress => new(Url);
+
+    public bool HasExited => _process.HasExited;
+
+    public int ExitCode => _process.ExitCode;
+
+    public string Output => string.Join(Environment.NewLine, _output);
+
+    public static string RepositoryRoot { get; } = FindRepositoryRoot();
+
+    public static string Configuration { get; } =
+        typeof(AppProcess).Assembly.GetCustomAttributes<AssemblyMetadataAttribute>().Single(a => a.Key == "Configuration").Value!;
+
+    /// <summary>Starts the app on port 0 and waits until Kestrel reports the port it got.</summary>
+    public static async Task<AppProcess> StartAsync(string project, IEnumerable<string>? arguments = null, IDictionary<string, string>? environment = null)
+    {
+        var app = Launch(project, ["--urls", "http://127.0.0.1:0", .. arguments ?? []], environment);
+        var finished = await Task.WhenAny(app._listening.Task, app._process.WaitForExitAsync(), Task.Delay(TimeSpan.FromSeconds(60)));
+        if (finished != app._listening.Task)
+        {
+            var output = app.Output;
+            await app.DisposeAsync();
+            throw new InvalidOperationException($"{project} did not start listening. Its output:{Environment.NewLine}{output}");
+        }
+
+        app.Url = await app._listening.Task;
+        return app;
+    }
+
+    /// <summary>Starts the app and waits for it to exit by itself (for start-up failures).</summary>
+    public static async Task<AppProcess> RunToExitAsync(string project, IEnumerable<string> arguments, TimeSpan timeout)
+    {
+        var app = Launch(project, arguments, null);
+        using var cancel = new CancellationTokenSource(timeout);
+        await app._process.WaitForExitAsync(cancel.Token);
+        app._process.WaitForExit();
+        return app;
+    }
+
+    public async Task<bool> WaitForOutputAsync(Func<string, bool> match, TimeSpan timeout)
+    {
+        var deadline = Stopwatch.GetTimestamp();
+        while (Stopwatch.GetElapsedTime(deadline) < timeout)
+        {
+            if (_output.Any(match))
+            {
+                return true;
+            }
+
+            await Task.Delay(50);
+        }
+
+        return false;
+    }
+
+    public async ValueTask DisposeAsync()
+    {
+        if (_disposed)
+        {
+            return;
+        }
+
+        _disposed = true;
+        if (!_process.HasExited)
+        {
+            _process.Kill(entireProcessTree: true);
+            await _process.WaitForExitAsync();
+        }
+
+        _process.Dispose();
+    }
+
+    private static AppProcess Launch(string project, IEnumerable<string> arguments, IDictionary<string, string>? environment)
+    {
+        var directory = Path.Combine(RepositoryRoot, project);
+        var assembly = Path.Combine(directory, "bin", Configuration, "net10.0", project + ".dll");
+        if (!File.Exists(assembly))
+        {
+            throw new FileNotFoundException($"Build {project} in {Configuration} first.", assembly);
+        }
+
+        var start = new ProcessStartInfo("dotnet")
+        {
+            WorkingDirectory = directory,
+            RedirectStandardOutput = true,
+            RedirectStandardError = true,
+            UseShellExecute = false,
+            StandardOutputEncoding = Encoding.UTF8,
+        };
+        start.ArgumentList.Add(assembly);
+        foreach (var argument in arguments)
+        {
+            start.ArgumentList.Add(argument);
+        }
+
+        // Keep the developer's own settings (a shell's ASPNETCORE_URLS, say) out of the apps under test.
+        foreach (var inherited in new[] { "ASPNETCORE_URLS", "ASPNETCORE_HTTP_PORTS", "ServerUrl", "ASPNETCORE_ENVIRONMENT", "DOTNET_ENVIRONMENT" })
+        {
+            start.Environment.Remove(inherited);
+        }
+
+        foreach (var (key, value) in environment ?? new Dictionary<string, string>())
+        {
+            start.Environment[key] = value;
+        }
+
+        var app = new AppProcess(new Process { StartInfo = start, EnableRaisingEvents = true });
+        app._process.Start();
+        app._process.BeginOutputReadLine();
+        app._process.BeginErrorReadLine();
+        return app;
+    }
+
+    private void OnLine(string? line)
+    {
+        if (line is null)
+        {
+            return;
+        }
+
+        _output.Enqueue(line);
+        if (ListeningLine().Match(line) is { Success: true } match)
+        {
+            _listening.TrySetResult(match.Groups[1].Value);
+        }
+    }
+
+    private static string FindRepositoryRoot()
+    {
+        for (var directory = new DirectoryInfo(AppContext.BaseDirectory); directory is not null; directory = directory.Parent)
+        {
+            if (File.Exists(Path.Combine(directory.FullName, "GrpcBestPractices.sln")))
+            {
+                return directory.FullName;
+            }
+        }
+
+        throw new InvalidOperationException("GrpcBestPractices.sln not found above " + AppContext.BaseDirectory);
+    }
+
+    [GeneratedRegex(@"Now listening on: (http://\S+)")]
+    private static partial Regex ListeningLine();
+}

@@ -140,8 +140,25 @@ public static class GrpcProtocol
         return timeout != TimeSpan.MinValue;
     }
 
-    /// <summary>grpc-message is percent-encoded UTF-8.</summary>
-    public static string EncodeMessage(string message) => Uri.EscapeDataString(message);
+    /// <summary>grpc-message is UTF-8 with only bytes outside printable ASCII, and '%' itself, percent-encoded.</summary>
+    public static string EncodeMessage(string message)
+    {
+        var utf8 = System.Text.Encoding.UTF8.GetBytes(message);
+        var encoded = new System.Text.StringBuilder(utf8.Length);
+        foreach (var b in utf8)
+        {
+            if (b is >= 0x20 and <= 0x7E && b != (byte)'%')
+            {
+                encoded.Append((char)b);
+            }
+            else
+            {
+                encoded.Append('%').Append(b.ToString("X2", CultureInfo.InvariantCulture));
+            }
+        }
+
+        return encoded.ToString();
+    }
 
     public static string DecodeMessage(string? message) => message is null ? string.Empty : Uri.UnescapeDataString(message);
 }

@@ -6,15 +6,17 @@ namespace GrpcBestPractices.Tests.EndToEnd;
 [Collection(SystemCollection.Name)]
 public sealed class StrategyRouteTests(SystemFixture system)
 {
-    public static TheoryData<string> Routes => new()
-    {
+    public static readonly string[] RouteNames =
+    [
         "/Performance/factory-client",
         "/Performance/client-wrapper",
         "/Performance/initialized-client",
         "/Performance/streaming-call",
         "/Concurrency/single-connection",
         "/Concurrency/multiple-connections",
-    };
+    ];
+
+    public static TheoryData<string> Routes => new(RouteNames);
 
     [Theory]
     [MemberData(nameof(Routes))]
@@ -115,7 +117,7 @@ public sealed class StrategyRouteTests(SystemFixture system)
         using var document = JsonDocument.Parse(await system.Http.GetStringAsync("/swagger/v1/swagger.json"));
         var paths = document.RootElement.GetProperty("paths");
 
-        foreach (var route in Routes)
+        foreach (var route in RouteNames)
         {
             var operation = paths.GetProperty(route + "/{count}").GetProperty("get");
             Assert.StartsWith("Lesson:", operation.GetProperty("description").GetString());

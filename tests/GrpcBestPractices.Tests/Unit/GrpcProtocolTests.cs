@@ -101,4 +101,14 @@ public sealed class GrpcProtocolTests
     [InlineData(null, false)]
     public void GrpcContentTypeIsRecognised(string? contentType, bool expected) =>
         Assert.Equal(expected, GrpcProtocol.IsGrpcContentType(contentType));
+
+    [Theory]
+    [InlineData("delay_ms was -1; it must be between 0 and 60000.", "delay_ms was -1; it must be between 0 and 60000.")]
+    [InlineData("100% sure", "100%25 sure")]
+    [InlineData("naïve\n", "na%C3%AFve%0A")]
+    public void StatusMessageEncodesOnlyWhatTheSpecRequires(string message, string header)
+    {
+        Assert.Equal(header, GrpcProtocol.EncodeMessage(message));
+        Assert.Equal(message, GrpcProtocol.DecodeMessage(header));
+    }
 }

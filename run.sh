@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# Starts the whole system: PerformanceService, then ApiGateway pointed at it, and prints where to click.
+# Ctrl+C (or SIGTERM) stops both; if either dies, the other is stopped too.
+#   SERVICE_URL  where the gRPC service listens   (default http://127.0.0.1:5000)
+#   GATEWAY_URL  where the gateway listens         (default http://127.0.0.1:5080)
+#   CONFIGURATION  Release (default) or Debug;  --no-build  skips the build
+set -euo pipefail
+cd "$(dirname "$0")"
+
+SERVICE_URL=${SERVICE_URL:-http://127.0.0.1:5000}
+GATEWAY_URL=${GATEWAY_URL:-http://127.0.0.1:5080}
+CONFIGURATION=${CONFIGURATION:-Release}
+build=1
+for argument in "$@"; do
+  case "$argument" in
+    --no-build) build=0 ;;
+    -h|--help) sed -n '2,7p' "$0"; exit 0 ;;
+    *) echo "run.sh: unknown argument '$argument' (use --no-build or --help)" >&2; exit 2 ;;
+  esac
+done
+
+command -v dotnet >/dev/null || { echo "run.sh: the .NET SDK (dotnet) is not on PATH; install .NET 10 first." >&2; exit 1; }
+
+if ((build)); then
+  echo "Building ($CONFIGURATION)..."
+  dotnet build PerformanceService/PerformanceService.csproj -c "$CONFIGURATION" --nologo -v quiet
+  dotnet build ApiGateway/ApiGateway.csproj -c "$CONFIGURATION" --nologo -v quiet
+fi
+
+pids=()
+stop() {
+  trap - INT TERM EXIT
+  for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
+  for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+}
+trap 'stop; exit 130' INT
+trap 'stop; exit 143' TERM
+trap stop EXIT
+
+# Each app runs from its own folder, so it finds its appsettings.json.
+start() {
+  local project=$1; shift
+  (cd "$project" && exec dotnet "bin/$CONFIGURATION/net10.0/$project.dll" "$@") &
+  pids+=($!)
+}
+
+# Waits until an address accepts TCP connections, or fails if the process behind it died.
+wait_for() {
+  local name=$1 url=$2 pid=$3 hostport host port
+  hostport=${url#*://}; hostport=${hostport%%/*}; host=${hostport%:*}; port=${hostport##*:}
+  for _ in $(seq 1 300); do
+    if (exec 3<>"/dev/tcp/$host/$port") 2>/dev/null; then return 0; fi
+    kill -0 "$pid" 2>/dev/null || { echo "run.sh: $name exited before it listened on $url (is the port taken?)" >&2; return 1; }
+    sleep 0.1
+  done
+  echo "run.sh: $name did not listen on $url within 30 s" >&2
+  return 1
+}
+
+start PerformanceService --urls "$SERVICE_URL"
+wait_for PerformanceService "$SERVICE_URL" "${pids[0]}"
+start ApiGateway --urls "$GATEWAY_URL" --ServerUrl "$SERVICE_URL"
+wait_for ApiGateway "$GATEWAY_URL" "${pids[1]}"
+
+echo
+echo "  Swagger UI:  ${GATEWAY_URL%/}/swagger"
+echo "  gRPC service: $SERVICE_URL (h2c)"
+echo "  Press Ctrl+C to stop both."
+echo
+
+wait -n "${pids[@]}" || true
+echo "run.sh: one of the apps stopped; stopping the other." >&2

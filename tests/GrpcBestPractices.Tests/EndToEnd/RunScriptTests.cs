@@ -1,0 +1,143 @@
+using System.Diagnostics;
+using System.Net;
+using System.Net.Sockets;
+using GrpcBestPractices.Tests.Infrastructure;
+
+namespace GrpcBestPractices.Tests.EndToEnd;
+
+/// <summary>The README's run command: both apps up, the Swagger URL printed, Ctrl+C leaves nothing behind.</summary>
+[Collection(SystemCollection.Name)]
+public sealed class RunScriptTests
+{
+    [Fact]
+    public async Task RunScriptStartsBothAppsPrintsSwaggerAndCtrlCStopsBoth()
+    {
+        var (servicePort, gatewayPort) = (UnusedPort(), UnusedPort());
+        // setsid gives the script its own process group, as a terminal's foreground job has, so Ctrl+C can be sent to all of it.
+        var start = new ProcessStartInfo("setsid") { WorkingDirectory = AppProcess.RepositoryRoot, RedirectStandardOutput = true, RedirectStandardError = true };
+        foreach (var argument in new[] { "bash", "run.sh", "--no-build" })
+        {
+            start.ArgumentList.Add(argument);
+        }
+
+        start.Environment["SERVICE_URL"] = $"http://127.0.0.1:{servicePort}";
+        start.Environment["GATEWAY_URL"] = $"http://127.0.0.1:{gatewayPort}";
+        start.Environment["CONFIGURATION"] = AppProcess.Configuration;
+        using var script = Process.Start(start)!;
+        var output = new List<string>();
+        var swagger = new TaskCompletionSource<string>(TaskCreationOptions.RunContinuationsAsynchronously);
+        script.OutputDataReceived += (_, e) =>
+        {
+            if (e.Data is null)
+            {
+                return;
+            }
+
+            lock (output)
+            {
+                output.Add(e.Data);
+            }
+
+            // The script's own line, not the gateway's log line that says the same.
+            if (e.Data.TrimStart().StartsWith("Swagger UI:", StringComparison.Ordinal))
+            {
+                swagger.TrySetResult(e.Data.Split("Swagger UI:")[1].Trim());
+            }
+        };
+        script.ErrorDataReceived += (_, e) =>
+        {
+            lock (output)
+            {
+                output.Add(e.Data ?? string.Empty);
+            }
+        };
+        script.BeginOutputReadLine();
+        script.BeginErrorReadLine();
+
+        try
+        {
+            var printed = await swagger.Task.WaitAsync(TimeSpan.FromSeconds(60));
+            Assert.Equal($"http://127.0.0.1:{gatewayPort}/swagger", printed);
+            using var http = new HttpClient();
+            Assert.Equal(HttpStatusCode.OK, (await http.GetAsync(printed + "/index.html")).StatusCode);
+            Assert.Equal(HttpStatusCode.OK, (await http.GetAsync($"http://127.0.0.1:{gatewayPort}/Performance/client-wrapper/5")).StatusCode);
+
+            Signal("INT", -script.Id);
+            await script.WaitForExitAsync().WaitAsync(TimeSpan.FromSeconds(20));
+
+            Assert.False(Listening(servicePort), "PerformanceService still listens after Ctrl+C");
+            Assert.False(Listening(gatewayPort), "ApiGateway still listens after Ctrl+C");
+            Assert.Empty(ProcessesMentioning($"127.0.0.1:{servicePort}"));
+        }
+        catch (Exception) when (Dump(output))
+        {
+            throw;
+        }
+        finally
+        {
+            if (!script.HasExited)
+            {
+                Signal("KILL", -script.Id);
+            }
+        }
+    }
+
+    private static bool Dump(List<string> output)
+    {
+        lock (output)
+        {
+            Console.WriteLine(string.Join(Environment.NewLine, output));
+        }
+
+        return false;
+    }
+
+    private static void Signal(string signal, int target)
+    {
+        using var kill = Process.Start("kill", [$"-{signal}", "--", target.ToString(System.Globalization.CultureInfo.InvariantCulture)]);
+        kill.WaitForExit();
+    }
+
+    private static bool Listening(int port)
+    {
+        try
+        {
+            using var client = new TcpClient();
+            client.Connect(IPAddress.Loopback, port);
+            return true;
+        }
+        catch (SocketException)
+        {
+            return false;
+        }
+    }
+
+    private static List<int> ProcessesMentioning(string text) =>
+        Directory.EnumerateDirectories("/proc")
+            .Select(directory => (Id: int.TryParse(Path.GetFileName(directory), out var id) ? id : 0, Directory: directory))
+            .Where(entry => entry.Id > 0)
+            .Where(entry =>
+            {
+                try
+                {
+                    return File.ReadAllText(Path.Combine(entry.Directory, "cmdline")).Replace('\0', ' ').Contains(text);
+                }
+                catch (IOException)
+                {
+                    return false;
+                }
+                catch (UnauthorizedAccessException)
+                {
+                    return false;
+                }
+            })
+            .Select(entry => entry.Id)
+            .ToList();
+
+    private static int UnusedPort()
+    {
+        using var listener = new TcpListener(IPAddress.Loopback, 0);
+        listener.Start();
+        return ((IPEndPoint)listener.LocalEndpoint).Port;
+    }
+}

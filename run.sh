@@ -23,8 +23,8 @@ command -v dotnet >/dev/null || { echo "run.sh: the .NET SDK (dotnet) is not on 
 
 if ((build)); then
   echo "Building ($CONFIGURATION)..."
-  dotnet build PerformanceService/PerformanceService.csproj -c "$CONFIGURATION" --nologo -v quiet
-  dotnet build ApiGateway/ApiGateway.csproj -c "$CONFIGURATION" --nologo -v quiet
+  dotnet build PerformanceService/PerformanceService.csproj -c "$CONFIGURATION" --nologo -v quiet -clp:NoSummary
+  dotnet build ApiGateway/ApiGateway.csproj -c "$CONFIGURATION" --nologo -v quiet -clp:NoSummary
 fi
 
 pids=()

@@ -1,6 +1,5 @@
 using System.Diagnostics;
 using System.Net;
-using System.Net.Sockets;
 using GrpcBestPractices.Tests.Infrastructure;
 
 namespace GrpcBestPractices.Tests.EndToEnd;
@@ -13,7 +12,7 @@ public sealed class FaultTests
     [MemberData(nameof(StrategyRouteTests.Routes), MemberType = typeof(StrategyRouteTests))]
     public async Task StoppedServiceGivesA503NamingTheConfiguredAddressWithinSeconds(string route)
     {
-        var deadAddress = $"http://127.0.0.1:{UnusedPort()}";
+        var deadAddress = $"http://127.0.0.1:{Ports.Unused()}";
         await using var gateway = await AppProcess.StartAsync("ApiGateway", ["--ServerUrl", deadAddress]);
         using var http = new HttpClient { BaseAddress = gateway.BaseAddress, Timeout = TimeSpan.FromSeconds(30) };
 
@@ -84,7 +83,7 @@ public sealed class FaultTests
     [Fact]
     public async Task ServerUrlFromTheEnvironmentOverridesAppSettings()
     {
-        var deadAddress = $"http://127.0.0.1:{UnusedPort()}";
+        var deadAddress = $"http://127.0.0.1:{Ports.Unused()}";
         await using var gateway = await AppProcess.StartAsync("ApiGateway", environment: new Dictionary<string, string> { ["ServerUrl"] = deadAddress });
         using var http = new HttpClient { BaseAddress = gateway.BaseAddress };
 
@@ -132,12 +131,5 @@ public sealed class FaultTests
 
         Assert.Equal(HttpStatusCode.BadRequest, response.StatusCode);
         Assert.Contains("HTTP/2 only", await response.Content.ReadAsStringAsync());
-    }
-
-    private static int UnusedPort()
-    {
-        using var listener = new TcpListener(IPAddress.Loopback, 0);
-        listener.Start();
-        return ((IPEndPoint)listener.LocalEndpoint).Port;
     }
 }

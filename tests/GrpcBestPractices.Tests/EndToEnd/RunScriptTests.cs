@@ -1,6 +1,5 @@
 using System.Diagnostics;
 using System.Net;
-using System.Net.Sockets;
 using GrpcBestPractices.Tests.Infrastructure;
 
 namespace GrpcBestPractices.Tests.EndToEnd;
@@ -12,7 +11,7 @@ public sealed class RunScriptTests
     [Fact]
     public async Task RunScriptStartsBothAppsPrintsSwaggerAndCtrlCStopsBoth()
     {
-        var (servicePort, gatewayPort) = (UnusedPort(), UnusedPort());
+        var (servicePort, gatewayPort) = (Ports.Unused(), Ports.Unused());
         // setsid gives the script its own process group, as a terminal's foreground job has, so Ctrl+C can be sent to all of it.
         var start = new ProcessStartInfo("setsid") { WorkingDirectory = AppProcess.RepositoryRoot, RedirectStandardOutput = true, RedirectStandardError = true };
         foreach (var argument in new[] { "bash", "run.sh", "--no-build" })
@@ -65,8 +64,8 @@ public sealed class RunScriptTests
             Signal("INT", -script.Id);
             await script.WaitForExitAsync().WaitAsync(TimeSpan.FromSeconds(20));
 
-            Assert.False(Listening(servicePort), "PerformanceService still listens after Ctrl+C");
-            Assert.False(Listening(gatewayPort), "ApiGateway still listens after Ctrl+C");
+            Assert.False(Ports.Listening(servicePort), "PerformanceService still listens after Ctrl+C");
+            Assert.False(Ports.Listening(gatewayPort), "ApiGateway still listens after Ctrl+C");
             Assert.Empty(ProcessesMentioning($"127.0.0.1:{servicePort}"));
         }
         catch (Exception) when (Dump(output))
@@ -98,19 +97,6 @@ public sealed class RunScriptTests
         kill.WaitForExit();
     }
 
-    private static bool Listening(int port)
-    {
-        try
-        {
-            using var client = new TcpClient();
-            client.Connect(IPAddress.Loopback, port);
-            return true;
-        }
-        catch (SocketException)
-        {
-            return false;
-        }
-    }
 
     private static List<int> ProcessesMentioning(string text) =>
         Directory.EnumerateDirectories("/proc")
@@ -133,11 +119,4 @@ public sealed class RunScriptTests
             })
             .Select(entry => entry.Id)
             .ToList();
-
-    private static int UnusedPort()
-    {
-        using var listener = new TcpListener(IPAddress.Loopback, 0);
-        listener.Start();
-        return ((IPEndPoint)listener.LocalEndpoint).Port;
-    }
 }

@@ -32,6 +32,21 @@ public sealed class RunLimitsOptions
     public int MaxCount { get; set; } = 100_000;
 
     /// <summary>Deadline of each call (and the longest a stream may stay silent), so a stuck service cannot hang a run.</summary>
+    /// <summary>Most calls in flight at once in one run; "all at once" means this many.</summary>
+    [Range(1, 100_000, ErrorMessage = "Runs:MaxConcurrency must be between 1 and 100000.")]
+    public int MaxConcurrency { get; set; } = 10_000;
+
+    [Range(0, 1_000_000, ErrorMessage = "Runs:MaxWarmup must be between 0 and 1000000.")]
+    public int MaxWarmup { get; set; } = 10_000;
+
+    /// <summary>Runs (or suites) executing at once; more starts get 429 with Retry-After.</summary>
+    [Range(1, 64, ErrorMessage = "Runs:MaxRunsInFlight must be between 1 and 64.")]
+    public int MaxRunsInFlight { get; set; } = 2;
+
+    /// <summary>The longest one run may take before it is stopped and stored as failed.</summary>
+    [Range(1, 86_400, ErrorMessage = "Runs:MaxRunSeconds must be between 1 and 86400.")]
+    public int MaxRunSeconds { get; set; } = 600;
+
     [Range(0.01, 3600, ErrorMessage = "Runs:CallTimeoutSeconds must be between 0.01 and 3600.")]
     public double CallTimeoutSeconds { get; set; } = 10;
 

@@ -41,7 +41,7 @@ public static class StrategyEndpoints
         return app.MapGet(info.Route, async Task<Results<Ok<RunResponse>, ProblemHttpResult>> (
                 string count, string? delayMs, TStrategy strategy, RunEngine engine, IOptions<RunLimitsOptions> options, HttpContext http) =>
             {
-                if (!RunPlan.TryParse(count, delayMs, options.Value.MaxCount, out var plan, out var error))
+                if (!RunPlanValidator.TryCreate(new RunPlanInput(info.Name, count, DelayMs: delayMs), options.Value, [info.Name], out var plan, out var error))
                 {
                     return TypedResults.Problem(statusCode: StatusCodes.Status400BadRequest, title: "Invalid run parameters", detail: error);
                 }
@@ -54,7 +54,7 @@ public static class StrategyEndpoints
             .WithDescription(
                 $"Lesson: {info.Lesson} ({info.Link})\n\n" +
                 $"count: a whole number from 1 to {limits.MaxCount} (Runs:MaxCount). " +
-                $"delayMs (optional): the service waits this many milliseconds before each answer, 0 to {RunPlan.MaxDelayMs}. " +
+                $"delayMs (optional): the service waits this many milliseconds before each answer, 0 to {RunPlanValidator.MaxDelayMs}. " +
                 $"Each call has a deadline of {limits.CallTimeoutSeconds} s (Runs:CallTimeoutSeconds); the first failed call stops the run with 503.")
             .ProducesProblem(StatusCodes.Status503ServiceUnavailable);
     }

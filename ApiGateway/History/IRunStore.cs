@@ -1,0 +1,31 @@
+using ApiGateway.Runs;
+
+namespace ApiGateway.History;
+
+/// <summary>The run history. Writes are never cancelled by a caller: a run is stored before its answer goes out.</summary>
+public interface IRunStore
+{
+    /// <summary>Inserts or replaces the run with this id.</summary>
+    Task SaveAsync(RunRecord run, CancellationToken cancellationToken = default);
+
+    Task<RunRecord?> GetAsync(Guid id, CancellationToken cancellationToken = default);
+
+    /// <summary>Newest first (by StartedAt), optionally only one strategy's runs.</summary>
+    Task<IReadOnlyList<RunRecord>> ListAsync(string? strategy, int limit, int offset, CancellationToken cancellationToken = default);
+
+    /// <summary>How many runs <see cref="ListAsync"/> would page through.</summary>
+    Task<int> CountAsync(string? strategy, CancellationToken cancellationToken = default);
+
+    /// <summary>A suite's runs in the order they started.</summary>
+    Task<IReadOnlyList<RunRecord>> ListSuiteRunsAsync(Guid suiteId, CancellationToken cancellationToken = default);
+
+    /// <summary>True when a run was deleted.</summary>
+    Task<bool> DeleteAsync(Guid id, CancellationToken cancellationToken = default);
+
+    Task SaveSuiteAsync(SuiteRecord suite, CancellationToken cancellationToken = default);
+
+    Task<SuiteRecord?> GetSuiteAsync(Guid id, CancellationToken cancellationToken = default);
+
+    /// <summary>At start: runs and suites still marked Running were cut off by a stop; mark them Failed. Returns how many.</summary>
+    Task<int> MarkInterruptedAsync(CancellationToken cancellationToken = default);
+}

@@ -21,6 +21,7 @@ app.UseExceptionHandler();
 app.UseStatusCodePages();
 app.UseSwaggerDocs();
 app.MapStrategyEndpoints();
+app.MapRunApi();
 app.MapGet("/", () => Results.Redirect("/swagger")).ExcludeFromDescription();
 app.LogSwaggerUrlOnStart();
 

@@ -31,7 +31,6 @@ public sealed class RunLimitsOptions
     [Range(1, 10_000_000, ErrorMessage = "Runs:MaxCount must be between 1 and 10000000.")]
     public int MaxCount { get; set; } = 100_000;
 
-    /// <summary>Deadline of each call (and the longest a stream may stay silent), so a stuck service cannot hang a run.</summary>
     /// <summary>Most calls in flight at once in one run; "all at once" means this many.</summary>
     [Range(1, 100_000, ErrorMessage = "Runs:MaxConcurrency must be between 1 and 100000.")]
     public int MaxConcurrency { get; set; } = 10_000;
@@ -47,6 +46,7 @@ public sealed class RunLimitsOptions
     [Range(1, 86_400, ErrorMessage = "Runs:MaxRunSeconds must be between 1 and 86400.")]
     public int MaxRunSeconds { get; set; } = 600;
 
+    /// <summary>Deadline of each call (and the longest a stream may stay silent), so a stuck service cannot hang a run.</summary>
     [Range(0.01, 3600, ErrorMessage = "Runs:CallTimeoutSeconds must be between 0.01 and 3600.")]
     public double CallTimeoutSeconds { get; set; } = 10;
 

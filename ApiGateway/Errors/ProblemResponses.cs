@@ -1,5 +1,7 @@
 using ApiGateway.Runs;
 using Microsoft.AspNetCore.Diagnostics;
+using Microsoft.AspNetCore.Http.HttpResults;
+using Microsoft.AspNetCore.Mvc;
 
 namespace ApiGateway.Errors;
 
@@ -10,9 +12,12 @@ public static class ProblemResponses
         "The strategy routes are GET /Performance/{factory-client|client-wrapper|initialized-client|streaming-call}/{count} " +
         "and GET /Concurrency/{single-connection|multiple-connections}/{count}; /swagger lists them.";
 
+    public static ProblemHttpResult InvalidParameters(string detail) =>
+        TypedResults.Problem(statusCode: StatusCodes.Status400BadRequest, title: "Invalid run parameters", detail: detail);
+
     public static IServiceCollection AddProblemResponses(this IServiceCollection services)
     {
-        services.AddExceptionHandler<RunFailedExceptionHandler>();
+        services.AddExceptionHandler<RunProblemHandler>();
         services.AddProblemDetails(options => options.CustomizeProblemDetails = context =>
         {
             var problem = context.ProblemDetails;
@@ -33,40 +38,76 @@ public static class ProblemResponses
     }
 }
 
-/// <summary>A failed call to the service is the service's problem, not the gateway's: 503, naming the address and the gRPC status.</summary>
-public sealed partial class RunFailedExceptionHandler(IProblemDetailsService problems, ILogger<RunFailedExceptionHandler> logger) : IExceptionHandler
+/// <summary>A run that did not complete: the service's problem (unreachable, failing, too slow), or it was stopped.</summary>
+public sealed class RunFailedException(Uri serverUri, RunResult result)
+    : Exception($"{result.Record.Plan.Strategy}: {result.Record.Error}")
+{
+    public Uri ServerUri { get; } = serverUri;
+
+    public RunResult Result { get; } = result;
+}
+
+/// <summary>Maps the run engine's failures to problem responses: 503 for the service or the history, 429 for too many runs.</summary>
+public sealed partial class RunProblemHandler(IProblemDetailsService problems, ILogger<RunProblemHandler> logger) : IExceptionHandler
 {
     public async ValueTask<bool> TryHandleAsync(HttpContext httpContext, Exception exception, CancellationToken cancellationToken)
     {
-        if (exception is not RunFailedException failure)
+        var problem = exception switch
+        {
+            RunFailedException failed => Failed(failed),
+            TooManyRunsException busy => Busy(httpContext, busy),
+            HistoryWriteException history => new ProblemDetails
+            {
+                Status = StatusCodes.Status503ServiceUnavailable,
+                Title = "The run history could not be written",
+                Detail = $"{history.Message} Check that History:DatabasePath points at a writable file with free space.",
+            },
+            _ => null,
+        };
+        if (problem is null)
         {
             return false;
         }
 
-        LogRunFailed(logger, failure.Strategy, failure.ServerUri, failure.GrpcStatus, failure.GrpcDetail, failure.Completed, failure.Count);
-        httpContext.Response.StatusCode = StatusCodes.Status503ServiceUnavailable;
-        return await problems.TryWriteAsync(new ProblemDetailsContext
-        {
-            HttpContext = httpContext,
-            Exception = exception,
-            ProblemDetails =
-            {
-                Status = StatusCodes.Status503ServiceUnavailable,
-                Title = "The performance service did not answer",
-                Detail = $"The {failure.Strategy} run against the performance service at {failure.ServerUri} stopped: a call failed with " +
-                    $"{failure.GrpcStatus} ({failure.GrpcDetail}). {failure.Completed} of {failure.Count} calls had completed. " +
-                    "Check that PerformanceService is running at the configured ServerUrl.",
-                Extensions =
-                {
-                    ["serverUrl"] = failure.ServerUri.ToString(),
-                    ["grpcStatus"] = failure.GrpcStatus.ToString(),
-                    ["completedCalls"] = failure.Completed,
-                    ["count"] = failure.Count,
-                },
-            },
-        });
+        httpContext.Response.StatusCode = problem.Status!.Value;
+        return await problems.TryWriteAsync(new ProblemDetailsContext { HttpContext = httpContext, Exception = exception, ProblemDetails = problem });
     }
 
-    [LoggerMessage(Level = LogLevel.Warning, Message = "Run {Strategy} against {ServerUri} failed with {GrpcStatus} ({GrpcDetail}) after {Completed} of {Count} calls")]
-    private static partial void LogRunFailed(ILogger logger, string strategy, Uri serverUri, GrpcDependencies.Grpc.StatusCode grpcStatus, string grpcDetail, int completed, int count);
+    private ProblemDetails Failed(RunFailedException failure)
+    {
+        var record = failure.Result.Record;
+        var stats = record.Stats;
+        LogRunFailed(logger, record.Plan.Strategy, failure.ServerUri, record.State, record.Error);
+        return new ProblemDetails
+        {
+            Status = StatusCodes.Status503ServiceUnavailable,
+            Title = record.State == RunState.Cancelled ? "The run was stopped" : "The performance service did not answer",
+            Detail = $"The {record.Plan.Strategy} run against the performance service at {failure.ServerUri} did not complete: {record.Error} " +
+                $"{stats?.Succeeded ?? 0} of {record.Plan.Count} calls had succeeded. Check that PerformanceService is running at the configured ServerUrl.",
+            Extensions =
+            {
+                ["runId"] = record.Id,
+                ["serverUrl"] = failure.ServerUri.ToString(),
+                ["state"] = record.State.ToString(),
+                ["grpcStatus"] = failure.Result.MostCommonError?.ToString(),
+                ["completedCalls"] = stats?.Succeeded ?? 0,
+                ["count"] = record.Plan.Count,
+                ["statusCounts"] = stats?.StatusCounts,
+            },
+        };
+    }
+
+    private static ProblemDetails Busy(HttpContext httpContext, TooManyRunsException busy)
+    {
+        httpContext.Response.Headers.RetryAfter = busy.RetryAfterSeconds.ToString(System.Globalization.CultureInfo.InvariantCulture);
+        return new ProblemDetails
+        {
+            Status = StatusCodes.Status429TooManyRequests,
+            Title = "Too many runs in flight",
+            Detail = $"{busy.Message} Wait for one to finish (retry after {busy.RetryAfterSeconds} s) or cancel one with POST /api/runs/{{id}}/cancel.",
+        };
+    }
+
+    [LoggerMessage(Level = LogLevel.Warning, Message = "Run {Strategy} against {ServerUri} ended {State}: {Error}")]
+    private static partial void LogRunFailed(ILogger logger, string strategy, Uri serverUri, RunState state, string? error);
 }

@@ -1,97 +1,86 @@
-using System.Runtime.InteropServices;
+using System.Diagnostics;
 using GrpcDependencies.Grpc;
 using Performance;
 
 namespace ApiGateway.Runs;
 
 /// <summary>
-/// What a strategy needs while it runs: requests to send, deadlines to attach, and a place to put answers.
-/// The first failed call cancels the rest: a run is reported whole or as failed, never as a partial success.
+/// What a strategy sees of a run: how many calls, how many at once, the requests to send, deadlines to
+/// attach, and where outcomes go. Failed calls are counted by status and the run goes on, except when
+/// the service is unreachable: then it stops, as no later call can succeed.
 /// </summary>
 public sealed class RunContext : IDisposable
 {
     private readonly CancellationTokenSource _stop;
-    private readonly PerformanceStatus[] _statuses;
-    private readonly string?[] _connectionIds;
-    private readonly string _strategyName;
-    private RunFailure? _failure;
+    private readonly string _clientName;
+    private RpcException? _unreachable;
 
-    public RunContext(string strategyName, RunPlan plan, TimeSpan callTimeout, CancellationToken callerGone)
+    public RunContext(RunPlan plan, int count, RunRecorder recorder, TimeSpan callTimeout, CancellationToken cancellation)
     {
-        _strategyName = strategyName;
         Plan = plan;
+        Count = count;
+        Recorder = recorder;
         CallTimeout = callTimeout;
-        _stop = CancellationTokenSource.CreateLinkedTokenSource(callerGone);
-        _statuses = new PerformanceStatus[plan.Count];
-        _connectionIds = new string?[plan.Count];
+        _clientName = plan.Strategy + " #";
+        _stop = CancellationTokenSource.CreateLinkedTokenSource(cancellation);
     }
 
     public RunPlan Plan { get; }
 
-    public int Count => Plan.Count;
+    /// <summary>Calls in this phase (the warm-up phase has its own context).</summary>
+    public int Count { get; }
+
+    public int Concurrency => Math.Min(Plan.Concurrency, Count);
 
     public TimeSpan CallTimeout { get; }
 
-    /// <summary>Cancelled when the caller disconnects or a call fails.</summary>
+    public RunRecorder Recorder { get; }
+
+    /// <summary>Cancelled when the run is cancelled, times out, or the service turned out unreachable.</summary>
     public CancellationToken Cancellation => _stop.Token;
 
-    public RunFailure? Failure => Volatile.Read(ref _failure);
+    public bool Stopped => _stop.IsCancellationRequested;
+
+    public RpcException? Unreachable => Volatile.Read(ref _unreachable);
 
     public PerformanceStatusRequest CreateRequest(int index) => new()
     {
-        ClientName = $"{_strategyName} #{index + 1}",
+        ClientName = _clientName + (index + 1),
         DelayMs = Plan.DelayMs,
+        PayloadBytes = Plan.PayloadBytes,
     };
 
     public CallOptions CreateCallOptions() => new(DateTime.UtcNow + CallTimeout, _stop.Token);
 
-    public void Record(int index, PerformanceStatusResponse response)
+    /// <summary>Sends one unary call and records its outcome; never throws for a failed call.</summary>
+    public async Task CallAsync(int index, Func<PerformanceStatusRequest, CallOptions, Task<PerformanceStatusResponse>> call)
     {
-        _statuses[index] = PerformanceStatus.From(response);
-        _connectionIds[index] = response.ConnectionId;
+        var request = CreateRequest(index);
+        var start = Stopwatch.GetTimestamp();
+        try
+        {
+            Recorder.RecordSuccess(index, start, await call(request, CreateCallOptions()));
+        }
+        catch (RpcException error)
+        {
+            Fail(error);
+        }
     }
 
-    /// <summary>Keeps the first real failure (later calls fail only because this one cancelled them) and stops the run.</summary>
-    public void Fail(int index, RpcException error)
+    public void Fail(RpcException error)
     {
-        if (Interlocked.CompareExchange(ref _failure, new RunFailure(index, error), null) is null)
+        // Calls cut short because the run is stopping are not the service's failures.
+        if (error.StatusCode == StatusCode.Cancelled && Stopped)
+        {
+            return;
+        }
+
+        Recorder.RecordFailure(error.StatusCode);
+        if (error.StatusCode == StatusCode.Unavailable && Interlocked.CompareExchange(ref _unreachable, error, null) is null)
         {
             _stop.Cancel();
         }
     }
 
-    public IReadOnlyList<PerformanceStatus> Statuses => _statuses;
-
-    public int CompletedCalls => _statuses.Count(status => status is not null);
-
-    public int DistinctConnections => _connectionIds.Where(id => id is not null).Distinct(StringComparer.Ordinal).Count();
-
     public void Dispose() => _stop.Dispose();
-}
-
-public sealed record RunFailure(int Index, RpcException Error);
-
-/// <summary>One answer, in the chapter's JSON shape. Byte fields serialize as base64.</summary>
-public sealed record PerformanceStatus(
-    double CpuPercentageUsage,
-    double MemoryUsage,
-    int ProcessesRunning,
-    int ActiveConnections,
-    byte[] DataLoad1,
-    byte[] DataLoad2)
-{
-    public static PerformanceStatus From(PerformanceStatusResponse response) => new(
-        response.CpuPercentageUsage,
-        response.MemoryUsage,
-        response.ProcessesRunning,
-        response.ActiveConnections,
-        // Copies: always safe, always allocates.
-        response.DataLoad1.ToByteArray(),
-        WithoutCopy(response.DataLoad2));
-
-    // The parsed ByteString owns its array; take it when the segment is the whole array, copy only the slice otherwise.
-    private static byte[] WithoutCopy(Google.Protobuf.ByteString bytes) =>
-        MemoryMarshal.TryGetArray(bytes.Memory, out var segment) && segment.Array is { } array && segment.Offset == 0 && segment.Count == array.Length
-            ? array
-            : bytes.Memory.ToArray();
 }

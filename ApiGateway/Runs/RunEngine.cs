@@ -1,5 +1,4 @@
 using System.Diagnostics;
-using ApiGateway.Clients;
 using ApiGateway.Configuration;
 using ApiGateway.Strategies;
 using GrpcDependencies.Grpc;
@@ -7,67 +6,79 @@ using Microsoft.Extensions.Options;
 
 namespace ApiGateway.Runs;
 
-/// <summary>Runs one strategy under one plan and times it; the strategies only say how calls are made.</summary>
-public sealed class RunEngine(IOptions<RunLimitsOptions> limits, MonitorChannelFactory channels)
+/// <summary>How a run ended, with what it measured; statuses only when the plan asked for them.</summary>
+public sealed record RunOutcome(
+    RunState State,
+    RunStats? Stats,
+    string? Error,
+    StatusCode? MostCommonError,
+    IReadOnlyList<PerformanceStatus> Statuses);
+
+/// <summary>
+/// Runs one strategy under one plan: the warm-up calls first, apart, then the measured calls. Timestamps are
+/// taken raw on the hot path and turned into statistics once, at the end.
+/// </summary>
+public sealed class RunEngine(IOptions<RunLimitsOptions> limits)
 {
-    public async Task<RunResponse> RunAsync(IClientStrategy strategy, StrategyInfo info, RunPlan plan, CancellationToken callerGone)
+    public async Task<RunOutcome> ExecuteAsync(IClientStrategy strategy, RunPlan plan, RunProgress progress, CancellationToken cancellation)
     {
-        using var run = new RunContext(info.Name, plan, limits.Value.CallTimeout, callerGone);
+        var warmupTime = TimeSpan.Zero;
+        if (plan.Warmup > 0)
+        {
+            var warmup = new RunRecorder(plan.Warmup, keepStatuses: false);
+            var warmupStart = Stopwatch.GetTimestamp();
+            var unreachable = await ExecutePhaseAsync(strategy, plan, warmup, RunPhase.Warmup, progress, cancellation);
+            warmupTime = Stopwatch.GetElapsedTime(warmupStart);
+            if (unreachable is not null || cancellation.IsCancellationRequested)
+            {
+                var stats = warmup.ToStats(TimeSpan.Zero, 0, plan.Warmup, warmupTime);
+                return Ended(cancellation, unreachable, warmup, stats, []);
+            }
+        }
+
+        var recorder = new RunRecorder(plan.Count, plan.IncludeStatuses);
+        var allocatedBefore = GC.GetTotalAllocatedBytes(precise: false);
         var start = Stopwatch.GetTimestamp();
+        var lost = await ExecutePhaseAsync(strategy, plan, recorder, RunPhase.Measured, progress, cancellation);
+        var wallTime = Stopwatch.GetElapsedTime(start);
+        var allocated = GC.GetTotalAllocatedBytes(precise: false) - allocatedBefore;
+        return Ended(cancellation, lost, recorder, recorder.ToStats(wallTime, allocated, plan.Warmup, warmupTime), recorder.Statuses);
+    }
+
+    private async Task<RpcException?> ExecutePhaseAsync(
+        IClientStrategy strategy, RunPlan plan, RunRecorder recorder, RunPhase phase, RunProgress progress, CancellationToken cancellation)
+    {
+        using var context = new RunContext(plan, recorder.Count, recorder, limits.Value.CallTimeout, cancellation);
+        progress.Enter(phase, recorder);
         try
         {
-            await strategy.ExecuteAsync(run);
+            await strategy.ExecuteAsync(context);
         }
-        catch (RpcException error) when (run.Failure is null && !callerGone.IsCancellationRequested)
+        catch (OperationCanceledException) when (context.Stopped)
         {
-            run.Fail(-1, error);
-        }
-        catch (RpcException) when (run.Failure is not null || callerGone.IsCancellationRequested)
-        {
-            // Already recorded, or the caller left and nobody will read the result.
         }
 
-        var elapsed = Stopwatch.GetElapsedTime(start);
-        callerGone.ThrowIfCancellationRequested();
-        if (run.Failure is { } failure)
-        {
-            throw new RunFailedException(info.Name, channels.ServerUri, plan.Count, run.CompletedCalls, failure.Error);
-        }
-
-        return new RunResponse(
-            info.Name,
-            plan.Count,
-            plan.DelayMs,
-            elapsed.TotalMilliseconds,
-            run.DistinctConnections,
-            strategy.DescribeMeasurement(),
-            run.Statuses);
+        return context.Unreachable;
     }
-}
 
-/// <summary>The chapter's JSON, plus what a reader needs to trust it. Statuses last, so the figures come first.</summary>
-public sealed record RunResponse(
-    string Strategy,
-    int Count,
-    int DelayMs,
-    double RequestProcessingTime,
-    int ConnectionsUsed,
-    string Measured,
-    IReadOnlyList<PerformanceStatus> PerformanceStatuses);
+    private static RunOutcome Ended(CancellationToken cancellation, RpcException? unreachable, RunRecorder recorder, RunStats stats, IReadOnlyList<PerformanceStatus> statuses)
+    {
+        if (unreachable is not null)
+        {
+            return new RunOutcome(RunState.Failed, stats, $"The service is unreachable: {unreachable.Detail}", StatusCode.Unavailable, statuses);
+        }
 
-/// <summary>A run stopped because a call to the service failed.</summary>
-public sealed class RunFailedException(string strategy, Uri serverUri, int count, int completed, RpcException error)
-    : Exception($"{strategy}: a call to {serverUri} failed with {error.StatusCode}: {error.Detail}", error)
-{
-    public string Strategy { get; } = strategy;
+        if (cancellation.IsCancellationRequested)
+        {
+            return new RunOutcome(RunState.Cancelled, stats, "The run was cancelled before it finished.", recorder.MostCommonError, statuses);
+        }
 
-    public Uri ServerUri { get; } = serverUri;
+        if (recorder.Succeeded == 0)
+        {
+            var counts = string.Join(", ", recorder.StatusCounts.Select(pair => $"{pair.Value} × {pair.Key}"));
+            return new RunOutcome(RunState.Failed, stats, $"No call succeeded ({counts}).", recorder.MostCommonError, statuses);
+        }
 
-    public int Count { get; } = count;
-
-    public int Completed { get; } = completed;
-
-    public StatusCode GrpcStatus { get; } = error.StatusCode;
-
-    public string GrpcDetail { get; } = error.Detail;
+        return new RunOutcome(RunState.Completed, stats, null, recorder.MostCommonError, statuses);
+    }
 }

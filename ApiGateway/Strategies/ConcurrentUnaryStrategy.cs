@@ -4,34 +4,36 @@ using Performance;
 
 namespace ApiGateway.Strategies;
 
-/// <summary>All calls started at once on one long-lived channel, awaited together: async all the way, no thread blocked per call.</summary>
+/// <summary>
+/// Calls kept in flight <see cref="RunContext.Concurrency"/> at a time on one long-lived channel (by default all
+/// at once, as the chapter did), async all the way: no thread is blocked per call, so this measures HTTP/2, not the thread pool.
+/// </summary>
 public abstract class ConcurrentUnaryStrategy(GrpcChannel channel) : IClientStrategy, IDisposable
 {
     public async Task ExecuteAsync(RunContext run)
     {
         var client = new Monitor.MonitorClient(channel);
-        var calls = new Task[run.Count];
-        for (var index = 0; index < calls.Length; index++)
+        var next = -1;
+        var workers = new Task[run.Concurrency];
+        for (var worker = 0; worker < workers.Length; worker++)
         {
-            calls[index] = CallAsync(client, run, index);
+            workers[worker] = WorkAsync();
         }
 
-        await Task.WhenAll(calls);
+        await Task.WhenAll(workers);
+
+        async Task WorkAsync()
+        {
+            Func<PerformanceStatusRequest, CallOptions, Task<PerformanceStatusResponse>> send = client.GetPerformanceAsync;
+            int index;
+            while (!run.Stopped && (index = Interlocked.Increment(ref next)) < run.Count)
+            {
+                await run.CallAsync(index, send);
+            }
+        }
     }
 
     public abstract string DescribeMeasurement();
 
     public void Dispose() => channel.Dispose();
-
-    private static async Task CallAsync(Monitor.MonitorClient client, RunContext run, int index)
-    {
-        try
-        {
-            run.Record(index, await client.GetPerformanceAsync(run.CreateRequest(index), run.CreateCallOptions()));
-        }
-        catch (RpcException error)
-        {
-            run.Fail(index, error);
-        }
-    }
 }

@@ -7,19 +7,15 @@ namespace ApiGateway.Strategies;
 /// <summary>One unary call after another: each waits for the previous answer, so the time is the sum of round trips.</summary>
 public abstract class SequentialUnaryStrategy : IClientStrategy
 {
+    private readonly Func<PerformanceStatusRequest, CallOptions, Task<PerformanceStatusResponse>> _call;
+
+    protected SequentialUnaryStrategy() => _call = CallAsync;
+
     public async Task ExecuteAsync(RunContext run)
     {
-        for (var index = 0; index < run.Count; index++)
+        for (var index = 0; index < run.Count && !run.Stopped; index++)
         {
-            try
-            {
-                run.Record(index, await CallAsync(run.CreateRequest(index), run.CreateCallOptions()));
-            }
-            catch (RpcException error)
-            {
-                run.Fail(index, error);
-                return;
-            }
+            await run.CallAsync(index, _call);
         }
     }
 

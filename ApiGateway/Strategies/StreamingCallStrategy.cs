@@ -1,3 +1,4 @@
+using System.Diagnostics;
 using ApiGateway.Clients;
 using ApiGateway.Runs;
 using GrpcDependencies.Grpc;
@@ -15,59 +16,89 @@ public sealed class StreamingCallStrategy(MonitorClientWrapper wrapper) : IClien
         "For many messages, one long-lived stream beats many unary calls: no per-call headers, no new HTTP/2 stream per message.",
         "https://learn.microsoft.com/aspnet/core/grpc/performance#streaming");
 
-    public string DescribeMeasurement() => "One bidirectional stream on the long-lived channel; requests are written while responses are read.";
+    public string DescribeMeasurement() =>
+        "One bidirectional stream on the long-lived channel; requests are written while responses are read. A message's latency runs from its write to its answer.";
 
     public async Task ExecuteAsync(RunContext run)
     {
+        // Responses come back in order, so message i's latency is from its write to the i-th answer.
+        var sentAt = new long[run.Count];
+        var received = 0;
         // No deadline for the whole stream (its length depends on count); instead it may not stay silent longer than one call's timeout.
         using var silence = CancellationTokenSource.CreateLinkedTokenSource(run.Cancellation);
         silence.CancelAfter(run.CallTimeout);
         using var call = wrapper.CreateClient().GetManyPerformanceStats(new CallOptions(CancellationToken: silence.Token));
+        Task? reading = null;
         try
         {
-            var reading = ReadAllAsync(run, call, silence);
+            reading = ReadAllAsync();
             for (var index = 0; index < run.Count && !reading.IsCompleted; index++)
             {
+                Volatile.Write(ref sentAt[index], Stopwatch.GetTimestamp());
                 await call.RequestStream.WriteAsync(run.CreateRequest(index), silence.Token);
             }
 
             await call.RequestStream.CompleteAsync();
-            var received = await reading;
-            if (received != run.Count)
+            await reading;
+            if (received < run.Count)
             {
-                run.Fail(received, new RpcException(StatusCode.Internal, $"The stream ended after {received} of {run.Count} responses."));
+                FailUnanswered(new RpcException(StatusCode.Internal, $"The stream ended after {received} of {run.Count} responses."));
             }
         }
         catch (RpcException error)
         {
-            run.Fail(run.CompletedCalls, IsSilenceTimeout(silence, run) ? Silent(run) : error);
+            await StopReadingAsync();
+            FailUnanswered(IsSilenceTimeout() ? Silent() : error);
         }
-        catch (OperationCanceledException) when (IsSilenceTimeout(silence, run))
+        catch (OperationCanceledException) when (silence.IsCancellationRequested)
         {
-            run.Fail(run.CompletedCalls, Silent(run));
+            await StopReadingAsync();
+            FailUnanswered(IsSilenceTimeout() ? Silent() : new RpcException(StatusCode.Cancelled, "The run was stopped."));
         }
-    }
 
-    private static async Task<int> ReadAllAsync(RunContext run, AsyncDuplexStreamingCall<PerformanceStatusRequest, PerformanceStatusResponse> call, CancellationTokenSource silence)
-    {
-        var received = 0;
-        while (await call.ResponseStream.MoveNext(silence.Token))
+        // Abort the stream so the reader ends too; only then is the count of answers final.
+        async Task StopReadingAsync()
         {
-            if (received == run.Count)
+            call.Dispose();
+            if (reading is not null)
             {
-                throw new RpcException(StatusCode.Internal, $"The service sent more than the {run.Count} responses asked for.");
+                try
+                {
+                    await reading;
+                }
+                catch (Exception ended) when (ended is RpcException or OperationCanceledException)
+                {
+                }
             }
-
-            run.Record(received++, call.ResponseStream.Current);
-            silence.CancelAfter(run.CallTimeout);
         }
 
-        return received;
+        async Task ReadAllAsync()
+        {
+            while (await call.ResponseStream.MoveNext(silence.Token))
+            {
+                if (received == run.Count)
+                {
+                    throw new RpcException(StatusCode.Internal, $"The service sent more than the {run.Count} responses asked for.");
+                }
+
+                run.Recorder.RecordSuccess(received, Volatile.Read(ref sentAt[received]), call.ResponseStream.Current);
+                received++;
+                silence.CancelAfter(run.CallTimeout);
+            }
+        }
+
+        // Every message that got no answer is a failed call, under the status that ended the stream.
+        void FailUnanswered(RpcException error)
+        {
+            for (var index = received; index < run.Count && !(error.StatusCode == StatusCode.Cancelled && run.Stopped); index++)
+            {
+                run.Fail(error);
+            }
+        }
+
+        bool IsSilenceTimeout() => silence.IsCancellationRequested && !run.Cancellation.IsCancellationRequested;
+
+        RpcException Silent() =>
+            new(StatusCode.DeadlineExceeded, $"The stream stayed silent longer than the call timeout ({run.CallTimeout.TotalSeconds:0.###} s).");
     }
-
-    private static bool IsSilenceTimeout(CancellationTokenSource silence, RunContext run) =>
-        silence.IsCancellationRequested && !run.Cancellation.IsCancellationRequested;
-
-    private static RpcException Silent(RunContext run) =>
-        new(StatusCode.DeadlineExceeded, $"The stream stayed silent longer than the call timeout ({run.CallTimeout.TotalSeconds:0.###} s).");
 }

@@ -13,6 +13,7 @@ public sealed partial class AppProcess : IAsyncDisposable
     private readonly ConcurrentQueue<string> _output = new();
     private readonly TaskCompletionSource<string> _listening = new(TaskCreationOptions.RunContinuationsAsynchronously);
     private bool _disposed;
+    private string? _ownedDirectory;
 
     private AppProcess(Process process)
     {
@@ -22,6 +23,9 @@ public sealed partial class AppProcess : IAsyncDisposable
     }
 
     public string Url { get; private set; } = string.Empty;
+
+    /// <summary>The gateway's history file: its own temporary one unless the test named one.</summary>
+    public string? HistoryPath { get; private set; }
 
     public Uri BaseAddress => new(Url);
 
@@ -93,10 +97,33 @@ public sealed partial class AppProcess : IAsyncDisposable
         }
 
         _process.Dispose();
+        if (_ownedDirectory is not null)
+        {
+            Directory.Delete(_ownedDirectory, recursive: true);
+        }
     }
 
     private static AppProcess Launch(string project, IEnumerable<string> arguments, IDictionary<string, string>? environment)
     {
+        var argumentList = arguments.ToList();
+        string? ownedDirectory = null;
+        string? historyPath = null;
+        if (project == "ApiGateway")
+        {
+            var named = argumentList.IndexOf("--History:DatabasePath");
+            if (named >= 0)
+            {
+                historyPath = argumentList[named + 1];
+            }
+            else
+            {
+                // Each gateway under test keeps its history in its own file, never in the repository.
+                ownedDirectory = Directory.CreateTempSubdirectory("grpcbp-history-").FullName;
+                historyPath = Path.Combine(ownedDirectory, "history.db");
+                argumentList.AddRange(["--History:DatabasePath", historyPath]);
+            }
+        }
+
         var directory = Path.Combine(RepositoryRoot, project);
         var assembly = Path.Combine(directory, "bin", Configuration, "net10.0", project + ".dll");
         if (!File.Exists(assembly))
@@ -113,13 +140,13 @@ public sealed partial class AppProcess : IAsyncDisposable
             StandardOutputEncoding = Encoding.UTF8,
         };
         start.ArgumentList.Add(assembly);
-        foreach (var argument in arguments)
+        foreach (var argument in argumentList)
         {
             start.ArgumentList.Add(argument);
         }
 
         // Keep the developer's own settings (a shell's ASPNETCORE_URLS, say) out of the apps under test.
-        foreach (var inherited in new[] { "ASPNETCORE_URLS", "ASPNETCORE_HTTP_PORTS", "ServerUrl", "ASPNETCORE_ENVIRONMENT", "DOTNET_ENVIRONMENT" })
+        foreach (var inherited in new[] { "ASPNETCORE_URLS", "ASPNETCORE_HTTP_PORTS", "ServerUrl", "History__DatabasePath", "ASPNETCORE_ENVIRONMENT", "DOTNET_ENVIRONMENT" })
         {
             start.Environment.Remove(inherited);
         }
@@ -129,7 +156,11 @@ public sealed partial class AppProcess : IAsyncDisposable
             start.Environment[key] = value;
         }
 
-        var app = new AppProcess(new Process { StartInfo = start, EnableRaisingEvents = true });
+        var app = new AppProcess(new Process { StartInfo = start, EnableRaisingEvents = true })
+        {
+            _ownedDirectory = ownedDirectory,
+            HistoryPath = historyPath,
+        };
         app._process.Start();
         app._process.BeginOutputReadLine();
         app._process.BeginErrorReadLine();

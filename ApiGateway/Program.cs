@@ -2,6 +2,7 @@ using ApiGateway;
 using ApiGateway.Clients;
 using ApiGateway.Endpoints;
 using ApiGateway.Errors;
+using ApiGateway.History;
 using GrpcDependencies.Hosting;
 
 var builder = WebApplication.CreateBuilder(args);
@@ -9,12 +10,14 @@ var builder = WebApplication.CreateBuilder(args);
 builder.AddSerilogLogging();
 builder.UseLoopbackByDefault("http://127.0.0.1:5080");
 builder.AddGatewayOptions();
+builder.AddRunHistory();
 builder.Services.AddMonitorClients();
 builder.Services.AddStrategies();
 builder.Services.AddProblemResponses();
 builder.Services.AddSwaggerDocs();
 
 var app = builder.Build().ExitOnInvalidConfiguration();
+await app.EnsureHistoryWritableAsync();
 
 app.UseRequestLogging();
 app.UseExceptionHandler();

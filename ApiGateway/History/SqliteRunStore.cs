@@ -1,0 +1,252 @@
+using System.Globalization;
+using System.Text.Json;
+using ApiGateway.Runs;
+using Microsoft.Data.Sqlite;
+
+namespace ApiGateway.History;
+
+/// <summary>
+/// The run history in one SQLite file. Each call opens a pooled connection of its own, so any number of
+/// threads may use the store at once; WAL and a busy timeout let their writes queue instead of failing.
+/// </summary>
+public sealed class SqliteRunStore : IRunStore, IDisposable
+{
+    public const string InterruptedError = "The gateway stopped before this run finished.";
+
+    private const int SchemaVersion = 1;
+    private const int BusyTimeoutMilliseconds = 10_000;
+    // Fixed-width UTC text sorts in time order and stays readable in the sqlite3 shell.
+    private const string TimeFormat = "yyyy-MM-dd'T'HH:mm:ss.fffffff'Z'";
+    private const string RunColumns = "id, suite_id, strategy, state, started_at, finished_at, plan_json, stats_json, error";
+    private const string SuiteColumns = "id, state, started_at, finished_at, plan_json, strategies_json, error";
+
+    private const string Schema = """
+        CREATE TABLE IF NOT EXISTS runs (
+            id TEXT NOT NULL PRIMARY KEY,
+            suite_id TEXT NULL,
+            strategy TEXT NOT NULL,
+            state TEXT NOT NULL,
+            started_at TEXT NOT NULL,
+            finished_at TEXT NULL,
+            plan_json TEXT NOT NULL,
+            stats_json TEXT NULL,
+            error TEXT NULL);
+        CREATE INDEX IF NOT EXISTS runs_by_started_at ON runs (started_at);
+        CREATE INDEX IF NOT EXISTS runs_by_strategy ON runs (strategy, started_at);
+        CREATE INDEX IF NOT EXISTS runs_by_suite ON runs (suite_id);
+        CREATE TABLE IF NOT EXISTS suites (
+            id TEXT NOT NULL PRIMARY KEY,
+            state TEXT NOT NULL,
+            started_at TEXT NOT NULL,
+            finished_at TEXT NULL,
+            plan_json TEXT NOT NULL,
+            strategies_json TEXT NOT NULL,
+            error TEXT NULL);
+        """;
+
+    private readonly string _connectionString;
+
+    public SqliteRunStore(string databasePath)
+    {
+        DatabasePath = databasePath;
+        _connectionString = new SqliteConnectionStringBuilder
+        {
+            DataSource = databasePath,
+            Mode = SqliteOpenMode.ReadWriteCreate,
+            Pooling = true,
+        }.ToString();
+    }
+
+    public string DatabasePath { get; }
+
+    /// <summary>Creates or checks the schema and takes the write lock once, so a file this process cannot write fails here, at start.</summary>
+    public async Task InitializeAsync()
+    {
+        await using var connection = await OpenAsync(CancellationToken.None);
+        // The journal mode is kept in the file, and cannot change inside a transaction.
+        var journal = Convert.ToString(await ScalarAsync(connection, "PRAGMA journal_mode = WAL;"), CultureInfo.InvariantCulture);
+        if (!string.Equals(journal, "wal", StringComparison.OrdinalIgnoreCase))
+        {
+            throw new InvalidDataException($"SQLite could not switch it to WAL journal mode (it stayed '{journal}')");
+        }
+
+        // Microsoft.Data.Sqlite begins IMMEDIATE: the write lock, which a read-only file refuses even when the schema is already there.
+        await using var transaction = await connection.BeginTransactionAsync();
+        var version = Convert.ToInt32(await ScalarAsync(connection, "PRAGMA user_version;"), CultureInfo.InvariantCulture);
+        if (version > SchemaVersion)
+        {
+            throw new InvalidDataException($"it holds history schema version {version}, newer than this gateway's {SchemaVersion}");
+        }
+
+        await NonQueryAsync(connection, Schema);
+        // PRAGMA takes no parameters; the value is a constant of this class.
+        await NonQueryAsync(connection, $"PRAGMA user_version = {SchemaVersion};");
+        await transaction.CommitAsync();
+    }
+
+    public Task SaveAsync(RunRecord run, CancellationToken cancellationToken = default) =>
+        ExecuteAsync(
+            $"INSERT OR REPLACE INTO runs ({RunColumns}) VALUES ($id, $suite_id, $strategy, $state, $started_at, $finished_at, $plan_json, $stats_json, $error);",
+            ("$id", Text(run.Id)),
+            ("$suite_id", run.SuiteId is { } suiteId ? Text(suiteId) : null),
+            ("$strategy", run.Plan.Strategy),
+            ("$state", run.State.ToString()),
+            ("$started_at", Text(run.StartedAt)),
+            ("$finished_at", run.FinishedAt is { } finished ? Text(finished) : null),
+            ("$plan_json", ToJson(run.Plan)),
+            ("$stats_json", run.Stats is null ? null : ToJson(run.Stats)),
+            ("$error", run.Error));
+
+    public async Task<RunRecord?> GetAsync(Guid id, CancellationToken cancellationToken = default) =>
+        (await QueryAsync($"SELECT {RunColumns} FROM runs WHERE id = $id;", ReadRun, cancellationToken, ("$id", Text(id)))).SingleOrDefault();
+
+    public Task<IReadOnlyList<RunRecord>> ListAsync(string? strategy, int limit, int offset, CancellationToken cancellationToken = default) =>
+        QueryAsync(
+            $"SELECT {RunColumns} FROM runs {StrategyFilter(strategy)} ORDER BY started_at DESC, rowid DESC LIMIT $limit OFFSET $offset;",
+            ReadRun,
+            cancellationToken,
+            ("$strategy", strategy),
+            ("$limit", limit),
+            ("$offset", offset));
+
+    public async Task<int> CountAsync(string? strategy, CancellationToken cancellationToken = default) =>
+        (await QueryAsync($"SELECT COUNT(*) FROM runs {StrategyFilter(strategy)};", reader => reader.GetInt32(0), cancellationToken, ("$strategy", strategy))).Single();
+
+    public Task<IReadOnlyList<RunRecord>> ListSuiteRunsAsync(Guid suiteId, CancellationToken cancellationToken = default) =>
+        QueryAsync($"SELECT {RunColumns} FROM runs WHERE suite_id = $suite_id ORDER BY started_at, rowid;", ReadRun, cancellationToken, ("$suite_id", Text(suiteId)));
+
+    public async Task<bool> DeleteAsync(Guid id, CancellationToken cancellationToken = default) =>
+        await ExecuteAsync("DELETE FROM runs WHERE id = $id;", ("$id", Text(id))) > 0;
+
+    public Task SaveSuiteAsync(SuiteRecord suite, CancellationToken cancellationToken = default) =>
+        ExecuteAsync(
+            $"INSERT OR REPLACE INTO suites ({SuiteColumns}) VALUES ($id, $state, $started_at, $finished_at, $plan_json, $strategies_json, $error);",
+            ("$id", Text(suite.Id)),
+            ("$state", suite.State.ToString()),
+            ("$started_at", Text(suite.StartedAt)),
+            ("$finished_at", suite.FinishedAt is { } finished ? Text(finished) : null),
+            ("$plan_json", ToJson(suite.Plan)),
+            ("$strategies_json", ToJson(suite.Strategies)),
+            ("$error", suite.Error));
+
+    public async Task<SuiteRecord?> GetSuiteAsync(Guid id, CancellationToken cancellationToken = default) =>
+        (await QueryAsync($"SELECT {SuiteColumns} FROM suites WHERE id = $id;", ReadSuite, cancellationToken, ("$id", Text(id)))).SingleOrDefault();
+
+    /// <summary>Returns how many runs and suites together were marked.</summary>
+    public Task<int> MarkInterruptedAsync(CancellationToken cancellationToken = default) =>
+        ExecuteAsync(
+            """
+            UPDATE runs SET state = $failed, error = $error, finished_at = $now WHERE state = $running;
+            UPDATE suites SET state = $failed, error = $error, finished_at = $now WHERE state = $running;
+            """,
+            ("$failed", nameof(RunState.Failed)),
+            ("$running", nameof(RunState.Running)),
+            ("$error", InterruptedError),
+            ("$now", Text(DateTimeOffset.UtcNow)));
+
+    /// <summary>Closes the pooled connections, which checkpoints the WAL into the file.</summary>
+    public void Dispose()
+    {
+        using var connection = new SqliteConnection(_connectionString);
+        SqliteConnection.ClearPool(connection);
+    }
+
+    private async Task<SqliteConnection> OpenAsync(CancellationToken cancellationToken)
+    {
+        var connection = new SqliteConnection(_connectionString);
+        try
+        {
+            await connection.OpenAsync(cancellationToken);
+            // Per connection: many threads write at once, and a writer should wait for the lock, not fail with SQLITE_BUSY.
+            await NonQueryAsync(connection, $"PRAGMA busy_timeout = {BusyTimeoutMilliseconds};");
+            return connection;
+        }
+        catch
+        {
+            await connection.DisposeAsync();
+            throw;
+        }
+    }
+
+    private static async Task<object?> ScalarAsync(SqliteConnection connection, string sql)
+    {
+        await using var command = connection.CreateCommand();
+        command.CommandText = sql;
+        return await command.ExecuteScalarAsync();
+    }
+
+    private static async Task NonQueryAsync(SqliteConnection connection, string sql)
+    {
+        await using var command = connection.CreateCommand();
+        command.CommandText = sql;
+        await command.ExecuteNonQueryAsync();
+    }
+
+    // Writes take no token: a run is stored even when the caller who started it has gone.
+    private async Task<int> ExecuteAsync(string sql, params (string Name, object? Value)[] parameters)
+    {
+        await using var connection = await OpenAsync(CancellationToken.None);
+        await using var command = CreateCommand(connection, sql, parameters);
+        return await command.ExecuteNonQueryAsync(CancellationToken.None);
+    }
+
+    private async Task<IReadOnlyList<T>> QueryAsync<T>(string sql, Func<SqliteDataReader, T> read, CancellationToken cancellationToken, params (string Name, object? Value)[] parameters)
+    {
+        await using var connection = await OpenAsync(cancellationToken);
+        await using var command = CreateCommand(connection, sql, parameters);
+        await using var reader = await command.ExecuteReaderAsync(cancellationToken);
+        var rows = new List<T>();
+        while (await reader.ReadAsync(cancellationToken))
+        {
+            rows.Add(read(reader));
+        }
+
+        return rows;
+    }
+
+    private static SqliteCommand CreateCommand(SqliteConnection connection, string sql, (string Name, object? Value)[] parameters)
+    {
+        var command = connection.CreateCommand();
+        command.CommandText = sql;
+        foreach (var (name, value) in parameters)
+        {
+            command.Parameters.AddWithValue(name, value ?? DBNull.Value);
+        }
+
+        return command;
+    }
+
+    private static string StrategyFilter(string? strategy) => strategy is null ? string.Empty : "WHERE strategy = $strategy";
+
+    private static RunRecord ReadRun(SqliteDataReader row) => new(
+        Id: Guid.Parse(row.GetString(0)),
+        SuiteId: row.IsDBNull(1) ? null : Guid.Parse(row.GetString(1)),
+        State: Enum.Parse<RunState>(row.GetString(3)),
+        StartedAt: ReadTime(row.GetString(4)),
+        FinishedAt: row.IsDBNull(5) ? null : ReadTime(row.GetString(5)),
+        Plan: FromJson<RunPlan>(row.GetString(6)),
+        Stats: row.IsDBNull(7) ? null : FromJson<RunStats>(row.GetString(7)),
+        Error: row.IsDBNull(8) ? null : row.GetString(8));
+
+    private static SuiteRecord ReadSuite(SqliteDataReader row) => new(
+        Id: Guid.Parse(row.GetString(0)),
+        State: Enum.Parse<RunState>(row.GetString(1)),
+        StartedAt: ReadTime(row.GetString(2)),
+        FinishedAt: row.IsDBNull(3) ? null : ReadTime(row.GetString(3)),
+        Plan: FromJson<RunPlan>(row.GetString(4)),
+        Strategies: FromJson<string[]>(row.GetString(5)),
+        Error: row.IsDBNull(6) ? null : row.GetString(6));
+
+    // Guids go in as text: Microsoft.Data.Sqlite would otherwise bind them as 16-byte blobs.
+    private static string Text(Guid id) => id.ToString("D");
+
+    private static string Text(DateTimeOffset time) => time.UtcDateTime.ToString(TimeFormat, CultureInfo.InvariantCulture);
+
+    private static DateTimeOffset ReadTime(string text) =>
+        DateTimeOffset.ParseExact(text, TimeFormat, CultureInfo.InvariantCulture, DateTimeStyles.AssumeUniversal | DateTimeStyles.AdjustToUniversal);
+
+    private static string ToJson<T>(T value) => JsonSerializer.Serialize(value, RunJson.Options);
+
+    private static T FromJson<T>(string json) =>
+        JsonSerializer.Deserialize<T>(json, RunJson.Options) ?? throw new InvalidDataException($"The history holds a null {typeof(T).Name}.");
+}

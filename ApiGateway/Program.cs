@@ -11,6 +11,7 @@ builder.UseLoopbackByDefault("http://127.0.0.1:5080");
 builder.AddGatewayOptions();
 builder.Services.AddMonitorClients();
 builder.Services.AddStrategies();
+builder.Services.AddLessons();
 builder.Services.AddProblemResponses();
 builder.Services.AddSwaggerDocs();
 
@@ -21,6 +22,7 @@ app.UseExceptionHandler();
 app.UseStatusCodePages();
 app.UseSwaggerDocs();
 app.MapStrategyEndpoints();
+app.MapLessonEndpoints();
 app.MapGet("/", () => Results.Redirect("/swagger")).ExcludeFromDescription();
 app.LogSwaggerUrlOnStart();
 

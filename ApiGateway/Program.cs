@@ -13,6 +13,7 @@ builder.AddGatewayOptions();
 builder.AddRunHistory();
 builder.Services.AddMonitorClients();
 builder.Services.AddStrategies();
+builder.Services.AddLessons();
 builder.Services.AddProblemResponses();
 builder.Services.AddSwaggerDocs();
 
@@ -25,6 +26,7 @@ app.UseStatusCodePages();
 app.UseSwaggerDocs();
 app.MapStrategyEndpoints();
 app.MapRunApi();
+app.MapLessonEndpoints();
 app.MapGet("/", () => Results.Redirect("/swagger")).ExcludeFromDescription();
 app.LogSwaggerUrlOnStart();
 

@@ -8,6 +8,7 @@ var builder = WebApplication.CreateBuilder(args);
 builder.AddSerilogLogging();
 builder.UseLoopbackByDefault("http://127.0.0.1:5000");
 builder.AddHttp2OnlyKestrelWithConnectionCounting();
+builder.AddIdleConnectionTimeout();
 builder.AddProcessSampling();
 builder.Services.AddSingleton<PerformanceMonitor>();
 

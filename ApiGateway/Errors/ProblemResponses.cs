@@ -2,6 +2,7 @@ using ApiGateway.Runs;
 using Microsoft.AspNetCore.Diagnostics;
 using Microsoft.AspNetCore.Http.HttpResults;
 using Microsoft.AspNetCore.Mvc;
+using GrpcDependencies.Grpc;
 
 namespace ApiGateway.Errors;
 
@@ -47,6 +48,21 @@ public sealed class RunFailedException(Uri serverUri, RunResult result)
     public RunResult Result { get; } = result;
 }
 
+/// <summary>A lesson scenario's call to the service failed; lessons are not stored runs, so this carries the call itself.</summary>
+public sealed class LessonFailedException(string lesson, Uri serverUri, int calls, int completed, RpcException error)
+    : Exception($"{lesson}: a call to {serverUri} failed with {error.StatusCode}: {error.Detail}", error)
+{
+    public string Lesson { get; } = lesson;
+
+    public Uri ServerUri { get; } = serverUri;
+
+    public int Calls { get; } = calls;
+
+    public int Completed { get; } = completed;
+
+    public RpcException Error { get; } = error;
+}
+
 /// <summary>Maps the run engine's failures to problem responses: 503 for the service or the history, 429 for too many runs.</summary>
 public sealed partial class RunProblemHandler(IProblemDetailsService problems, ILogger<RunProblemHandler> logger) : IExceptionHandler
 {
@@ -55,6 +71,21 @@ public sealed partial class RunProblemHandler(IProblemDetailsService problems, I
         var problem = exception switch
         {
             RunFailedException failed => Failed(failed),
+            LessonFailedException lesson => new ProblemDetails
+            {
+                Status = StatusCodes.Status503ServiceUnavailable,
+                Title = "The performance service did not answer",
+                Detail = $"The {lesson.Lesson} lesson against the performance service at {lesson.ServerUri} stopped: a call failed with " +
+                    $"{lesson.Error.StatusCode} ({lesson.Error.Detail}). {lesson.Completed} of {lesson.Calls} calls had completed. " +
+                    "Check that PerformanceService is running at the configured ServerUrl.",
+                Extensions =
+                {
+                    ["serverUrl"] = lesson.ServerUri.ToString(),
+                    ["grpcStatus"] = lesson.Error.StatusCode.ToString(),
+                    ["completedCalls"] = lesson.Completed,
+                    ["count"] = lesson.Calls,
+                },
+            },
             TooManyRunsException busy => Busy(httpContext, busy),
             HistoryWriteException history => new ProblemDetails
             {

@@ -51,7 +51,7 @@ public static class RunPlanValidator
         return true;
     }
 
-    private static bool TryWhole(string? text, string name, int min, int max, int? fallback, out int value, out string error, string hint = "")
+    internal static bool TryWhole(string? text, string name, int min, int max, int? fallback, out int value, out string error, string hint = "")
     {
         error = string.Empty;
         if (string.IsNullOrEmpty(text) && fallback is { } defaultValue)

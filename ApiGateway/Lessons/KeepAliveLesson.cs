@@ -1,0 +1,143 @@
+using System.Diagnostics;
+using ApiGateway.Clients;
+using ApiGateway.Errors;
+using ApiGateway.Configuration;
+using ApiGateway.Runs;
+using GrpcDependencies.Grpc;
+using Microsoft.Extensions.Options;
+using Performance;
+
+namespace ApiGateway.Lessons;
+
+/// <summary>
+/// Lesson 3: keep-alive pings keep an idle connection open, so the first call after a pause pays no new connection.
+/// https://learn.microsoft.com/aspnet/core/grpc/performance#keep-alive-pings
+/// </summary>
+public sealed class KeepAliveLesson(MonitorChannelFactory channels, IOptions<RunLimitsOptions> limits)
+{
+    public const string Name = "keep-alive";
+    public const string Lesson = "Keep-alive pings keep an idle connection open, so the first call after a pause pays no new connection and handshake.";
+    public const string Link = "https://learn.microsoft.com/aspnet/core/grpc/performance#keep-alive-pings";
+    public const int DefaultPauseMs = 8_000;
+    public const int MaxPauseMs = 120_000;
+    public const int CallsMade = 6;
+
+    // The shortest delay SocketsHttpHandler accepts: pings then land well inside any idle timeout of a few seconds.
+    public static readonly TimeSpan PingDelay = TimeSpan.FromSeconds(1);
+    public static readonly TimeSpan PingTimeout = TimeSpan.FromSeconds(5);
+
+    public async Task<KeepAliveLessonResult> RunAsync(int pauseMs, CancellationToken callerGone)
+    {
+        var completed = 0;
+        using var pinging = channels.CreateChannel(OneConnection(withPings: true));
+        using var silent = channels.CreateChannel(OneConnection(withPings: false));
+        try
+        {
+            var pingingBefore = await OpenAndWarmAsync(pinging);
+            completed += 2;
+            var silentBefore = await OpenAndWarmAsync(silent);
+            completed += 2;
+
+            // Both connections sit idle through the same pause; only one of them is pinged.
+            await Task.Delay(pauseMs, callerGone);
+
+            // The pinged channel calls first, so any wake-up cost after the pause counts against the lesson, not for it.
+            var pingingAfter = await TimedCallAsync(pinging, "after the pause, with pings");
+            completed++;
+            var silentAfter = await TimedCallAsync(silent, "after the pause, without pings");
+            completed++;
+
+            var withPings = ChannelResult.From(
+                $"KeepAlivePingDelay {PingDelay.TotalSeconds:0.###} s, KeepAlivePingTimeout {PingTimeout.TotalSeconds:0.###} s, KeepAlivePingPolicy Always",
+                pingingBefore, pingingAfter);
+            var withoutPings = ChannelResult.From("KeepAlivePingDelay infinite (no pings)", silentBefore, silentAfter);
+            return new KeepAliveLessonResult(Lesson, Link, channels.ServerUri.ToString(), pauseMs, withPings, withoutPings, Finding(pauseMs, withPings, withoutPings), Measured);
+        }
+        catch (RpcException error) when (!callerGone.IsCancellationRequested)
+        {
+            throw new LessonFailedException(Name, channels.ServerUri, CallsMade, completed, error);
+        }
+        catch (RpcException)
+        {
+            // The caller left; nobody reads the result, and the status says the same thing.
+            callerGone.ThrowIfCancellationRequested();
+            throw;
+        }
+
+        async Task<(TimedCall Opening, TimedCall Warm)> OpenAndWarmAsync(GrpcChannel channel) =>
+            (await TimedCallAsync(channel, "opening"), await TimedCallAsync(channel, "warm"));
+
+        async Task<TimedCall> TimedCallAsync(GrpcChannel channel, string when)
+        {
+            var request = new PerformanceStatusRequest { ClientName = $"{Name} {when}" };
+            var start = Stopwatch.GetTimestamp();
+            var response = await new Monitor.MonitorClient(channel).GetPerformanceAsync(request, new CallOptions(DateTime.UtcNow + limits.Value.CallTimeout, callerGone));
+            return new TimedCall(Stopwatch.GetElapsedTime(start).TotalMilliseconds, response.ConnectionId);
+        }
+    }
+
+    private const string Measured =
+        "Two new channels, one HTTP/2 connection each (EnableMultipleHttp2Connections = false, no client-side idle timeout): " +
+        "an opening call (connects) and a warm call on each, then one pause for both, then one call on each. " +
+        "Times are client-side, fractional ms. Connection ids come from the service, so a changed id is a new TCP connection and HTTP/2 handshake. " +
+        "On h2c loopback a new connection costs about a millisecond; over TLS and a real network it costs round trips.";
+
+    private SocketsHttpHandler OneConnection(bool withPings)
+    {
+        var handler = channels.CreateHandler();
+        // One connection per channel, so "the connection changed" has one meaning.
+        handler.EnableMultipleHttp2Connections = false;
+        handler.KeepAlivePingDelay = withPings ? PingDelay : Timeout.InfiniteTimeSpan;
+        handler.KeepAlivePingTimeout = withPings ? PingTimeout : Timeout.InfiniteTimeSpan;
+        // The default (WithActiveRequests) would stay silent exactly when the connection is idle, which is the case here.
+        handler.KeepAlivePingPolicy = HttpKeepAlivePingPolicy.Always;
+        return handler;
+    }
+
+    private static string Finding(int pauseMs, ChannelResult withPings, ChannelResult withoutPings) => (withPings.ConnectionChanged, withoutPings.ConnectionChanged) switch
+    {
+        (false, true) =>
+            $"During the {pauseMs} ms pause the service closed the idle connection that was not pinged, so its first call after the pause opened a new one: " +
+            $"{withoutPings.AfterPauseCallMs:0.###} ms, against {withoutPings.WarmCallMs:0.###} ms for its warm call before the pause. " +
+            $"The pinged connection stayed open, because Kestrel counts a received PING as activity; its first call after the pause took {withPings.AfterPauseCallMs:0.###} ms.",
+        (false, false) =>
+            $"Neither connection was closed during the {pauseMs} ms pause: nothing between the gateway and the service dropped idle connections that soon " +
+            "(the service's idle timeout is Kestrel:Limits:KeepAliveTimeout). Try a pauseMs longer than it.",
+        (true, true) =>
+            $"Both connections were replaced during the {pauseMs} ms pause: pings did not keep the connection open here, so something dropped it regardless of activity.",
+        (true, false) =>
+            "The pinged connection was replaced and the silent one was not: something other than the idle timeout closed it (a failed ping, or the service restarting).",
+    };
+}
+
+public sealed record KeepAliveLessonResult(
+    string Lesson,
+    string Link,
+    string ServerUrl,
+    int PauseMs,
+    ChannelResult WithPings,
+    ChannelResult WithoutPings,
+    string Finding,
+    string Measured);
+
+/// <summary>One channel's calls: the one that connected, one on the open connection, and the first after the pause.</summary>
+public sealed record ChannelResult(
+    string Settings,
+    double OpeningCallMs,
+    double WarmCallMs,
+    double AfterPauseCallMs,
+    string ConnectionBeforePause,
+    string ConnectionAfterPause,
+    bool ConnectionChanged)
+{
+    internal static ChannelResult From(string settings, (TimedCall Opening, TimedCall Warm) before, TimedCall after) => new(
+        settings,
+        before.Opening.Milliseconds,
+        before.Warm.Milliseconds,
+        after.Milliseconds,
+        before.Warm.ConnectionId,
+        after.ConnectionId,
+        !string.Equals(before.Warm.ConnectionId, after.ConnectionId, StringComparison.Ordinal));
+}
+
+internal readonly record struct TimedCall(double Milliseconds, string ConnectionId);

@@ -1,0 +1,58 @@
+using ApiGateway.Lessons;
+using ApiGateway.Runs;
+using Microsoft.AspNetCore.Http.HttpResults;
+
+// The root namespace, which Program.cs already imports: wiring the lessons in takes two lines there and no new using.
+namespace ApiGateway;
+
+/// <summary>Routes that make a lesson visible in one request, rather than timing a strategy over many calls.</summary>
+public static class LessonEndpoints
+{
+    public const string Tag = "Lessons";
+
+    public static IServiceCollection AddLessons(this IServiceCollection services)
+    {
+        services.AddSingleton<KeepAliveLesson>();
+        services.AddSingleton<PayloadLesson>();
+        return services;
+    }
+
+    public static IEndpointRouteBuilder MapLessonEndpoints(this IEndpointRouteBuilder app)
+    {
+        app.MapGet($"/{Tag}/{KeepAliveLesson.Name}", async Task<Results<Ok<KeepAliveLessonResult>, ProblemHttpResult>> (string? pauseMs, KeepAliveLesson lesson, HttpContext http) =>
+                RunPlanValidator.TryWhole(pauseMs, nameof(pauseMs), 0, KeepAliveLesson.MaxPauseMs, KeepAliveLesson.DefaultPauseMs, out var pause, out var error)
+                    ? TypedResults.Ok(await lesson.RunAsync(pause, http.RequestAborted))
+                    : Invalid(error))
+            .WithName(KeepAliveLesson.Name)
+            .WithTags(Tag)
+            .WithSummary("The first call after an idle pause, on a channel with keep-alive pings and on one without.")
+            .WithDescription(
+                $"Lesson 3: {KeepAliveLesson.Lesson} ({KeepAliveLesson.Link})\n\n" +
+                $"pauseMs (optional): how long both connections stay idle, a whole number from 0 to {KeepAliveLesson.MaxPauseMs}, default {KeepAliveLesson.DefaultPauseMs}. " +
+                "The pinged channel sends a PING every second (the shortest SocketsHttpHandler allows). " +
+                "Something must close idle connections for the lesson to show: the service closes a connection with no calls and no PINGs after " +
+                "Kestrel:Limits:KeepAliveTimeout (5 s in its appsettings.json, standing in for a proxy's or load balancer's idle timeout; Kestrel's default is 130 s), " +
+                "so use a pauseMs longer than that. connectionChanged = true means that call paid a new connection and handshake.")
+            .ProducesProblem(StatusCodes.Status400BadRequest)
+            .ProducesProblem(StatusCodes.Status503ServiceUnavailable);
+
+        app.MapGet($"/{Tag}/{PayloadLesson.Name}", async Task<Results<Ok<PayloadLessonResult>, ProblemHttpResult>> (string? payloadBytes, PayloadLesson lesson, HttpContext http) =>
+                RunPlanValidator.TryWhole(payloadBytes, nameof(payloadBytes), 1, RunPlanValidator.MaxPayloadBytes, RunPlanValidator.DefaultPayloadBytes, out var size, out var error)
+                    ? TypedResults.Ok(await lesson.RunAsync(size, http.RequestAborted))
+                    : Invalid(error))
+            .WithName(PayloadLesson.Name)
+            .WithTags(Tag)
+            .WithSummary("The size of one real answer with bytes fields, against the same data as base64 text and as JSON, and what copying costs.")
+            .WithDescription(
+                $"Lesson 5: {PayloadLesson.Lesson} ({PayloadLesson.Link})\n\n" +
+                $"payloadBytes (optional): size of each of the answer's two bytes fields, a whole number from 1 to {RunPlanValidator.MaxPayloadBytes}, default {RunPlanValidator.DefaultPayloadBytes}. " +
+                "One call to the service; sizes are of that answer (protobuf CalculateSize, the same message with base64 strings, Google.Protobuf's JSON, the gateway's JSON). " +
+                "copyBenchmark times UnsafeWrap, CopyFrom, ToByteArray and MemoryMarshal.TryGetArray in the gateway's process (bounded: at most 64 MiB copied per operation).")
+            .ProducesProblem(StatusCodes.Status400BadRequest)
+            .ProducesProblem(StatusCodes.Status503ServiceUnavailable);
+        return app;
+    }
+
+    private static ProblemHttpResult Invalid(string error) =>
+        TypedResults.Problem(statusCode: StatusCodes.Status400BadRequest, title: "Invalid lesson parameters", detail: error);
+}

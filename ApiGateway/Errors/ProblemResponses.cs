@@ -1,8 +1,8 @@
 using ApiGateway.Runs;
+using GrpcDependencies.Grpc;
 using Microsoft.AspNetCore.Diagnostics;
 using Microsoft.AspNetCore.Http.HttpResults;
 using Microsoft.AspNetCore.Mvc;
-using GrpcDependencies.Grpc;
 
 namespace ApiGateway.Errors;
 

@@ -1,7 +1,7 @@
 using System.Diagnostics;
 using ApiGateway.Clients;
-using ApiGateway.Errors;
 using ApiGateway.Configuration;
+using ApiGateway.Errors;
 using ApiGateway.Runs;
 using GrpcDependencies.Grpc;
 using Microsoft.Extensions.Options;

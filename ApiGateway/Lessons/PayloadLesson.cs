@@ -1,10 +1,10 @@
 using System.Diagnostics;
 using System.Runtime.InteropServices;
-using System.Text;
 using System.Text.Json;
+using System.Text;
 using ApiGateway.Clients;
-using ApiGateway.Errors;
 using ApiGateway.Configuration;
+using ApiGateway.Errors;
 using ApiGateway.Runs;
 using Google.Protobuf;
 using GrpcDependencies.Grpc;

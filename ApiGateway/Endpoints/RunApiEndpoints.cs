@@ -29,6 +29,7 @@ public static class RunApiEndpoints
 
         var runs = api.MapGroup("/runs").WithTags("Runs");
         runs.MapPost("/", StartRunAsync)
+            .Accepts<RunRequestBody>("application/json")
             .WithSummary("Start a run in the background; 202 with its id and Location.")
             .WithDescription($"Body: {{\"strategy\": \"client-wrapper\", \"count\": 1000, \"concurrency\": 100, \"warmup\": 100, \"delayMs\": 0, \"payloadBytes\": 100}}. {limits} Per-call statuses are not kept for background runs.")
             .ProducesProblem(StatusCodes.Status400BadRequest).ProducesProblem(StatusCodes.Status429TooManyRequests);
@@ -52,6 +53,7 @@ public static class RunApiEndpoints
 
         var suites = api.MapGroup("/suites").WithTags("Suites");
         suites.MapPost("/", StartSuiteAsync)
+            .Accepts<SuiteRequestBody>("application/json")
             .WithSummary("Run every strategy (or those listed in 'strategies') in turn with the same plan, and compare them.")
             .WithDescription($"Body: {{\"count\": 1000, \"strategies\": [\"client-wrapper\", \"streaming-call\"]}} (strategies optional: all). {limits}")
             .ProducesProblem(StatusCodes.Status400BadRequest).ProducesProblem(StatusCodes.Status429TooManyRequests);

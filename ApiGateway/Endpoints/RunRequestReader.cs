@@ -3,6 +3,12 @@ using ApiGateway.Runs;
 
 namespace ApiGateway.Endpoints;
 
+/// <summary>The body of POST /api/runs, for the OpenAPI document (the reader accepts numbers as JSON numbers or strings).</summary>
+public sealed record RunRequestBody(string Strategy, int Count, int? Concurrency, int? Warmup, int? DelayMs, int? PayloadBytes);
+
+/// <summary>The body of POST /api/suites: a run's plan for every strategy, or for those listed.</summary>
+public sealed record SuiteRequestBody(int Count, int? Concurrency, int? Warmup, int? DelayMs, int? PayloadBytes, IReadOnlyList<string>? Strategies);
+
 /// <summary>
 /// Reads a run plan from a JSON body into the same text form the query string gives, so both are validated
 /// by one set of rules and say the same thing when something is wrong.

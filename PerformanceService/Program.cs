@@ -17,5 +17,6 @@ var app = builder.Build().ExitOnInvalidConfiguration();
 app.UseRequestLogging(LogLevel.Debug);
 app.MapMonitorService<PerformanceMonitor>();
 app.MapGet("/", () => "performance.Monitor speaks gRPC over HTTP/2 (h2c) here; use a gRPC client.");
+app.MapDiagnostics();
 
 app.Run();

@@ -23,6 +23,7 @@ public sealed class GrpcChannelOptions
 public sealed class GrpcChannel : IDisposable
 {
     private readonly HttpMessageInvoker _invoker;
+    private readonly System.Collections.Concurrent.ConcurrentDictionary<string, Uri> _methodUris = new(StringComparer.Ordinal);
     private readonly bool _disposeInvoker;
 
     private GrpcChannel(Uri address, HttpMessageInvoker invoker, bool disposeInvoker, int maxReceiveMessageSize)
@@ -74,13 +75,16 @@ public sealed class GrpcChannel : IDisposable
         KeepAlivePingTimeout = TimeSpan.FromSeconds(30),
         ConnectTimeout = TimeSpan.FromSeconds(5),
         AutomaticDecompression = DecompressionMethods.None,
+        // gRPC never follows redirects; leaving them on only adds a handler to every call.
+        AllowAutoRedirect = false,
         UseProxy = false,
         UseCookies = false,
     };
 
     internal HttpRequestMessage CreateRequest(string path, DateTime? deadline)
     {
-        var request = new HttpRequestMessage(HttpMethod.Post, new Uri(Address, path))
+        // A Uri per call costs a parse and two objects; a channel calls few methods, so keep one each.
+        var request = new HttpRequestMessage(HttpMethod.Post, _methodUris.GetOrAdd(path, static (method, address) => new Uri(address, method), Address))
         {
             Version = HttpVersion.Version20,
             VersionPolicy = HttpVersionPolicy.RequestVersionExact,

@@ -43,6 +43,26 @@ public static class GrpcProtocol
         writer.Advance(HeaderSize + length);
     }
 
+    /// <summary>The one message of a unary body held whole in <paramref name="body"/>; null when the body is empty.</summary>
+    public static T? ParseSingleMessage<T>(ReadOnlySpan<byte> body, MessageParser<T> parser, int maxMessageSize)
+        where T : class, IMessage<T>
+    {
+        if (body.IsEmpty)
+        {
+            return null;
+        }
+
+        var length = body.Length >= HeaderSize ? ReadHeader(body[..HeaderSize], maxMessageSize) : uint.MaxValue;
+        if (length == uint.MaxValue || body.Length < HeaderSize + length)
+        {
+            throw new RpcException(StatusCode.Internal, $"The stream ended inside a message ({body.Length} bytes of an incomplete frame).");
+        }
+
+        return body.Length == HeaderSize + length
+            ? parser.ParseFrom(body.Slice(HeaderSize, (int)length))
+            : throw new RpcException(StatusCode.Internal, "The server sent more than one message on a unary call.");
+    }
+
     /// <summary>Reads the next message, or returns null when the stream ended cleanly between messages.</summary>
     public static async ValueTask<T?> ReadMessageAsync<T>(
         PipeReader reader, MessageParser<T> parser, int maxMessageSize, CancellationToken cancellationToken)
@@ -82,17 +102,7 @@ public static class GrpcProtocol
 
         Span<byte> header = stackalloc byte[HeaderSize];
         buffer.Slice(0, HeaderSize).CopyTo(header);
-        if (header[0] != 0)
-        {
-            throw new RpcException(StatusCode.Unimplemented, "Compressed messages are not supported; send them uncompressed (grpc-encoding: identity).");
-        }
-
-        var length = BinaryPrimitives.ReadUInt32BigEndian(header[1..]);
-        if (length > (uint)maxMessageSize)
-        {
-            throw new RpcException(StatusCode.ResourceExhausted, $"Received message exceeds the maximum configured message size ({length} > {maxMessageSize} bytes).");
-        }
-
+        var length = ReadHeader(header, maxMessageSize);
         if (buffer.Length < HeaderSize + length)
         {
             return false;
@@ -101,6 +111,20 @@ public static class GrpcProtocol
         payload = buffer.Slice(HeaderSize, length);
         buffer = buffer.Slice(payload.End);
         return true;
+    }
+
+    /// <summary>The payload length a frame header announces, after refusing what this transport does not accept.</summary>
+    private static uint ReadHeader(ReadOnlySpan<byte> header, int maxMessageSize)
+    {
+        if (header[0] != 0)
+        {
+            throw new RpcException(StatusCode.Unimplemented, "Compressed messages are not supported; send them uncompressed (grpc-encoding: identity).");
+        }
+
+        var length = BinaryPrimitives.ReadUInt32BigEndian(header[1..]);
+        return length <= (uint)maxMessageSize
+            ? length
+            : throw new RpcException(StatusCode.ResourceExhausted, $"Received message exceeds the maximum configured message size ({length} > {maxMessageSize} bytes).");
     }
 
     private static void WriteHeader(Span<byte> destination, int length)

@@ -50,8 +50,8 @@ public interface IServerStreamWriter<in T>
 /// <summary>Runs service methods behind HTTP/2 endpoints: reads framed requests, writes framed responses and the status trailers.</summary>
 public static partial class ServerCalls
 {
-    public static async Task HandleUnaryAsync<TRequest, TResponse>(
-        HttpContext http, MessageParser<TRequest> parser, Func<TRequest, ServerCallContext, Task<TResponse>> method)
+    public static async Task HandleUnaryAsync<TService, TRequest, TResponse>(
+        HttpContext http, TService service, MessageParser<TRequest> parser, Func<TService, TRequest, ServerCallContext, Task<TResponse>> method)
         where TRequest : class, IMessage<TRequest>
         where TResponse : IMessage
     {
@@ -65,7 +65,7 @@ public static partial class ServerCalls
         {
             var request = await GrpcProtocol.ReadMessageAsync(http.Request.BodyReader, parser, GrpcProtocol.DefaultMaxMessageSize, context.CancellationToken)
                 ?? throw new RpcException(StatusCode.Internal, "The request stream ended without a message.");
-            var response = await method(request, context);
+            var response = await method(service, request, context);
             GrpcProtocol.WriteMessage(http.Response.BodyWriter, response);
             EndCall(http, StatusCode.OK, null);
         }
@@ -79,9 +79,9 @@ public static partial class ServerCalls
         }
     }
 
-    public static async Task HandleDuplexStreamingAsync<TRequest, TResponse>(
-        HttpContext http, MessageParser<TRequest> parser,
-        Func<IAsyncStreamReader<TRequest>, IServerStreamWriter<TResponse>, ServerCallContext, Task> method)
+    public static async Task HandleDuplexStreamingAsync<TService, TRequest, TResponse>(
+        HttpContext http, TService service, MessageParser<TRequest> parser,
+        Func<TService, IAsyncStreamReader<TRequest>, IServerStreamWriter<TResponse>, ServerCallContext, Task> method)
         where TRequest : class, IMessage<TRequest>
         where TResponse : IMessage
     {
@@ -106,7 +106,7 @@ public static partial class ServerCalls
         {
             // Send the headers now so the client sees the call accepted before the first answer.
             await http.Response.BodyWriter.FlushAsync(context.CancellationToken);
-            await method(new RequestReader<TRequest>(http.Request.BodyReader, parser), new ResponseWriter<TResponse>(http.Response.BodyWriter), context);
+            await method(service, new RequestReader<TRequest>(http.Request.BodyReader, parser), new ResponseWriter<TResponse>(http.Response.BodyWriter), context);
             EndCall(http, StatusCode.OK, null);
         }
         catch (Exception ex)
@@ -121,8 +121,8 @@ public static partial class ServerCalls
 
     private static bool AcceptRequest(HttpContext http)
     {
+        // Only known headers here: an unknown one (grpc-accept-encoding, say) costs Kestrel a dictionary per response.
         http.Response.ContentType = GrpcProtocol.ContentType;
-        http.Response.Headers["grpc-accept-encoding"] = "identity";
         if (!HttpMethods.IsPost(http.Request.Method))
         {
             http.Response.StatusCode = StatusCodes.Status405MethodNotAllowed;
@@ -144,6 +144,7 @@ public static partial class ServerCalls
 
         if (http.Request.Headers.TryGetValue("grpc-encoding", out var encoding) && encoding != "identity")
         {
+            http.Response.Headers["grpc-accept-encoding"] = "identity";
             EndCall(http, StatusCode.Unimplemented, $"Unsupported grpc-encoding value '{encoding}'. Supported encodings: identity");
             return false;
         }

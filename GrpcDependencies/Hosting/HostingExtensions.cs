@@ -69,6 +69,12 @@ public static partial class HostingExtensions
         var logger = app.ApplicationServices.GetService(typeof(ILoggerFactory)) is ILoggerFactory factory
             ? factory.CreateLogger("RequestLogging")
             : throw new InvalidOperationException("Logging is not registered.");
+        // Off at start means off: no per-request cost at all (the service logs calls at Debug only).
+        if (!logger.IsEnabled(level))
+        {
+            return app;
+        }
+
         return app.Use(async (http, next) =>
         {
             var start = Stopwatch.GetTimestamp();

@@ -1,5 +1,6 @@
 using GrpcDependencies.Grpc;
 using Microsoft.AspNetCore.Builder;
+using Microsoft.AspNetCore.Http;
 using Microsoft.AspNetCore.Routing;
 using Microsoft.Extensions.DependencyInjection;
 
@@ -37,15 +38,30 @@ public static class Monitor
             ServerCallContext context);
     }
 
-    /// <summary>Maps both methods of the service to their gRPC paths; <typeparamref name="TService"/> comes from DI.</summary>
+    /// <summary>
+    /// Maps both methods of the service to their gRPC paths. <typeparamref name="TService"/> is resolved once, so
+    /// register it as a singleton: a per-request DI scope and delegate would cost every call an allocation.
+    /// </summary>
     public static IEndpointConventionBuilder MapMonitorService<TService>(this IEndpointRouteBuilder endpoints)
         where TService : MonitorBase
     {
+        var service = endpoints.ServiceProvider.GetRequiredService<TService>();
+        RequestDelegate unary = http => ServerCalls.HandleUnaryAsync(http, service, PerformanceStatusRequest.Parser, Methods<TService>.GetPerformance);
+        RequestDelegate duplex = http => ServerCalls.HandleDuplexStreamingAsync(http, service, PerformanceStatusRequest.Parser, Methods<TService>.GetManyPerformanceStats);
         var group = endpoints.MapGroup(string.Empty);
-        group.MapPost(GetPerformancePath, http => ServerCalls.HandleUnaryAsync(
-            http, PerformanceStatusRequest.Parser, http.RequestServices.GetRequiredService<TService>().GetPerformance));
-        group.MapPost(GetManyPerformanceStatsPath, http => ServerCalls.HandleDuplexStreamingAsync<PerformanceStatusRequest, PerformanceStatusResponse>(
-            http, PerformanceStatusRequest.Parser, http.RequestServices.GetRequiredService<TService>().GetManyPerformanceStats));
+        group.MapPost(GetPerformancePath, unary);
+        group.MapPost(GetManyPerformanceStatsPath, duplex);
         return group;
+    }
+
+    // Made once per service type, so no call allocates a delegate.
+    private static class Methods<TService>
+        where TService : MonitorBase
+    {
+        public static readonly Func<TService, PerformanceStatusRequest, ServerCallContext, Task<PerformanceStatusResponse>> GetPerformance =
+            (monitor, request, context) => monitor.GetPerformance(request, context);
+
+        public static readonly Func<TService, IAsyncStreamReader<PerformanceStatusRequest>, IServerStreamWriter<PerformanceStatusResponse>, ServerCallContext, Task> GetManyPerformanceStats =
+            (monitor, requests, responses, context) => monitor.GetManyPerformanceStats(requests, responses, context);
     }
 }

@@ -1,0 +1,219 @@
+using System.Diagnostics;
+using System.Net;
+using System.Net.Http.Json;
+using System.Net.Security;
+using System.Security.Cryptography;
+using System.Security.Cryptography.X509Certificates;
+using System.Text.Json;
+using ApiGateway.Clients;
+using ApiGateway.Configuration;
+using ApiGateway.Runs;
+using ApiGateway.Strategies;
+using GrpcDependencies.Grpc;
+using Microsoft.Extensions.Options;
+using Performance;
+
+namespace GrpcBestPractices.Benchmarks;
+
+/// <summary>h2load (nghttp2) sending the same gRPC request frame the gateway sends.</summary>
+public sealed class H2Load(string frameFile, string workDirectory)
+{
+    public async Task<double> SequentialP50MsAsync(string url, int count)
+    {
+        var log = Path.Combine(workDirectory, "h2load-requests.tsv");
+        await RunAsync(url, count, connections: 1, streams: 1, "--log-file=" + log);
+        // Columns: start (µs since epoch), HTTP status, duration (µs).
+        var durations = File.ReadLines(log).Select(line => Command.Number(line.Split('\t')[2]) / 1000).ToArray();
+        return Statistics.Percentile(durations, 50);
+    }
+
+    public async Task<double> ThroughputAsync(string url, int count, int connections, int streams)
+    {
+        var output = await RunAsync(url, count, connections, streams);
+        var finished = output.Split('\n').Single(line => line.StartsWith("finished in", StringComparison.Ordinal));
+        return Command.Number(finished.Split(", ")[1].Split(' ')[0]);
+    }
+
+    private async Task<string> RunAsync(string url, int count, int connections, int streams, params string[] extra)
+    {
+        var output = await Command.RunAsync("h2load",
+        [
+            "-n", count.ToString(), "-c", connections.ToString(), "-m", streams.ToString(), "-d", frameFile,
+            "-H", "content-type: application/grpc", "-H", "te: trailers", .. extra, url + Monitor.GetPerformancePath,
+        ]);
+        var requests = output.Split('\n').Single(line => line.StartsWith("requests:", StringComparison.Ordinal));
+        return requests.Contains($"{count} succeeded, 0 failed", StringComparison.Ordinal)
+            ? output
+            : throw new InvalidOperationException($"h2load had failures: {requests}");
+    }
+}
+
+/// <summary>@grpc/grpc-js, the reference Node client, calling the same service with the same request.</summary>
+public sealed class GrpcJs(string script)
+{
+    public async Task<(double P50Ms, double CallsPerSecond)> RunAsync(string address, string mode, int count, int inFlight)
+    {
+        var output = await Command.RunAsync("node", [script, address, mode, count.ToString(), inFlight.ToString()]);
+        var result = JsonDocument.Parse(output).RootElement;
+        return (result.GetProperty("p50Ms").GetDouble(), result.GetProperty("callsPerSecond").GetDouble());
+    }
+}
+
+/// <summary>Runs through the gateway's own API: the figures are the product's own.</summary>
+public sealed class Gateway(HttpClient http)
+{
+    public async Task<JsonElement> RunAsync(object plan)
+    {
+        using var started = await http.PostAsJsonAsync("/api/runs", plan);
+        var id = (await started.Content.ReadFromJsonAsync<JsonElement>()).GetProperty("id").GetString();
+        var clock = Stopwatch.StartNew();
+        while (true)
+        {
+            var run = await http.GetFromJsonAsync<JsonElement>($"/api/runs/{id}");
+            switch (run.GetProperty("state").GetString())
+            {
+                case "Completed":
+                    return run.GetProperty("stats");
+                case "Running" when clock.Elapsed < TimeSpan.FromMinutes(5):
+                    await Task.Delay(50);
+                    break;
+                default:
+                    throw new InvalidOperationException($"Run {id} did not complete: {run}");
+            }
+        }
+    }
+}
+
+/// <summary>Measurements made in this process, on channels of its own.</summary>
+public static class InProcess
+{
+    public static PerformanceStatusRequest Request => new() { ClientName = "client-wrapper #1", PayloadBytes = 100 };
+
+    /// <summary>One stream, one message at a time: write, wait for the answer, write the next.</summary>
+    public static async Task<double> PingPongMessagesPerSecondAsync(GrpcChannel channel, int count)
+    {
+        using var call = new Monitor.MonitorClient(channel).GetManyPerformanceStats();
+        var request = Request;
+        var start = Stopwatch.GetTimestamp();
+        for (var i = 0; i < count; i++)
+        {
+            await call.RequestStream.WriteAsync(request);
+            if (!await call.ResponseStream.MoveNext())
+            {
+                throw new InvalidOperationException("The stream ended early.");
+            }
+        }
+
+        var elapsed = Stopwatch.GetElapsedTime(start);
+        await call.RequestStream.CompleteAsync();
+        while (await call.ResponseStream.MoveNext())
+        {
+        }
+
+        return count / elapsed.TotalSeconds;
+    }
+
+    /// <summary>Median latency of a call on a channel made (and disposed) for that call alone.</summary>
+    public static async Task<double> ChannelPerCallP50MsAsync(string address, int count, Func<SocketsHttpHandler> handler)
+    {
+        var latencies = new double[count];
+        for (var i = 0; i < count; i++)
+        {
+            var start = Stopwatch.GetTimestamp();
+            using (var channel = GrpcChannel.ForAddress(address, new GrpcChannelOptions { HttpHandler = handler(), DisposeHttpClient = true }))
+            {
+                await new Monitor.MonitorClient(channel).GetPerformanceAsync(Request);
+            }
+
+            latencies[i] = Stopwatch.GetElapsedTime(start).TotalMilliseconds;
+        }
+
+        return Statistics.Percentile(latencies, 50);
+    }
+
+    public static async Task<double> KeptChannelP50MsAsync(GrpcChannel channel, int count)
+    {
+        var client = new Monitor.MonitorClient(channel);
+        var latencies = new double[count];
+        for (var i = 0; i < count; i++)
+        {
+            var start = Stopwatch.GetTimestamp();
+            await client.GetPerformanceAsync(Request);
+            latencies[i] = Stopwatch.GetElapsedTime(start).TotalMilliseconds;
+        }
+
+        return Statistics.Percentile(latencies, 50);
+    }
+
+    /// <summary>The same calls on the same channel: once through the run engine and a strategy, once as a bare loop. Returns (engine, bare) seconds.</summary>
+    public static async Task<(double Engine, double Bare)> EngineAndBareLoopAsync(string address, int count)
+    {
+        var gateway = Options.Create(new GatewayOptions { ServerUrl = address });
+        var limits = Options.Create(new RunLimitsOptions());
+        using var wrapper = new MonitorClientWrapper(new MonitorChannelFactory(gateway, limits));
+        var strategy = new ClientWrapperStrategy(wrapper);
+        var engine = new RunEngine(limits);
+        var plan = new RunPlan("client-wrapper", count, 1, 0, 0, 100, IncludeStatuses: false);
+        var client = wrapper.CreateClient();
+        await engine.ExecuteAsync(strategy, plan with { Count = 2000 }, new RunProgress(), CancellationToken.None);
+
+        var bare = Stopwatch.GetTimestamp();
+        var request = Request;
+        for (var i = 0; i < count; i++)
+        {
+            await client.GetPerformanceAsync(request);
+        }
+
+        var bareSeconds = Stopwatch.GetElapsedTime(bare).TotalSeconds;
+        var outcome = await engine.ExecuteAsync(strategy, plan, new RunProgress(), CancellationToken.None);
+        return outcome.State == RunState.Completed
+            ? (outcome.Stats!.WallTimeMs / 1000, bareSeconds)
+            : throw new InvalidOperationException($"The engine run ended {outcome.State}: {outcome.Error}");
+    }
+
+    /// <summary>Bytes the service allocated per call while h2load made <paramref name="count"/> sequential calls.</summary>
+    public static async Task<double> ServiceBytesPerCallAsync(string address, H2Load h2load, int count)
+    {
+        using var http = new HttpClient { DefaultRequestVersion = HttpVersion.Version20, DefaultVersionPolicy = HttpVersionPolicy.RequestVersionExact };
+        var diagnostics = new Uri(new Uri(address), "/diagnostics");
+        var before = (await http.GetFromJsonAsync<JsonElement>(diagnostics)).GetProperty("allocatedBytes").GetInt64();
+        await h2load.ThroughputAsync(address, count, connections: 1, streams: 1);
+        var after = (await http.GetFromJsonAsync<JsonElement>(diagnostics)).GetProperty("allocatedBytes").GetInt64();
+        return (double)(after - before) / count;
+    }
+
+    /// <summary>A self-signed certificate for 127.0.0.1, written as a PFX the service's Kestrel section can load.</summary>
+    public static X509Certificate2 CreateCertificate(string pfxPath, string password)
+    {
+        using var key = RSA.Create(2048);
+        var request = new CertificateRequest("CN=127.0.0.1", key, HashAlgorithmName.SHA256, RSASignaturePadding.Pkcs1);
+        var names = new SubjectAlternativeNameBuilder();
+        names.AddIpAddress(IPAddress.Loopback);
+        request.CertificateExtensions.Add(names.Build());
+        request.CertificateExtensions.Add(new X509EnhancedKeyUsageExtension([new Oid("1.3.6.1.5.5.7.3.1")], critical: false));
+        using var certificate = request.CreateSelfSigned(DateTimeOffset.UtcNow.AddDays(-1), DateTimeOffset.UtcNow.AddDays(1));
+        File.WriteAllBytes(pfxPath, certificate.Export(X509ContentType.Pfx, password));
+        return X509CertificateLoader.LoadPkcs12(File.ReadAllBytes(pfxPath), password);
+    }
+
+    /// <summary>A handler that trusts exactly this certificate (nothing else), for the TLS measurements.</summary>
+    public static SocketsHttpHandler TrustOnly(X509Certificate2 certificate) => new()
+    {
+        UseProxy = false,
+        SslOptions = new SslClientAuthenticationOptions
+        {
+            RemoteCertificateValidationCallback = (_, presented, _, _) => presented is not null && presented.GetCertHashString() == certificate.GetCertHashString(),
+        },
+    };
+}
+
+public static class Statistics
+{
+    public static double Percentile(double[] values, double percentile)
+    {
+        var sorted = values.Order().ToArray();
+        return sorted[Math.Clamp((int)Math.Ceiling(percentile / 100 * sorted.Length) - 1, 0, sorted.Length - 1)];
+    }
+
+    public static double Median(IEnumerable<double> values) => Percentile(values.ToArray(), 50);
+}

@@ -108,7 +108,9 @@ try {
   }
 
   const live = await chartData('chart-live');
-  check(live.datasets.some((dataset) => dataset.label.endsWith('calls/s') && dataset.data.length > 0), 'the live chart got no throughput point');
+  for (const name of strategies) {
+    check(live.datasets.some((dataset) => dataset.label === `${name} calls/s` && dataset.data.length > 0), `the live chart has no throughput point for ${name}`);
+  }
 
   // The history chart, for the strategy shown first and after picking another.
   for (const name of [await page.$eval('#history-strategy', (select) => select.value), strategies.at(-1)]) {

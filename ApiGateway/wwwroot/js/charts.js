@@ -167,9 +167,11 @@ export function resetLive() {
   chart.update();
 }
 
+const liveThroughput = (strategy) => charts['chart-live'].data.datasets.find((dataset) => dataset.label === `${strategy} calls/s`);
+
 export function addLivePoint(strategy, seconds, snapshot) {
   const chart = charts['chart-live'];
-  let throughput = chart.data.datasets.find((dataset) => dataset.label === `${strategy} calls/s`);
+  let throughput = liveThroughput(strategy);
   if (!throughput) {
     throughput = { label: `${strategy} calls/s`, yAxisID: 'y', data: [], borderColor: colourOf(strategy), backgroundColor: colourOf(strategy), pointRadius: 2, borderWidth: 3 };
     chart.data.datasets.push(throughput);
@@ -179,6 +181,16 @@ export function addLivePoint(strategy, seconds, snapshot) {
   if (snapshot.rollingP50Ms !== null) push(p50.data, { x: seconds, y: snapshot.rollingP50Ms });
   if (snapshot.rollingP99Ms !== null) push(p99.data, { x: seconds, y: snapshot.rollingP99Ms });
   chart.update('none');
+}
+
+/** A run faster than the event ticks may end before a progress event shows it; plot its whole-run figures instead. */
+export function addRunPoint(run, seconds) {
+  if (!run.stats || liveThroughput(run.plan.strategy)?.data.length) return;
+  addLivePoint(run.plan.strategy, seconds, {
+    currentThroughputPerSecond: run.stats.throughputPerSecond,
+    rollingP50Ms: run.stats.latency?.p50Ms ?? null,
+    rollingP99Ms: run.stats.latency?.p99Ms ?? null,
+  });
 }
 
 function push(points, point) {

@@ -1,7 +1,7 @@
 // Wires the page: the run form, the live stream, and reloading every chart from the API when a run ends.
 
 import { api, clearErrors, showError } from './api.js';
-import { addLivePoint, assignColours, createCharts, resetLive, setLargeType, showHistory, showLatest } from './charts.js';
+import { addLivePoint, addRunPoint, assignColours, createCharts, resetLive, setLargeType, showHistory, showLatest } from './charts.js';
 import { comparePicked, loadHistory } from './history.js';
 import { follow } from './live.js';
 import { el, ms, time } from './format.js';
@@ -95,8 +95,14 @@ async function start() {
   say(`Connecting to the live stream of ${kind === 'suites' ? `${view.strategies.length} strategies` : strategy}…`);
   current.stop = follow(kind, view.id, {
     progress: (data) => onProgress(kind === 'suites' ? data : { strategy, index: 1, of: 1, progress: data }, seconds()),
-    run: (run) => say(`${run.plan.strategy} ${run.state.toLowerCase()}: ${ms(run.stats?.wallTimeMs)} ms wall time${run.error ? ` — ${run.error}` : ''}.`),
-    final: (final) => finish(kind, final).catch(fail),
+    run: (run) => {
+      addRunPoint(run, seconds());
+      say(`${run.plan.strategy} ${run.state.toLowerCase()}: ${ms(run.stats?.wallTimeMs)} ms wall time${run.error ? ` — ${run.error}` : ''}.`);
+    },
+    final: (final) => {
+      if (kind === 'runs') addRunPoint(final, seconds());
+      finish(kind, final).catch(fail);
+    },
     silent: (quiet, why) => say(`No news for ${quiet} s (${why}); the run goes on — ${$('status').dataset.last ?? 'waiting for the first call'}.`),
     lost: (message) => fail(new Error(message)),
   });

@@ -1,4 +1,3 @@
-using System.Diagnostics;
 using System.Text.Json;
 using GrpcBestPractices.Tests.Infrastructure;
 using Xunit.Abstractions;
@@ -26,7 +25,7 @@ public sealed class DashboardBrowserTests(ITestOutputHelper output)
         await using var service = await AppProcess.StartAsync("PerformanceService");
         await using var gateway = await AppProcess.StartAsync("ApiGateway", ["--ServerUrl", service.Url]);
 
-        var (exitCode, stdout, stderr) = await RunNodeAsync("dashboard.mjs", gateway.Url, Screenshots, "30", "90");
+        var (exitCode, stdout, stderr) = await NodeScript.RunAsync(BrowserDirectory, "dashboard.mjs", TimeSpan.FromSeconds(180), gateway.Url, Screenshots, "30", "90");
 
         output.WriteLine(stdout);
         var lastLine = stdout.Split('\n', StringSplitOptions.RemoveEmptyEntries).LastOrDefault() ?? "";
@@ -37,31 +36,5 @@ public sealed class DashboardBrowserTests(ITestOutputHelper output)
         Assert.Empty(result.GetProperty("foreignRequests").EnumerateArray());
         Assert.All(result.GetProperty("screenshots").EnumerateArray(), shot => Assert.True(File.Exists(shot.GetString()), $"no screenshot at {shot}"));
         output.WriteLine($"Screenshots in {Screenshots}; click to final chart: {result.GetProperty("clickToDoneMs").GetInt32()} ms");
-    }
-
-    private static async Task<(int ExitCode, string Output, string Errors)> RunNodeAsync(string script, params string[] arguments)
-    {
-        var start = new ProcessStartInfo("node") { WorkingDirectory = BrowserDirectory, RedirectStandardOutput = true, RedirectStandardError = true };
-        start.ArgumentList.Add(script);
-        foreach (var argument in arguments)
-        {
-            start.ArgumentList.Add(argument);
-        }
-
-        using var node = Process.Start(start)!;
-        using var timeout = new CancellationTokenSource(TimeSpan.FromSeconds(180));
-        var stdout = node.StandardOutput.ReadToEndAsync(timeout.Token);
-        var stderr = node.StandardError.ReadToEndAsync(timeout.Token);
-        try
-        {
-            await node.WaitForExitAsync(timeout.Token);
-        }
-        catch (OperationCanceledException)
-        {
-            node.Kill(entireProcessTree: true);
-            Assert.Fail($"node {script} did not finish within 180 s.");
-        }
-
-        return (node.ExitCode, await stdout, await stderr);
     }
 }

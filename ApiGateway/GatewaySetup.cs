@@ -29,7 +29,8 @@ public static partial class GatewaySetup
             Title = "GrpcBestPractices gateway",
             Version = "v1",
             Description = "Each endpoint runs one gRPC client strategy against PerformanceService and reports how long it took. " +
-                "Try count = 1000 on each and compare requestProcessingTime (milliseconds, sub-millisecond resolution) and connectionsUsed.",
+                "Try count = 1000 on each and compare requestProcessingTime (milliseconds, sub-millisecond resolution) and connectionsUsed. " +
+                "[Open the chart page](/) to run every strategy side by side and watch it live.",
         }));
         return services;
     }

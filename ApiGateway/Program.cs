@@ -3,6 +3,7 @@ using ApiGateway.Clients;
 using ApiGateway.Endpoints;
 using ApiGateway.Errors;
 using ApiGateway.History;
+using ApiGateway.Page;
 using GrpcDependencies.Hosting;
 
 var builder = WebApplication.CreateBuilder(args);
@@ -21,13 +22,14 @@ var app = builder.Build().ExitOnInvalidConfiguration();
 await app.EnsureHistoryWritableAsync();
 
 app.UseRequestLogging();
+app.UseDashboardPage();
 app.UseExceptionHandler();
 app.UseStatusCodePages();
 app.UseSwaggerDocs();
 app.MapStrategyEndpoints();
 app.MapRunApi();
+app.MapRunExport();
 app.MapLessonEndpoints();
-app.MapGet("/", () => Results.Redirect("/swagger")).ExcludeFromDescription();
 app.LogSwaggerUrlOnStart();
 
 app.Run();

@@ -251,12 +251,19 @@ public static class RunApiEndpoints
         if (active is not null)
         {
             var strategies = active.Record.Strategies;
+            var reported = new HashSet<Guid>();
             ActiveRun? followed = null;
             while (!active.Completion.IsCompleted)
             {
                 if (active.Current is { } current && current != followed)
                 {
                     followed = current;
+                    reported.Add(current.Id);
+                    foreach (var missed in await EndedRunsNotReportedAsync(id, store, reported, cancellation))
+                    {
+                        yield return missed;
+                    }
+
                     var index = strategies.ToList().IndexOf(current.Record.Plan.Strategy);
                     await foreach (var progress in Progress(current.Progress, cancellation))
                     {
@@ -272,11 +279,25 @@ public static class RunApiEndpoints
             }
 
             ended = await active.Completion;
+            foreach (var missed in await EndedRunsNotReportedAsync(id, store, reported, cancellation))
+            {
+                yield return missed;
+            }
         }
 
         ended ??= await store.GetSuiteAsync(id, cancellation);
         yield return new SseItem<object>(SuiteView.From(ended!, await store.ListSuiteRunsAsync(id, cancellation), null), "final");
     }
+
+    /// <summary>
+    /// A run shorter than the poll can start and end between two looks at the suite's current run; its 'run'
+    /// event comes from the history, so every strategy of the suite is reported.
+    /// </summary>
+    private static async Task<IEnumerable<SseItem<object>>> EndedRunsNotReportedAsync(Guid suiteId, IRunStore store, HashSet<Guid> reported, CancellationToken cancellation) =>
+        (await store.ListSuiteRunsAsync(suiteId, cancellation))
+            .Where(run => run.State != RunState.Running && reported.Add(run.Id))
+            .Select(run => new SseItem<object>(RunView.From(run), "run"))
+            .ToList();
 
     /// <summary>Each new snapshot once, until the run has finished (its last snapshot included).</summary>
     private static async IAsyncEnumerable<ProgressSnapshot> Progress(RunProgress progress, [EnumeratorCancellation] CancellationToken cancellation)

@@ -48,20 +48,9 @@ public sealed class GrpcJsInteropTests(SystemFixture system)
 
     private static async Task<JsonElement> RunNodeAsync(string script, params string[] arguments)
     {
-        var start = new ProcessStartInfo("node") { WorkingDirectory = InteropDirectory, RedirectStandardOutput = true, RedirectStandardError = true };
-        start.ArgumentList.Add(script);
-        foreach (var argument in arguments)
-        {
-            start.ArgumentList.Add(argument);
-        }
-
-        using var node = Process.Start(start)!;
-        using var timeout = new CancellationTokenSource(TimeSpan.FromSeconds(60));
-        var output = node.StandardOutput.ReadToEndAsync(timeout.Token);
-        var errors = node.StandardError.ReadToEndAsync(timeout.Token);
-        await node.WaitForExitAsync(timeout.Token);
-        Assert.True(node.ExitCode == 0, $"node {script} exited with {node.ExitCode}: {await errors}");
-        return JsonDocument.Parse(await output).RootElement.Clone();
+        var (exitCode, output, errors) = await NodeScript.RunAsync(InteropDirectory, script, TimeSpan.FromSeconds(60), arguments);
+        Assert.True(exitCode == 0, $"node {script} exited with {exitCode}: {errors}");
+        return JsonDocument.Parse(output).RootElement.Clone();
     }
 
     private sealed class NodeServer : IAsyncDisposable

@@ -179,6 +179,18 @@ public sealed class RunApiTests(SystemFixture system)
         Assert.Equal("Completed", events[^1].Data.GetProperty("state").GetString());
     }
 
+    [Fact]
+    public async Task SuiteEventsReportEveryRunOnceEvenRunsTooFastToFollow()
+    {
+        var started = await system.Http.StartRunAsync("""{"count": 3}""", "/api/suites");
+        using var response = await system.Http.GetAsync($"/api/suites/{started.GetProperty("id").GetString()}/events", HttpCompletionOption.ResponseHeadersRead);
+
+        var events = await ReadEventsAsync(response);
+
+        Assert.Equal(StrategyRouteTests.RouteNames.Select(route => route.Split('/')[^1]),
+            events.Where(e => e.Name == "run").Select(e => e.Data.GetProperty("plan").GetProperty("strategy").GetString()));
+    }
+
     private static async Task<List<(string Name, JsonElement Data)>> ReadEventsAsync(HttpResponseMessage response)
     {
         using var timeout = new CancellationTokenSource(TimeSpan.FromSeconds(60));

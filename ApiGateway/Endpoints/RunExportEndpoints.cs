@@ -1,0 +1,120 @@
+using System.Globalization;
+using System.Text;
+using System.Text.Json;
+using ApiGateway.Errors;
+using ApiGateway.History;
+using ApiGateway.Runs;
+
+namespace ApiGateway.Endpoints;
+
+/// <summary>Any run as a file to keep: the same JSON as GET /api/runs/{id}, or CSV a spreadsheet opens.</summary>
+public static class RunExportEndpoints
+{
+    private static readonly string[] Formats = ["json", "csv"];
+
+    public static IEndpointRouteBuilder MapRunExport(this IEndpointRouteBuilder app)
+    {
+        app.MapGet("/api/runs/{id:guid}/export", ExportAsync)
+            .WithTags("Runs")
+            .WithSummary("Download one run as a file: format=json (default, the shape of GET /api/runs/{id}) or format=csv (one line per figure, then the histogram bins).")
+            .Produces(StatusCodes.Status200OK, contentType: "application/json")
+            .Produces(StatusCodes.Status200OK, contentType: "text/csv")
+            .ProducesProblem(StatusCodes.Status400BadRequest).ProducesProblem(StatusCodes.Status404NotFound);
+        return app;
+    }
+
+    private static async Task<IResult> ExportAsync(Guid id, string? format, RunCoordinator coordinator, IRunStore store)
+    {
+        format = string.IsNullOrEmpty(format) ? "json" : format.ToLowerInvariant();
+        if (!Formats.Contains(format))
+        {
+            return ProblemResponses.InvalidParameters($"format was '{format}'; it must be one of: {string.Join(", ", Formats)} (default json).");
+        }
+
+        var record = coordinator.FindRun(id)?.Record ?? await store.GetAsync(id);
+        if (record is null)
+        {
+            return TypedResults.Problem(statusCode: StatusCodes.Status404NotFound, title: "No such run", detail: $"There is no run {id}; GET /api/runs lists the runs there are.");
+        }
+
+        var fileName = $"run-{record.Plan.Strategy}-{record.Id}.{format}";
+        return format == "csv"
+            ? TypedResults.File(Encoding.UTF8.GetBytes(ToCsv(record)), "text/csv; charset=utf-8", fileName)
+            : TypedResults.File(JsonSerializer.SerializeToUtf8Bytes(RunView.From(record), RunJson.Options), "application/json; charset=utf-8", fileName);
+    }
+
+    /// <summary>One line per figure under the header, then one line per histogram bin, all in the same five columns.</summary>
+    public static string ToCsv(RunRecord run)
+    {
+        var csv = new StringBuilder("section,figure,value,unit,fromMs,toMs\n");
+        void Line(string section, string figure, object? value, string unit = "", double? fromMs = null, double? toMs = null) =>
+            csv.AppendJoin(',', Field(section), Field(figure), Field(value), Field(unit), Field(fromMs), Field(toMs)).Append('\n');
+
+        Line("run", "id", run.Id);
+        Line("run", "strategy", run.Plan.Strategy);
+        Line("run", "state", run.State);
+        Line("run", "startedAt", run.StartedAt.ToString("O", CultureInfo.InvariantCulture));
+        Line("run", "finishedAt", run.FinishedAt?.ToString("O", CultureInfo.InvariantCulture));
+        Line("run", "suiteId", run.SuiteId);
+        Line("run", "error", run.Error);
+        Line("plan", "count", run.Plan.Count, "calls");
+        Line("plan", "concurrency", run.Plan.Concurrency, "calls");
+        Line("plan", "warmup", run.Plan.Warmup, "calls");
+        Line("plan", "delayMs", run.Plan.DelayMs, "ms");
+        Line("plan", "payloadBytes", run.Plan.PayloadBytes, "bytes");
+        if (run.Stats is not { } stats)
+        {
+            return csv.ToString();
+        }
+
+        Line("stats", "wallTimeMs", stats.WallTimeMs, "ms");
+        Line("stats", "throughputPerSecond", stats.ThroughputPerSecond, "calls/s");
+        Line("stats", "calls", stats.Calls, "calls");
+        Line("stats", "succeeded", stats.Succeeded, "calls");
+        Line("stats", "failed", stats.Failed, "calls");
+        Line("stats", "firstCallMs", stats.FirstCallMs, "ms");
+        Line("stats", "connectionsUsed", stats.ConnectionsUsed, "connections");
+        Line("stats", "allocatedBytesPerCall", stats.AllocatedBytesPerCall, "bytes");
+        Line("stats", "warmupCalls", stats.WarmupCalls, "calls");
+        Line("stats", "warmupMs", stats.WarmupMs, "ms");
+        Line("service", "cpuMeanPercent", stats.Service.CpuMeanPercent, "%");
+        Line("service", "cpuMaxPercent", stats.Service.CpuMaxPercent, "%");
+        Line("service", "memoryMaxMegabytes", stats.Service.MemoryMaxMegabytes, "MiB");
+        Line("service", "samples", stats.Service.Samples, "samples");
+        if (stats.Latency is { } latency)
+        {
+            Line("latency", "minMs", latency.MinMs, "ms");
+            Line("latency", "meanMs", latency.MeanMs, "ms");
+            Line("latency", "stdDevMs", latency.StdDevMs, "ms");
+            Line("latency", "p50Ms", latency.P50Ms, "ms");
+            Line("latency", "p90Ms", latency.P90Ms, "ms");
+            Line("latency", "p99Ms", latency.P99Ms, "ms");
+            Line("latency", "p999Ms", latency.P999Ms, "ms");
+            Line("latency", "maxMs", latency.MaxMs, "ms");
+        }
+
+        foreach (var (status, count) in stats.StatusCounts)
+        {
+            Line("statusCounts", status, count, "calls");
+        }
+
+        foreach (var bin in stats.Histogram)
+        {
+            Line("histogram", "bin", bin.Count, "calls", bin.FromMs, bin.ToMs);
+        }
+
+        return csv.ToString();
+    }
+
+    private static string Field(object? value)
+    {
+        var text = value switch
+        {
+            null => string.Empty,
+            double number => number.ToString("R", CultureInfo.InvariantCulture),
+            IFormattable formattable => formattable.ToString(null, CultureInfo.InvariantCulture),
+            _ => value.ToString() ?? string.Empty,
+        };
+        return text.AsSpan().IndexOfAny(",\"\r\n") >= 0 ? $"\"{text.Replace("\"", "\"\"", StringComparison.Ordinal)}\"" : text;
+    }
+}

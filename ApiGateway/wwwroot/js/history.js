@@ -1,0 +1,91 @@
+// The history table, compare-two and export links.
+
+import { api } from './api.js';
+import { colourOf } from './charts.js';
+import { dateTime, el, ms, whole } from './format.js';
+
+const picked = new Map();
+
+export async function loadHistory() {
+  const page = await api('/api/runs?limit=50');
+  const body = document.querySelector('#history-table tbody');
+  const stillThere = new Set(page.runs.map((run) => run.id));
+  for (const id of picked.keys()) if (!stillThere.has(id)) picked.delete(id);
+  body.replaceChildren(...page.runs.map(row));
+  if (page.runs.length === 0) {
+    body.append(el('tr', {}, [el('td', { text: 'No runs yet: start one above.', attrs: { colspan: '12' } })]));
+  }
+  updateCompareButton();
+  return page.runs;
+}
+
+function row(run) {
+  const stats = run.stats;
+  const pick = el('input', { attrs: { type: 'checkbox', 'aria-label': `Pick the ${run.plan.strategy} run started ${dateTime(run.startedAt)} for comparison` } });
+  pick.checked = picked.has(run.id);
+  pick.disabled = !stats;
+  const tr = el('tr', { className: pick.checked ? 'picked' : '' });
+  pick.addEventListener('change', () => {
+    if (pick.checked) picked.set(run.id, run);
+    else picked.delete(run.id);
+    tr.classList.toggle('picked', pick.checked);
+    updateCompareButton();
+  });
+
+  const swatch = el('span', { className: 'swatch', attrs: { 'aria-hidden': 'true' } });
+  swatch.style.background = colourOf(run.plan.strategy);
+  const exports = ['csv', 'json'].map((format) => el('a', {
+    text: format.toUpperCase(),
+    attrs: { href: `/api/runs/${run.id}/export?format=${format}`, download: '', 'aria-label': `Export the ${run.plan.strategy} run as ${format.toUpperCase()}` },
+  }));
+  tr.append(
+    el('td', {}, [pick]),
+    el('td', {}, [swatch, run.plan.strategy]),
+    el('td', { text: run.state, className: `state-${run.state}`, attrs: run.error ? { title: run.error } : {} }),
+    el('td', { text: whole(run.plan.count), className: 'num' }),
+    el('td', { text: ms(stats?.wallTimeMs), className: 'num' }),
+    el('td', { text: whole(stats?.throughputPerSecond), className: 'num' }),
+    el('td', { text: ms(stats?.latency?.p50Ms), className: 'num' }),
+    el('td', { text: ms(stats?.latency?.p99Ms), className: 'num' }),
+    el('td', { text: whole(stats?.connectionsUsed), className: 'num' }),
+    el('td', { text: whole(stats?.failed), className: 'num' }),
+    el('td', { text: dateTime(run.startedAt) }),
+    el('td', {}, exports),
+  );
+  return tr;
+}
+
+function updateCompareButton() {
+  const button = document.getElementById('compare');
+  button.disabled = picked.size !== 2;
+  button.textContent = picked.size === 2 ? 'Compare the two picked runs' : `Compare (pick two runs; ${picked.size} picked)`;
+}
+
+/** The older run is the baseline, so a ratio reads "how the newer run did against the older". */
+export async function comparePicked() {
+  const [baseline, candidate] = [...picked.values()].sort((a, b) => a.startedAt.localeCompare(b.startedAt));
+  const result = await api(`/api/runs/compare?baseline=${baseline.id}&candidate=${candidate.id}`);
+  const region = document.getElementById('comparison');
+  const name = (run) => `${run.plan.strategy} (${dateTime(run.startedAt)})`;
+  region.replaceChildren(
+    el('h3', { text: `${name(result.candidate)} against ${name(result.baseline)}` }),
+    el('table', {}, [
+      el('thead', {}, [el('tr', {}, ['Figure', 'Unit', 'Baseline (older)', 'Candidate (newer)', 'Ratio'].map((text) => el('th', { text, attrs: { scope: 'col' } })))]),
+      el('tbody', {}, result.metrics.map(metricRow)),
+    ]),
+  );
+  region.focus();
+}
+
+function metricRow(metric) {
+  const verdict = metric.ratio === null || metric.better === 'neither' || metric.ratio === 1 ? ''
+    : (metric.better === 'lower') === (metric.ratio < 1) ? 'better' : 'worse';
+  const ratio = metric.ratio === null ? '—' : `${metric.ratio.toFixed(metric.ratio < 10 ? 2 : 1)}×${verdict ? ` (${verdict})` : ''}`;
+  return el('tr', {}, [
+    el('th', { text: metric.metric, attrs: { scope: 'row' } }),
+    el('td', { text: metric.unit }),
+    el('td', { text: ms(metric.baseline), className: 'num' }),
+    el('td', { text: ms(metric.candidate), className: 'num' }),
+    el('td', { text: ratio, className: `num${verdict ? ` ratio-${verdict}` : ''}` }),
+  ]);
+}

@@ -1,0 +1,184 @@
+// Wires the page: the run form, the live stream, and reloading every chart from the API when a run ends.
+
+import { api, clearErrors, showError } from './api.js';
+import { addLivePoint, addRunPoint, assignColours, createCharts, resetLive, setLargeType, showHistory, showLatest } from './charts.js';
+import { comparePicked, loadHistory } from './history.js';
+import { follow } from './live.js';
+import { el, ms, time } from './format.js';
+
+const $ = (id) => document.getElementById(id);
+const largeTypeKey = 'grpcbp.largeType';
+let strategies = [];
+let current = null;
+
+function setState(state) {
+  document.body.dataset.state = state;
+}
+
+function say(text) {
+  $('status').textContent = text;
+}
+
+async function init() {
+  createCharts();
+  initLargeType();
+  resetLive();
+  $('run-form').addEventListener('submit', (event) => {
+    event.preventDefault();
+    start().catch(fail);
+  });
+  $('cancel').addEventListener('click', () => cancel().catch(showError));
+  $('compare').addEventListener('click', () => comparePicked().catch(showError));
+  $('history-strategy').addEventListener('change', () => loadStrategyHistory().catch(showError));
+
+  try {
+    strategies = (await api('/api/strategies')).map((strategy) => strategy.name);
+  } catch (failure) {
+    fail(failure);
+    return;
+  }
+  assignColours(strategies);
+  $('strategy').append(...strategies.map((name) => el('option', { text: name, attrs: { value: name } })));
+  $('history-strategy').append(...strategies.map((name) => el('option', { text: name, attrs: { value: name } })));
+  await refresh().catch(showError);
+}
+
+function initLargeType() {
+  const toggle = $('large-type');
+  const apply = () => {
+    document.documentElement.classList.toggle('large', toggle.checked);
+    setLargeType(toggle.checked);
+  };
+  toggle.checked = localStorage.getItem(largeTypeKey) === 'true';
+  apply();
+  toggle.addEventListener('change', () => {
+    localStorage.setItem(largeTypeKey, String(toggle.checked));
+    apply();
+  });
+}
+
+/** Reads the form; the browser's own constraint messages explain a bad value next to its field. */
+function readPlan() {
+  const form = $('run-form');
+  if (!form.reportValidity()) return null;
+  const number = (id) => ($(id).value === '' ? undefined : Number($(id).value));
+  return {
+    count: number('count'),
+    concurrency: number('concurrency'),
+    delayMs: number('delay') ?? 0,
+    payloadBytes: number('payload') ?? 100,
+  };
+}
+
+async function start() {
+  const plan = readPlan();
+  if (!plan) return;
+  clearErrors();
+  const strategy = $('strategy').value;
+  const kind = strategy === 'all' ? 'suites' : 'runs';
+  setBusy(true);
+  setState('running');
+  say('Starting…');
+  $('progress').value = 0;
+  resetLive();
+
+  let view;
+  try {
+    view = await api(`/api/${kind}`, { method: 'POST', body: kind === 'suites' ? plan : { ...plan, strategy } });
+  } catch (failure) {
+    setBusy(false);
+    throw failure;
+  }
+  const startedAt = performance.now();
+  const seconds = () => (performance.now() - startedAt) / 1000;
+  current = { kind, id: view.id, stop: null };
+  say(`Connecting to the live stream of ${kind === 'suites' ? `${view.strategies.length} strategies` : strategy}…`);
+  current.stop = follow(kind, view.id, {
+    progress: (data) => onProgress(kind === 'suites' ? data : { strategy, index: 1, of: 1, progress: data }, seconds()),
+    run: (run) => {
+      addRunPoint(run, seconds());
+      say(`${run.plan.strategy} ${run.state.toLowerCase()}: ${ms(run.stats?.wallTimeMs)} ms wall time${run.error ? ` — ${run.error}` : ''}.`);
+    },
+    final: (final) => {
+      if (kind === 'runs') addRunPoint(final, seconds());
+      finish(kind, final).catch(fail);
+    },
+    silent: (quiet, why) => say(`No news for ${quiet} s (${why}); the run goes on — ${$('status').dataset.last ?? 'waiting for the first call'}.`),
+    lost: (message) => fail(new Error(message)),
+  });
+}
+
+function onProgress({ strategy, index, of, progress }, seconds) {
+  const done = progress.total > 0 ? progress.completed / progress.total : 0;
+  $('progress').value = Math.min(1, (index - 1 + (progress.phase === 'Finished' ? 1 : done)) / of);
+  const phase = { Starting: 'starting', Warmup: 'warm-up', Measured: 'measuring', Finished: 'finished' }[progress.phase] ?? progress.phase;
+  const where = of > 1 ? `Strategy ${index} of ${of}: ${strategy}` : strategy;
+  const text = `${where} — ${phase}, ${progress.completed.toLocaleString('en-US')} of ${progress.total.toLocaleString('en-US')} calls` +
+    `${progress.failed ? `, ${progress.failed} failed` : ''}, ${Math.round(progress.currentThroughputPerSecond).toLocaleString('en-US')} calls/s`;
+  $('status').dataset.last = text;
+  say(text);
+  if (progress.phase !== 'Starting') addLivePoint(strategy, seconds, progress);
+}
+
+async function finish(kind, final) {
+  setBusy(false);
+  current = null;
+  $('progress').value = final.state === 'Completed' ? 1 : $('progress').value;
+  const what = kind === 'suites' ? `All ${final.strategies.length} strategies` : final.plan.strategy;
+  await refresh();
+  if (final.state === 'Completed') {
+    const fastest = kind === 'suites' ? final.comparison.find((row) => row.wallTimeVsFastest === 1) : null;
+    say(`${what} completed at ${time(final.finishedAt ?? new Date().toISOString())}` +
+      (fastest ? `; fastest: ${fastest.strategy} (${ms(fastest.wallTimeMs)} ms).` : `: ${ms(final.stats?.wallTimeMs)} ms wall time.`));
+    setState('done');
+  } else if (final.state === 'Cancelled') {
+    say(`${what}: cancelled — ${final.error ?? 'on request'}.`);
+    setState('done');
+  } else {
+    say(`${what}: failed — ${final.error ?? 'no reason given'}.`);
+    showError(new Error(`The ${kind === 'suites' ? 'suite' : 'run'} failed: ${final.error ?? 'no reason given'}`));
+    setState('error');
+  }
+}
+
+async function cancel() {
+  if (!current) return;
+  say('Cancelling…');
+  await api(`/api/${current.kind}/${current.id}/cancel`, { method: 'POST' });
+}
+
+function setBusy(busy) {
+  $('start').disabled = busy;
+  $('cancel').disabled = !busy;
+}
+
+function fail(failure) {
+  showError(failure);
+  say(`Stopped: ${failure.message}`);
+  setBusy(false);
+  current?.stop?.();
+  current = null;
+  setState('error');
+}
+
+/** Charts 1–4 and the table, all from the API: the latest completed run of each strategy and the history. */
+async function refresh() {
+  const latest = await latestRuns();
+  showLatest(latest);
+  await Promise.all([loadStrategyHistory(), loadHistory()]);
+}
+
+async function latestRuns() {
+  const pages = await Promise.all(strategies.map((name) => api(`/api/runs?strategy=${encodeURIComponent(name)}&limit=20`)));
+  return pages.map((page) => page.runs.find((run) => run.state === 'Completed' && run.stats)).filter(Boolean);
+}
+
+async function loadStrategyHistory() {
+  const strategy = $('history-strategy').value;
+  if (!strategy) return;
+  const page = await api(`/api/runs?strategy=${encodeURIComponent(strategy)}&limit=50`);
+  const runs = page.runs.filter((run) => run.state === 'Completed' && run.stats).reverse();
+  showHistory(strategy, runs, time);
+}
+
+init();

@@ -1,0 +1,198 @@
+// Drives the chart page in headless Chromium: runs "all" through the page itself and checks every chart
+// against the run API's own figures, compare-two, exports, large type, API errors, the console and the network.
+// Usage: node dashboard.mjs <gateway URL> <screenshot folder> [count=30] [timeout seconds=120]
+// Prints one JSON line; exits 1 on any failure.
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { chromium } from 'playwright-core';
+
+const [gateway, outDir, countArg = '30', timeoutArg = '120'] = process.argv.slice(2);
+if (!gateway || !outDir) {
+  console.error('usage: node dashboard.mjs <gateway URL> <screenshot folder> [count] [timeout seconds]');
+  process.exit(2);
+}
+const origin = new URL(gateway).origin;
+const count = Number(countArg);
+const timeout = Number(timeoutArg) * 1000;
+const failures = [];
+const consoleErrors = [];
+const foreignRequests = [];
+const screenshots = [];
+const failedResponses = [];
+const result = { ok: false, count, failures, consoleErrors, foreignRequests, failedResponses, screenshots };
+
+const check = (condition, message) => { if (!condition) failures.push(message); };
+const same = (actual, expected, what) =>
+  check(JSON.stringify(actual) === JSON.stringify(expected), `${what}: the page shows ${JSON.stringify(actual)}, the API says ${JSON.stringify(expected)}`);
+
+async function getJson(path) {
+  const response = await fetch(origin + path);
+  if (!response.ok) throw new Error(`GET ${path} answered ${response.status}: ${await response.text()}`);
+  return response.json();
+}
+
+mkdirSync(outDir, { recursive: true });
+const browser = await chromium.launch({
+  executablePath: '/usr/bin/chromium',
+  args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+});
+try {
+  const context = await browser.newContext({ viewport: { width: 1440, height: 900 }, acceptDownloads: true });
+  context.on('request', (request) => {
+    const url = request.url();
+    if (!url.startsWith('data:') && new URL(url).origin !== origin) foreignRequests.push(url);
+  });
+  const page = await context.newPage();
+  page.on('console', (message) => { if (message.type() === 'error') consoleErrors.push(message.text()); });
+  page.on('response', (response) => { if (response.status() >= 400) failedResponses.push(`${response.status()} ${response.url()}`); });
+  page.on('pageerror', (error) => consoleErrors.push(`uncaught: ${error.message}`));
+
+  const shoot = async (name) => {
+    const path = join(outDir, name);
+    await page.screenshot({ path, fullPage: true });
+    screenshots.push(path);
+  };
+
+  await page.goto(origin + '/');
+  await page.waitForFunction(() => document.querySelectorAll('#strategy option').length > 1, null, { timeout: 15000 });
+  const strategies = (await getJson('/api/strategies')).map((strategy) => strategy.name);
+  same(await page.$$eval('#strategy option', (options) => options.map((option) => option.value)), ['all', ...strategies], 'strategy choices');
+
+  // The run, through the page: click Start and wait until the page says every chart is reloaded.
+  await page.selectOption('#strategy', 'all');
+  await page.fill('#count', String(count));
+  await page.fill('#concurrency', '');
+  await page.fill('#delay', '0');
+  await page.fill('#payload', '100');
+  const clicked = performance.now();
+  await page.click('#start');
+  await page.waitForFunction(() => ['done', 'error'].includes(document.body.dataset.state), null, { timeout, polling: 50 });
+  result.clickToDoneMs = Math.round(performance.now() - clicked);
+  result.status = await page.textContent('#status');
+  check(await page.getAttribute('body', 'data-state') === 'done', `the page ended in state ${await page.getAttribute('body', 'data-state')}: ${result.status}`);
+  check(await page.$eval('#progress', (bar) => bar.value) === 1, 'the progress bar is not full after the suite');
+
+  // The API's own figures: the latest completed run of each strategy, which must be this suite's.
+  const latest = [];
+  for (const name of strategies) {
+    const run = (await getJson(`/api/runs?strategy=${name}&limit=20`)).runs.find((candidate) => candidate.state === 'Completed' && candidate.stats);
+    check(run?.plan.count === count, `${name}: no completed run of count ${count} in the history`);
+    if (run) latest.push(run);
+  }
+  const suiteIds = new Set(latest.map((run) => run.suiteId));
+  check(suiteIds.size === 1 && !suiteIds.has(null), `the latest runs come from ${suiteIds.size} suites, not the one the page started`);
+  result.suiteId = [...suiteIds][0];
+
+  const chartData = (id) => page.evaluate((canvas) => {
+    const { data } = Chart.getChart(canvas);
+    return { labels: data.labels, datasets: data.datasets.map((dataset) => ({ label: dataset.label, data: dataset.data })) };
+  }, id);
+
+  const latestChart = await chartData('chart-latest');
+  same(latestChart.datasets.map((dataset) => dataset.label), latest.map((run) => run.plan.strategy), 'chart-latest strategies');
+  for (const run of latest) {
+    const dataset = latestChart.datasets.find((candidate) => candidate.label === run.plan.strategy);
+    same(dataset?.data, [run.stats.wallTimeMs, run.stats.latency.p50Ms, run.stats.latency.p99Ms], `chart-latest ${run.plan.strategy} wall/p50/p99`);
+  }
+
+  const connections = await chartData('chart-connections');
+  same(connections.labels, latest.map((run) => run.plan.strategy), 'chart-connections strategies');
+  same(connections.datasets[0]?.data, latest.map((run) => run.stats.connectionsUsed), 'chart-connections connectionsUsed');
+
+  const distribution = await chartData('chart-distribution');
+  for (const run of latest) {
+    const dataset = distribution.datasets.find((candidate) => candidate.label === run.plan.strategy);
+    same(dataset?.data.map((point) => point.y), run.stats.histogram.map((bin) => bin.count), `chart-distribution ${run.plan.strategy} histogram counts`);
+    check(dataset?.data.every((point, index) => point.x > run.stats.histogram[index].fromMs && point.x < run.stats.histogram[index].toMs),
+      `chart-distribution ${run.plan.strategy}: a point lies outside its bin`);
+  }
+
+  const live = await chartData('chart-live');
+  for (const name of strategies) {
+    check(live.datasets.some((dataset) => dataset.label === `${name} calls/s` && dataset.data.length > 0), `the live chart has no throughput point for ${name}`);
+  }
+
+  // The history chart, for the strategy shown first and after picking another.
+  for (const name of [await page.$eval('#history-strategy', (select) => select.value), strategies.at(-1)]) {
+    await page.selectOption('#history-strategy', name);
+    await page.waitForFunction((label) => Chart.getChart('chart-history').data.datasets[0]?.label.startsWith(label), name, { timeout: 10000 });
+    const runs = (await getJson(`/api/runs?strategy=${name}&limit=50`)).runs.filter((run) => run.state === 'Completed' && run.stats).reverse();
+    const history = await chartData('chart-history');
+    same(history.datasets.map((dataset) => dataset.data), [
+      runs.map((run) => run.stats.wallTimeMs), runs.map((run) => run.stats.latency.p50Ms), runs.map((run) => run.stats.latency.p99Ms),
+    ], `chart-history ${name} wall/p50/p99`);
+  }
+
+  const rows = await page.$$('#history-table tbody tr');
+  check(rows.length >= strategies.length, `the history table has ${rows.length} rows`);
+  await shoot('dashboard-after-run.png');
+
+  // Compare two: the two newest runs, by keyboard (Space ticks a checkbox, Enter presses the button).
+  const boxes = await page.$$('#history-table tbody input[type=checkbox]');
+  for (const box of boxes.slice(0, 2)) {
+    await box.focus();
+    await page.keyboard.press('Space');
+  }
+  await page.focus('#compare');
+  await page.keyboard.press('Enter');
+  await page.waitForSelector('#comparison table', { timeout: 10000 });
+  const [newer, older] = (await getJson('/api/runs?limit=2')).runs;
+  const expected = await getJson(`/api/runs/compare?baseline=${older.id}&candidate=${newer.id}`);
+  const shownRatios = await page.$$eval('#comparison tbody tr', (trs) => trs.map((tr) => tr.lastElementChild.textContent));
+  same(shownRatios.length, expected.metrics.length, 'comparison rows');
+  expected.metrics.forEach((metric, index) => check(
+    metric.ratio === null ? shownRatios[index] === '—' : shownRatios[index]?.startsWith(metric.ratio.toFixed(metric.ratio < 10 ? 2 : 1)),
+    `comparison ${metric.metric}: the page shows ${shownRatios[index]}, the API's ratio is ${metric.ratio}`));
+  await page.$eval('#comparison', (region) => region.scrollIntoView());
+  await shoot('dashboard-comparison.png');
+
+  // Export: both links answer the right type and a file name, and a click downloads.
+  const links = await page.$$eval('#history-table tbody tr:first-child a', (anchors) => anchors.map((anchor) => anchor.getAttribute('href')));
+  for (const [href, type] of [[links[0], 'text/csv'], [links[1], 'application/json']]) {
+    const answer = await page.evaluate(async (url) => {
+      const response = await fetch(url);
+      return { status: response.status, type: response.headers.get('content-type'), disposition: response.headers.get('content-disposition'), body: await response.text() };
+    }, href);
+    check(answer.status === 200 && answer.type?.startsWith(type), `export ${href} answered ${answer.status} ${answer.type}`);
+    check(answer.disposition?.startsWith('attachment;') && answer.disposition.includes(newer.id), `export ${href} has no attachment file name: ${answer.disposition}`);
+    check(type === 'text/csv' ? answer.body.startsWith('section,figure,value') : JSON.parse(answer.body).id === newer.id, `export ${href} body is wrong`);
+  }
+  const [download] = await Promise.all([page.waitForEvent('download', { timeout: 10000 }), page.click('#history-table tbody tr:first-child a >> nth=0')]);
+  check(download.suggestedFilename() === `run-${newer.plan.strategy}-${newer.id}.csv`, `the CSV link downloads ${download.suggestedFilename()}`);
+
+  // Large type: scales the page and the charts, and survives a reload.
+  await page.check('#large-type');
+  check(await page.evaluate(() => document.documentElement.classList.contains('large') && Chart.defaults.font.size > 13), 'large type did not scale the page and charts');
+  await page.reload();
+  await page.waitForFunction(() => Chart.getChart('chart-latest')?.data.datasets.length > 0, null, { timeout: 15000 });
+  check(await page.isChecked('#large-type'), 'large type did not persist across a reload');
+  await shoot('dashboard-large-type.png');
+  await page.uncheck('#large-type');
+
+  // An API error is shown as its sentence, in the alert region. The browser logs the 400 itself; that one is expected.
+  const errorsBefore = consoleErrors.length;
+  await page.fill('#count', '999999999');
+  await page.click('#start');
+  await page.waitForSelector('#errors:not([hidden])', { timeout: 10000 });
+  const alert = await page.textContent('#errors');
+  check(/count/i.test(alert) && alert.includes('400'), `the API error was not shown readably: ${alert}`);
+  check(await page.getAttribute('body', 'data-state') === 'error', 'the page state is not error after a refused run');
+  consoleErrors.splice(errorsBefore, consoleErrors.length - errorsBefore,
+    ...consoleErrors.slice(errorsBefore).filter((text) => !text.includes('status of 400')));
+
+  // Swagger UI still works under the policy, and links to the page.
+  await page.goto(origin + '/swagger/index.html');
+  await page.waitForSelector('.swagger-ui .info', { timeout: 15000 });
+  check(await page.$('.swagger-ui .info a[href="/"]') !== null, 'Swagger does not link to the chart page');
+
+  check(consoleErrors.length === 0, `the console showed errors: ${consoleErrors.join(' | ')}`);
+  check(foreignRequests.length === 0, `requests left the gateway's origin: ${foreignRequests.join(', ')}`);
+} catch (error) {
+  failures.push(`the browser test stopped: ${error.stack ?? error}`);
+} finally {
+  await browser.close();
+}
+
+result.ok = failures.length === 0;
+console.log(JSON.stringify(result));
+process.exit(result.ok ? 0 : 1);

@@ -6,6 +6,7 @@ using ApiGateway.History;
 using ApiGateway.Page;
 using GrpcDependencies.Hosting;
 
+HostingExtensions.SizeSharedArrayPoolForConcurrentStreams();
 var builder = WebApplication.CreateBuilder(args);
 
 builder.AddSerilogLogging();

@@ -8,38 +8,53 @@ using Microsoft.Extensions.Logging;
 namespace GrpcDependencies.Grpc;
 
 /// <summary>What a service method knows about its call: cancellation (client gone or deadline passed) and the connection it came on.</summary>
-public sealed class ServerCallContext
+public sealed class ServerCallContext : IDisposable
 {
-    private ServerCallContext(HttpContext httpContext, CancellationToken cancellationToken, DateTime deadline)
+    private CancellationTokenSource? _deadlineSource;
+
+    private ServerCallContext(HttpContext httpContext, DateTime deadline)
     {
         HttpContext = httpContext;
-        CancellationToken = cancellationToken;
         Deadline = deadline;
     }
 
     public HttpContext HttpContext { get; }
 
-    public CancellationToken CancellationToken { get; }
-
     public DateTime Deadline { get; }
 
     public string ConnectionId => HttpContext.Connection.Id;
 
-    internal static ServerCallContext Create(HttpContext httpContext, out CancellationTokenSource? deadlineSource)
+    /// <summary>
+    /// Cancelled when the client goes away or the deadline passes. The deadline's timer is made on first use:
+    /// a handler that answers without awaiting never needs one, and most calls are such.
+    /// </summary>
+    public CancellationToken CancellationToken
     {
-        deadlineSource = null;
-        var token = httpContext.RequestAborted;
-        var deadline = DateTime.MaxValue;
-        if (GrpcProtocol.TryParseTimeout(httpContext.Request.Headers[GrpcProtocol.TimeoutHeader], out var timeout))
+        get
         {
-            deadline = DateTime.UtcNow + timeout;
-            deadlineSource = CancellationTokenSource.CreateLinkedTokenSource(token);
-            deadlineSource.CancelAfter(timeout);
-            token = deadlineSource.Token;
-        }
+            if (Deadline == DateTime.MaxValue)
+            {
+                return HttpContext.RequestAborted;
+            }
 
-        return new ServerCallContext(httpContext, token, deadline);
+            if (_deadlineSource is null)
+            {
+                _deadlineSource = CancellationTokenSource.CreateLinkedTokenSource(HttpContext.RequestAborted);
+                _deadlineSource.CancelAfter(Deadline - DateTime.UtcNow is var left && left > TimeSpan.Zero ? left : TimeSpan.Zero);
+            }
+
+            return _deadlineSource.Token;
+        }
     }
+
+    public bool DeadlinePassed => DateTime.UtcNow >= Deadline;
+
+    internal static ServerCallContext Create(HttpContext httpContext) =>
+        GrpcProtocol.TryParseTimeout(httpContext.Request.Headers[GrpcProtocol.TimeoutHeader], out var timeout)
+            ? new ServerCallContext(httpContext, DateTime.UtcNow + timeout)
+            : new ServerCallContext(httpContext, DateTime.MaxValue);
+
+    public void Dispose() => _deadlineSource?.Dispose();
 }
 
 public interface IServerStreamWriter<in T>
@@ -60,10 +75,10 @@ public static partial class ServerCalls
             return;
         }
 
-        var context = ServerCallContext.Create(http, out var deadlineSource);
+        using var context = ServerCallContext.Create(http);
         try
         {
-            var request = await GrpcProtocol.ReadMessageAsync(http.Request.BodyReader, parser, GrpcProtocol.DefaultMaxMessageSize, context.CancellationToken)
+            var request = await GrpcProtocol.ReadMessageAsync(http.Request.BodyReader, parser, GrpcProtocol.DefaultMaxMessageSize, http.RequestAborted)
                 ?? throw new RpcException(StatusCode.Internal, "The request stream ended without a message.");
             var response = await method(service, request, context);
             GrpcProtocol.WriteMessage(http.Response.BodyWriter, response);
@@ -72,10 +87,6 @@ public static partial class ServerCalls
         catch (Exception ex)
         {
             Fail(http, context, ex);
-        }
-        finally
-        {
-            deadlineSource?.Dispose();
         }
     }
 
@@ -101,7 +112,7 @@ public static partial class ServerCalls
             size.MaxRequestBodySize = null;
         }
 
-        var context = ServerCallContext.Create(http, out var deadlineSource);
+        using var context = ServerCallContext.Create(http);
         try
         {
             // Send the headers now so the client sees the call accepted before the first answer.
@@ -112,10 +123,6 @@ public static partial class ServerCalls
         catch (Exception ex)
         {
             Fail(http, context, ex);
-        }
-        finally
-        {
-            deadlineSource?.Dispose();
         }
     }
 
@@ -163,7 +170,7 @@ public static partial class ServerCalls
         var (code, detail) = ex switch
         {
             RpcException rpc => (rpc.StatusCode, rpc.Detail),
-            OperationCanceledException when context.CancellationToken.IsCancellationRequested => (StatusCode.DeadlineExceeded, "Deadline exceeded."),
+            OperationCanceledException when context.DeadlinePassed => (StatusCode.DeadlineExceeded, "Deadline exceeded."),
             InvalidProtocolBufferException => (StatusCode.Internal, "Failed to deserialize the request message."),
             _ => (StatusCode.Unknown, "Exception was thrown by handler."),
         };

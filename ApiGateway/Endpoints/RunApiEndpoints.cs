@@ -248,10 +248,10 @@ public static class RunApiEndpoints
     private static async IAsyncEnumerable<SseItem<object>> SuiteEvents(Guid id, ActiveSuite? active, IRunStore store, [EnumeratorCancellation] CancellationToken cancellation)
     {
         SuiteRecord? ended = null;
+        var reported = new HashSet<Guid>();
         if (active is not null)
         {
             var strategies = active.Record.Strategies;
-            var reported = new HashSet<Guid>();
             ActiveRun? followed = null;
             while (!active.Completion.IsCompleted)
             {
@@ -282,6 +282,15 @@ public static class RunApiEndpoints
             foreach (var missed in await EndedRunsNotReportedAsync(id, store, reported, cancellation))
             {
                 yield return missed;
+            }
+        }
+
+        else
+        {
+            // A suite that ended before anyone listened still tells its runs, as it would have live.
+            foreach (var run in await EndedRunsNotReportedAsync(id, store, reported, cancellation))
+            {
+                yield return run;
             }
         }
 

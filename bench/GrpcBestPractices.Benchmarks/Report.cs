@@ -30,7 +30,7 @@ public static class Report
         foreach (var row in rows)
         {
             var met = row.Met is null ? "–" : row.Met(row.Ratio) ? "yes" : "**no**";
-            Console.WriteLine($"| {row.Figure} | {Format(row.Value)} {row.Unit} | {row.Reference} | {Format(row.ReferenceValue)} {row.Unit} | {row.Ratio.ToString("0.00", CultureInfo.InvariantCulture)}× | {row.Target} | {met} |");
+            Console.WriteLine($"| {row.Figure} | {Format(row.Value)} {row.Unit} | {row.Reference} | {Format(row.ReferenceValue)} {row.Unit} | {row.Ratio.ToString("0.000", CultureInfo.InvariantCulture)}× | {row.Target} | {met} |");
         }
     }
 

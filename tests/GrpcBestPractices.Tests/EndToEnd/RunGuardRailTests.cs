@@ -29,56 +29,36 @@ public sealed class RunGuardRailTests(SystemFixture system)
     [Fact]
     public async Task HistorySurvivesAGatewayRestart()
     {
-        var directory = Directory.CreateTempSubdirectory("grpcbp-restart-").FullName;
-        try
+        using var folder = new TemporaryFolder();
+        string id;
+        await using (var first = await StartGatewayAsync(folder))
         {
-            var path = Path.Combine(directory, "history.db");
-            string id;
-            await using (var first = await AppProcess.StartAsync("ApiGateway", ["--ServerUrl", system.Service.Url, "--History:DatabasePath", path]))
-            {
-                using var http = new HttpClient { BaseAddress = first.BaseAddress };
-                id = (await http.GetJsonAsync("/Performance/streaming-call/50")).GetProperty("runId").GetString()!;
-            }
-
-            await using var second = await AppProcess.StartAsync("ApiGateway", ["--ServerUrl", system.Service.Url, "--History:DatabasePath", path]);
-            using var again = new HttpClient { BaseAddress = second.BaseAddress };
-            var run = await again.GetJsonAsync($"/api/runs/{id}");
-
-            Assert.Equal("Completed", run.GetProperty("state").GetString());
-            Assert.Equal(50, run.GetProperty("stats").GetProperty("succeeded").GetInt64());
+            using var http = new HttpClient { BaseAddress = first.BaseAddress };
+            id = (await http.GetJsonAsync("/Performance/streaming-call/50")).GetProperty("runId").GetString()!;
         }
-        finally
-        {
-            Directory.Delete(directory, recursive: true);
-        }
+
+        var run = await ReadRunAfterRestartAsync(folder, id);
+
+        Assert.Equal("Completed", run.GetProperty("state").GetString());
+        Assert.Equal(50, run.GetProperty("stats").GetProperty("succeeded").GetInt64());
     }
 
     [Fact]
     public async Task RunCutOffByAKilledGatewayIsMarkedFailedAtTheNextStart()
     {
-        var directory = Directory.CreateTempSubdirectory("grpcbp-killed-").FullName;
-        try
+        using var folder = new TemporaryFolder();
+        string id;
+        await using (var doomed = await StartGatewayAsync(folder))
         {
-            var path = Path.Combine(directory, "history.db");
-            string id;
-            await using (var doomed = await AppProcess.StartAsync("ApiGateway", ["--ServerUrl", system.Service.Url, "--History:DatabasePath", path]))
-            {
-                using var http = new HttpClient { BaseAddress = doomed.BaseAddress };
-                id = (await http.StartRunAsync("""{"strategy": "client-wrapper", "count": 1000, "delayMs": 100}""")).GetProperty("id").GetString()!;
-                await Task.Delay(300);
-            }
-
-            await using var next = await AppProcess.StartAsync("ApiGateway", ["--ServerUrl", system.Service.Url, "--History:DatabasePath", path]);
-            using var again = new HttpClient { BaseAddress = next.BaseAddress };
-            var run = await again.GetJsonAsync($"/api/runs/{id}");
-
-            Assert.Equal("Failed", run.GetProperty("state").GetString());
-            Assert.Contains("gateway stopped", run.GetProperty("error").GetString());
+            using var http = new HttpClient { BaseAddress = doomed.BaseAddress };
+            id = (await http.StartRunAsync("""{"strategy": "client-wrapper", "count": 1000, "delayMs": 100}""")).GetProperty("id").GetString()!;
+            await Task.Delay(300);
         }
-        finally
-        {
-            Directory.Delete(directory, recursive: true);
-        }
+
+        var run = await ReadRunAfterRestartAsync(folder, id);
+
+        Assert.Equal("Failed", run.GetProperty("state").GetString());
+        Assert.Contains("gateway stopped", run.GetProperty("error").GetString());
     }
 
     [Fact]
@@ -104,5 +84,16 @@ public sealed class RunGuardRailTests(SystemFixture system)
             Assert.True(clock.Elapsed < TimeSpan.FromSeconds(10), "the run went on after its caller left");
             await Task.Delay(100);
         }
+    }
+
+    private Task<AppProcess> StartGatewayAsync(TemporaryFolder folder) =>
+        AppProcess.StartAsync("ApiGateway", ["--ServerUrl", system.Service.Url, "--History:DatabasePath", folder.File("history.db")]);
+
+    /// <summary>A new gateway on the same history file: what a restart sees of run <paramref name="id"/>.</summary>
+    private async Task<System.Text.Json.JsonElement> ReadRunAfterRestartAsync(TemporaryFolder folder, string id)
+    {
+        await using var next = await StartGatewayAsync(folder);
+        using var http = new HttpClient { BaseAddress = next.BaseAddress };
+        return await http.GetJsonAsync($"/api/runs/{id}");
     }
 }

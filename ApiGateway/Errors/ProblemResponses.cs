@@ -40,12 +40,12 @@ public static class ProblemResponses
 }
 
 /// <summary>A run that did not complete: the service's problem (unreachable, failing, too slow), or it was stopped.</summary>
-public sealed class RunFailedException(Uri serverUri, RunResult result)
-    : Exception($"{result.Record.Plan.Strategy}: {result.Record.Error}")
+public sealed class RunFailedException(Uri serverUri, RunResult run)
+    : Exception($"{run.Record.Plan.Strategy}: {run.Record.Error}")
 {
     public Uri ServerUri { get; } = serverUri;
 
-    public RunResult Result { get; } = result;
+    public RunResult Run { get; } = run;
 }
 
 /// <summary>A lesson scenario's call to the service failed; lessons are not stored runs, so this carries the call itself.</summary>
@@ -106,7 +106,7 @@ public sealed partial class RunProblemHandler(IProblemDetailsService problems, I
 
     private ProblemDetails Failed(RunFailedException failure)
     {
-        var record = failure.Result.Record;
+        var record = failure.Run.Record;
         var stats = record.Stats;
         LogRunFailed(logger, record.Plan.Strategy, failure.ServerUri, record.State, record.Error);
         return new ProblemDetails
@@ -120,7 +120,7 @@ public sealed partial class RunProblemHandler(IProblemDetailsService problems, I
                 ["runId"] = record.Id,
                 ["serverUrl"] = failure.ServerUri.ToString(),
                 ["state"] = record.State.ToString(),
-                ["grpcStatus"] = failure.Result.MostCommonError?.ToString(),
+                ["grpcStatus"] = failure.Run.MostCommonError?.ToString(),
                 ["completedCalls"] = stats?.Succeeded ?? 0,
                 ["count"] = record.Plan.Count,
                 ["statusCounts"] = stats?.StatusCounts,

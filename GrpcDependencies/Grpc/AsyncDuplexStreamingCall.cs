@@ -109,7 +109,7 @@ public sealed class AsyncDuplexStreamingCall<TRequest, TResponse> : IDisposable
         {
             try
             {
-                ClientCalls.ThrowIfNotGrpcResponse(_responseTask.Result);
+                ClientCalls.ThrowIfNotGrpcResponse(await _responseTask.ConfigureAwait(false));
             }
             catch (RpcException status)
             {

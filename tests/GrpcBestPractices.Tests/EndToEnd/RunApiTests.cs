@@ -91,7 +91,12 @@ public sealed class RunApiTests(SystemFixture system)
     {
         var started = await system.Http.StartRunAsync("""{"strategy": "client-wrapper", "count": 1000, "delayMs": 50}""");
         var id = started.GetProperty("id").GetString();
-        await Task.Delay(600);
+        // Cancel once some calls have completed, however long a cold gateway takes to get there.
+        for (var waited = 0; (await system.Http.GetJsonAsync($"/api/runs/{id}")).GetProperty("progress").GetProperty("completed").GetInt64() == 0; waited += 50)
+        {
+            Assert.True(waited < 10_000, "the run made no progress in 10 s");
+            await Task.Delay(50);
+        }
 
         using var cancel = await system.Http.PostAsync($"/api/runs/{id}/cancel", null);
         var run = await cancel.ReadJsonAsync();

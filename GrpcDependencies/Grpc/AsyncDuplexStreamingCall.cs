@@ -1,3 +1,4 @@
+using System.Buffers;
 using System.IO.Pipelines;
 using System.Net;
 using Google.Protobuf;
@@ -14,7 +15,9 @@ public sealed class AsyncDuplexStreamingCall<TRequest, TResponse> : IDisposable
 {
     private readonly CallScope _call;
     private readonly HttpRequestMessage _request;
+    private const int MaxPendingBytes = 32 * 1024;
     private readonly DuplexContent _content = new();
+    private readonly ArrayBufferWriter<byte> _pending = new(1024);
     private readonly Task<HttpResponseMessage> _responseTask;
     private readonly MessageParser<TResponse> _parser;
     private readonly int _maxReceiveMessageSize;
@@ -59,13 +62,28 @@ public sealed class AsyncDuplexStreamingCall<TRequest, TResponse> : IDisposable
         _call.Dispose();
     }
 
-    private async Task WriteAsync(TRequest message, CancellationToken cancellationToken)
+    private Task WriteAsync(TRequest message, WriteOptions? options, CancellationToken cancellationToken)
     {
+        GrpcProtocol.WriteMessage(_pending, message);
+        // A buffer-hinted message waits for the next unhinted write (or completion), so several go out as one write.
+        return options?.Flags.HasFlag(WriteFlags.BufferHint) == true && _pending.WrittenCount < MaxPendingBytes
+            ? Task.CompletedTask
+            : SendPendingAsync(cancellationToken);
+    }
+
+    private async Task SendPendingAsync(CancellationToken cancellationToken)
+    {
+        if (_pending.WrittenCount == 0)
+        {
+            return;
+        }
+
         try
         {
             var stream = await _content.GetStreamAsync(cancellationToken).ConfigureAwait(false);
-            await stream.WriteAsync(GrpcProtocol.Frame(message), cancellationToken).ConfigureAwait(false);
+            await stream.WriteAsync(_pending.WrittenMemory, cancellationToken).ConfigureAwait(false);
             await stream.FlushAsync(cancellationToken).ConfigureAwait(false);
+            _pending.ResetWrittenCount();
         }
         catch (Exception ex) when (ex is not RpcException)
         {
@@ -129,19 +147,26 @@ public sealed class AsyncDuplexStreamingCall<TRequest, TResponse> : IDisposable
     {
         private bool _completed;
 
+        public WriteOptions? WriteOptions { get; set; }
+
         public Task WriteAsync(TRequest message, CancellationToken cancellationToken = default)
         {
             ObjectDisposedException.ThrowIf(call._disposed, call);
             return _completed
                 ? throw new InvalidOperationException("Request stream has already been completed.")
-                : call.WriteAsync(message, cancellationToken);
+                : call.WriteAsync(message, WriteOptions, cancellationToken);
         }
 
-        public Task CompleteAsync()
+        public async Task CompleteAsync()
         {
+            if (_completed)
+            {
+                return;
+            }
+
             _completed = true;
+            await call.SendPendingAsync(CancellationToken.None).ConfigureAwait(false);
             call._content.Complete();
-            return Task.CompletedTask;
         }
     }
 
@@ -189,9 +214,28 @@ public sealed class AsyncDuplexStreamingCall<TRequest, TResponse> : IDisposable
 
 public interface IClientStreamWriter<in T>
 {
+    /// <summary>Options for the following writes; <see cref="WriteFlags.BufferHint"/> lets them wait and go out together.</summary>
+    WriteOptions? WriteOptions { get; set; }
+
     Task WriteAsync(T message, CancellationToken cancellationToken = default);
 
+    /// <summary>Sends what buffer-hinted writes left waiting, then ends the request stream.</summary>
     Task CompleteAsync();
+}
+
+/// <summary>As in gRPC: flags for a stream's writes.</summary>
+[Flags]
+public enum WriteFlags
+{
+    None = 0,
+
+    /// <summary>The write may be held and sent with later ones; the next write without this flag (or completion) sends it.</summary>
+    BufferHint = 1,
+}
+
+public sealed record WriteOptions(WriteFlags Flags = WriteFlags.None)
+{
+    public static WriteOptions Buffered { get; } = new(WriteFlags.BufferHint);
 }
 
 public interface IAsyncStreamReader<out T>

@@ -63,6 +63,19 @@ public static class GrpcProtocol
             : throw new RpcException(StatusCode.Internal, "The server sent more than one message on a unary call.");
     }
 
+    /// <summary>Whether <paramref name="buffer"/> starts with a whole framed message.</summary>
+    public static bool ContainsWholeMessage(ReadOnlySequence<byte> buffer)
+    {
+        if (buffer.Length < HeaderSize)
+        {
+            return false;
+        }
+
+        Span<byte> header = stackalloc byte[HeaderSize];
+        buffer.Slice(0, HeaderSize).CopyTo(header);
+        return buffer.Length >= HeaderSize + (long)BinaryPrimitives.ReadUInt32BigEndian(header[1..]);
+    }
+
     /// <summary>Reads the next message, or returns null when the stream ended cleanly between messages.</summary>
     public static async ValueTask<T?> ReadMessageAsync<T>(
         PipeReader reader, MessageParser<T> parser, int maxMessageSize, CancellationToken cancellationToken)

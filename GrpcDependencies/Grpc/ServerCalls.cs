@@ -59,7 +59,19 @@ public sealed class ServerCallContext : IDisposable
 
 public interface IServerStreamWriter<in T>
 {
+    /// <summary>Options for the following writes; <see cref="WriteFlags.BufferHint"/> skips the flush, so answers go out together.</summary>
+    WriteOptions? WriteOptions { get; set; }
+
     Task WriteAsync(T message, CancellationToken cancellationToken = default);
+
+    /// <summary>Sends what buffer-hinted writes left waiting (the call's end sends it too).</summary>
+    Task FlushAsync(CancellationToken cancellationToken = default);
+}
+
+/// <summary>A request stream that can tell, without waiting, whether another whole message has already arrived.</summary>
+public interface IBufferedStreamReader
+{
+    bool HasBufferedMessage { get; }
 }
 
 /// <summary>Runs service methods behind HTTP/2 endpoints: reads framed requests, writes framed responses and the status trailers.</summary>
@@ -215,10 +227,27 @@ public static partial class ServerCalls
     [LoggerMessage(Level = LogLevel.Error, Message = "gRPC method {Path} threw")]
     private static partial void LogHandlerError(ILogger logger, Exception exception, string path);
 
-    private sealed class RequestReader<T>(PipeReader reader, MessageParser<T> parser) : IAsyncStreamReader<T>
+    private sealed class RequestReader<T>(PipeReader reader, MessageParser<T> parser) : IAsyncStreamReader<T>, IBufferedStreamReader
         where T : class, IMessage<T>
     {
         public T Current { get; private set; } = null!;
+
+        public bool HasBufferedMessage
+        {
+            get
+            {
+                if (!reader.TryRead(out var result))
+                {
+                    return false;
+                }
+
+                // Look without consuming: the next MoveNext reads the same bytes.
+                var buffer = result.Buffer;
+                var whole = GrpcProtocol.ContainsWholeMessage(buffer);
+                reader.AdvanceTo(buffer.Start);
+                return whole;
+            }
+        }
 
         public async Task<bool> MoveNext(CancellationToken cancellationToken = default)
         {
@@ -236,10 +265,25 @@ public static partial class ServerCalls
     private sealed class ResponseWriter<T>(PipeWriter writer) : IServerStreamWriter<T>
         where T : IMessage
     {
+        public WriteOptions? WriteOptions { get; set; }
+
         public async Task WriteAsync(T message, CancellationToken cancellationToken = default)
         {
             GrpcProtocol.WriteMessage(writer, message);
-            await writer.FlushAsync(cancellationToken);
+            if (WriteOptions?.Flags.HasFlag(WriteFlags.BufferHint) != true || writer.UnflushedBytes >= MaxUnflushedBytes)
+            {
+                await writer.FlushAsync(cancellationToken);
+            }
+        }
+
+        public async Task FlushAsync(CancellationToken cancellationToken = default)
+        {
+            if (writer.UnflushedBytes > 0)
+            {
+                await writer.FlushAsync(cancellationToken);
+            }
         }
     }
+
+    private const int MaxUnflushedBytes = 32 * 1024;
 }

@@ -47,6 +47,60 @@ public sealed class TransportTests(SystemFixture system) : IDisposable
     }
 
     [Fact]
+    public async Task BufferHintedWritesWaitForTheNextUnhintedWriteAndLoseNothing()
+    {
+        using var call = new Monitor.MonitorClient(_channel).GetManyPerformanceStats();
+        call.RequestStream.WriteOptions = WriteOptions.Buffered;
+        for (var size = 1; size <= 40; size++)
+        {
+            await call.RequestStream.WriteAsync(new PerformanceStatusRequest { PayloadBytes = size });
+        }
+
+        // Nothing was sent yet: no answer may arrive while the writes are held.
+        using (var early = new CancellationTokenSource(TimeSpan.FromMilliseconds(300)))
+        {
+            await Assert.ThrowsAsync<RpcException>(() => call.ResponseStream.MoveNext(early.Token));
+        }
+    }
+
+    [Fact]
+    public async Task BufferHintedWritesAllArriveInOrderOnceCompleted()
+    {
+        using var call = new Monitor.MonitorClient(_channel).GetManyPerformanceStats();
+        call.RequestStream.WriteOptions = WriteOptions.Buffered;
+        for (var size = 1; size <= 40; size++)
+        {
+            await call.RequestStream.WriteAsync(new PerformanceStatusRequest { PayloadBytes = size });
+        }
+
+        await call.RequestStream.CompleteAsync();
+        var sizes = new List<int>();
+        await foreach (var response in call.ResponseStream.ReadAllAsync())
+        {
+            sizes.Add(response.DataLoad1.Length);
+        }
+
+        Assert.Equal(Enumerable.Range(1, 40), sizes);
+    }
+
+    [Fact]
+    public async Task ServiceFlushesHeldAnswersBeforeADelayedRequest()
+    {
+        using var call = new Monitor.MonitorClient(_channel).GetManyPerformanceStats();
+        // Two quick requests then one held 2 s, sent together: the service sees the quick ones with more waiting.
+        call.RequestStream.WriteOptions = WriteOptions.Buffered;
+        await call.RequestStream.WriteAsync(new PerformanceStatusRequest { ClientName = "quick 1" });
+        await call.RequestStream.WriteAsync(new PerformanceStatusRequest { ClientName = "quick 2" });
+        call.RequestStream.WriteOptions = null;
+        await call.RequestStream.WriteAsync(new PerformanceStatusRequest { ClientName = "slow", DelayMs = 2000 });
+
+        // The quick answers must not wait out the slow request's delay.
+        using var soon = new CancellationTokenSource(TimeSpan.FromMilliseconds(1500));
+        Assert.True(await call.ResponseStream.MoveNext(soon.Token));
+        Assert.True(await call.ResponseStream.MoveNext(soon.Token));
+    }
+
+    [Fact]
     public async Task InvalidArgumentFromTheServiceArrivesAsItsStatusAndMessage()
     {
         var client = new Monitor.MonitorClient(_channel);

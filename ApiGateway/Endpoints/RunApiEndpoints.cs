@@ -97,10 +97,10 @@ public static class RunApiEndpoints
             return ProblemResponses.InvalidParameters($"strategy was '{strategy}'; it must be one of: {string.Join(", ", catalog.Names)}.");
         }
 
-        if (!TryWhole(limit, 50, 1, MaxPageSize, out var take) || !TryWhole(offset, 0, 0, int.MaxValue, out var skip))
+        if (!RunPlanValidator.TryWhole(limit, "limit", 1, MaxPageSize, 50, out var take, out var error)
+            || !RunPlanValidator.TryWhole(offset, "offset", 0, int.MaxValue, 0, out var skip, out error))
         {
-            return ProblemResponses.InvalidParameters(
-                $"limit was '{limit}' and offset '{offset}'; limit must be a whole number from 1 to {MaxPageSize}, offset a whole number from 0.");
+            return ProblemResponses.InvalidParameters(error);
         }
 
         var total = await store.CountAsync(strategy);
@@ -330,13 +330,6 @@ public static class RunApiEndpoints
             await Task.WhenAny(progress.Finished, Task.Delay(EventPoll, cancellation));
             cancellation.ThrowIfCancellationRequested();
         }
-    }
-
-    private static bool TryWhole(string? text, int fallback, int min, int max, out int value)
-    {
-        value = fallback;
-        return string.IsNullOrEmpty(text)
-            || (int.TryParse(text, System.Globalization.NumberStyles.None, System.Globalization.CultureInfo.InvariantCulture, out value) && value >= min && value <= max);
     }
 
     private static ProblemHttpResult RunNotFound(Guid id) =>

@@ -1,3 +1,4 @@
+using GrpcDependencies.Hosting;
 using Microsoft.Data.Sqlite;
 using Microsoft.Extensions.Options;
 
@@ -32,10 +33,9 @@ public static partial class HistorySetup
         }
         catch (Exception unusable) when (unusable is SqliteException or IOException or UnauthorizedAccessException or InvalidDataException)
         {
-            Console.Error.WriteLine(
-                $"Invalid configuration: {HistoryOptions.Section}:{nameof(HistoryOptions.DatabasePath)} '{store.DatabasePath}' cannot be used: {unusable.Message.TrimEnd('.')}. " +
+            HostingExtensions.ExitWithInvalidConfiguration(
+                $"{HistoryOptions.Section}:{nameof(HistoryOptions.DatabasePath)} '{store.DatabasePath}' cannot be used: {unusable.Message.TrimEnd('.')}. " +
                 $"Point {HistoryOptions.Section}:{nameof(HistoryOptions.DatabasePath)} at a writable file.");
-            Environment.Exit(2);
         }
 
         return app;

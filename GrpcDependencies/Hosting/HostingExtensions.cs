@@ -66,17 +66,22 @@ public static partial class HostingExtensions
         }
         catch (OptionsValidationException invalid)
         {
-            Console.Error.WriteLine($"Invalid configuration: {string.Join(" ", invalid.Failures)}");
-            Environment.Exit(2);
+            ExitWithInvalidConfiguration(string.Join(" ", invalid.Failures));
         }
         catch (InvalidOperationException unbindable)
         {
             // The binder's own message names the key and the value it could not convert.
-            Console.Error.WriteLine($"Invalid configuration: {unbindable.Message}");
-            Environment.Exit(2);
+            ExitWithInvalidConfiguration(unbindable.Message);
         }
 
         return app;
+    }
+
+    /// <summary>The apps' one convention for a setting that cannot work: one line on stderr naming it, exit code 2.</summary>
+    public static void ExitWithInvalidConfiguration(string problem)
+    {
+        Console.Error.WriteLine($"Invalid configuration: {problem}");
+        Environment.Exit(2);
     }
 
     /// <summary>One line per request, in the template Serilog.AspNetCore's request logging uses.</summary>

@@ -4,33 +4,34 @@ using ApiGateway.Endpoints;
 using ApiGateway.Errors;
 using ApiGateway.History;
 using ApiGateway.Page;
-using GrpcDependencies.Hosting;
+using GrpcBestPractices.ServiceDefaults;
 
-HostingExtensions.SizeSharedArrayPoolForConcurrentStreams();
-var builder = WebApplication.CreateBuilder(args);
+GatewaySetup.SizeSharedArrayPoolForConcurrentStreams();
+return await ServiceHost.RunAsync("gateway", async () =>
+{
+    var builder = WebApplication.CreateBuilder(args);
 
-builder.AddSerilogLogging();
-builder.UseLoopbackByDefault("http://127.0.0.1:5080");
-builder.AddGatewayOptions();
-builder.AddRunHistory();
-builder.Services.AddMonitorClients();
-builder.Services.AddStrategies();
-builder.Services.AddLessons();
-builder.Services.AddProblemResponses();
-builder.Services.AddSwaggerDocs();
+    builder.AddServiceDefaults("gateway", "http://127.0.0.1:5080");
+    builder.AddGatewayOptions();
+    builder.AddRunHistory();
+    builder.Services.AddMonitorClients();
+    builder.Services.AddStrategies();
+    builder.Services.AddLessons();
+    builder.Services.AddProblemResponses();
+    builder.Services.AddSwaggerDocs();
 
-var app = builder.Build().ExitOnInvalidConfiguration();
-await app.EnsureHistoryWritableAsync();
+    var app = builder.Build().ExitOnInvalidConfiguration();
+    await app.EnsureHistoryWritableAsync();
 
-app.UseRequestLogging();
-app.UseDashboardPage();
-app.UseExceptionHandler();
-app.UseStatusCodePages();
-app.UseSwaggerDocs();
-app.MapStrategyEndpoints();
-app.MapRunApi();
-app.MapRunExport();
-app.MapLessonEndpoints();
-app.LogSwaggerUrlOnStart();
-
-app.Run();
+    app.UseRequestLogging();
+    app.UseDashboardPage();
+    app.UseExceptionHandler();
+    app.UseStatusCodePages();
+    app.UseSwaggerDocs();
+    app.MapStrategyEndpoints();
+    app.MapRunApi();
+    app.MapRunExport();
+    app.MapLessonEndpoints();
+    app.LogSwaggerUrlOnStart();
+    return app;
+});

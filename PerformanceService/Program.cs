@@ -1,22 +1,25 @@
-using GrpcDependencies.Hosting;
-using Performance;
+using GrpcBestPractices.ServiceDefaults;
 using PerformanceService;
 using PerformanceService.Services;
+using Serilog.Events;
 
-var builder = WebApplication.CreateBuilder(args);
+return ServiceHost.Run("service", () =>
+{
+    var builder = WebApplication.CreateBuilder(args);
 
-builder.AddSerilogLogging();
-builder.UseLoopbackByDefault("http://127.0.0.1:5000");
-builder.AddHttp2OnlyKestrelWithConnectionCounting();
-builder.AddIdleConnectionTimeout();
-builder.AddProcessSampling();
-builder.Services.AddSingleton<PerformanceMonitor>();
+    builder.AddServiceDefaults("service", "http://127.0.0.1:5000");
+    builder.AddHttp2OnlyKestrelWithConnectionCounting();
+    builder.AddIdleConnectionTimeout();
+    builder.AddProcessSampling();
+    builder.AddMonitorService();
 
-var app = builder.Build().ExitOnInvalidConfiguration();
+    var app = builder.Build().ExitOnInvalidConfiguration();
 
-app.UseRequestLogging(LogLevel.Debug);
-app.MapMonitorService<PerformanceMonitor>();
-app.MapGet("/", () => "performance.Monitor speaks gRPC over HTTP/2 (h2c) here; use a gRPC client.");
-app.MapDiagnostics();
-
-app.Run();
+    app.UseRequestLogging(LogEventLevel.Debug);
+    app.MapGrpcService<PerformanceMonitor>();
+    app.MapGrpcHealthChecksService();
+    app.MapGrpcReflectionService();
+    app.MapGet("/", () => "performance.Monitor speaks gRPC over HTTP/2 (h2c) here: use a gRPC client. Server reflection and grpc.health.v1.Health are on.");
+    app.MapDiagnostics();
+    return app;
+});

@@ -1,7 +1,9 @@
 using System.ComponentModel.DataAnnotations;
 using Microsoft.AspNetCore.Server.Kestrel.Core;
+using Microsoft.Extensions.DependencyInjection.Extensions;
 using Microsoft.Extensions.Options;
 using PerformanceService.Metrics;
+using PerformanceService.Services;
 
 namespace PerformanceService;
 
@@ -91,8 +93,29 @@ public static class ServiceSetup
             .BindConfiguration(MonitorOptions.Section)
             .ValidateDataAnnotations()
             .ValidateOnStart();
+        builder.Services.TryAddSingleton(TimeProvider.System);
         builder.Services.AddSingleton<ProcessSampler>();
         builder.Services.AddHostedService(services => services.GetRequiredService<ProcessSampler>());
+        return builder;
+    }
+
+    /// <summary>
+    /// performance.Monitor on grpc-dotnet, with the standard health service (SERVING only while the sampler that feeds
+    /// every answer runs) and server reflection, so grpcurl, ghz or Postman can call it without the proto file.
+    /// </summary>
+    public static WebApplicationBuilder AddMonitorService(this WebApplicationBuilder builder)
+    {
+        // Registered, grpc-dotnet resolves the service from DI for each call instead of constructing one per call.
+        builder.Services.AddSingleton<PerformanceMonitor>();
+        builder.Services.AddGrpc();
+        builder.Services.AddGrpcReflection();
+        builder.Services.AddGrpcHealthChecks(health =>
+            {
+                // "" is the whole server, as grpc health probes ask by default; the service is also asked by name.
+                health.Services.Map(string.Empty, _ => true);
+                health.Services.Map(Monitor.Descriptor.FullName, _ => true);
+            })
+            .AddCheck<SamplerHealthCheck>(SamplerHealthCheck.Name);
         return builder;
     }
 }

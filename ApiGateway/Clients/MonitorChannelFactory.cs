@@ -1,5 +1,5 @@
 using ApiGateway.Configuration;
-using GrpcDependencies.Grpc;
+using Grpc.Net.Client;
 using Microsoft.Extensions.Options;
 
 namespace ApiGateway.Clients;
@@ -9,18 +9,28 @@ public sealed class MonitorChannelFactory(IOptions<GatewayOptions> gateway, IOpt
 {
     public Uri ServerUri { get; } = gateway.Value.GetServerUri();
 
+    /// <summary>A channel that owns <paramref name="handler"/>: disposing the channel closes its connections.</summary>
     public GrpcChannel CreateChannel(SocketsHttpHandler handler) =>
-        GrpcChannel.ForAddress(ServerUri, new GrpcChannelOptions { HttpHandler = handler, DisposeHttpClient = true });
+        GrpcChannel.ForAddress(ServerUri, new GrpcChannelOptions { HttpHandler = handler });
 
     /// <summary>The handler settings every strategy shares; each strategy then states the ones its lesson is about.</summary>
-    public SocketsHttpHandler CreateHandler() => new()
+    public SocketsHttpHandler CreateHandler()
     {
-        ConnectTimeout = limits.Value.ConnectTimeout,
-        PooledConnectionIdleTimeout = Timeout.InfiniteTimeSpan,
-        UseProxy = false,
-        UseCookies = false,
-        AllowAutoRedirect = false,
-    };
+        var handler = ApplyGatewayLimits(new SocketsHttpHandler());
+        // The client never drops an idle connection itself, so whether one survives a pause is the server's (lesson 3).
+        handler.PooledConnectionIdleTimeout = Timeout.InfiniteTimeSpan;
+        return handler;
+    }
+
+    /// <summary>What any handler of the gateway gets: a dead address fails within the connect timeout, and no proxy or redirect can send a call elsewhere.</summary>
+    public SocketsHttpHandler ApplyGatewayLimits(SocketsHttpHandler handler)
+    {
+        handler.ConnectTimeout = limits.Value.ConnectTimeout;
+        handler.UseProxy = false;
+        handler.UseCookies = false;
+        handler.AllowAutoRedirect = false;
+        return handler;
+    }
 }
 
 /// <summary>The chapter's wrapper: one channel for the app's life, a new (cheap) client object per call.</summary>
@@ -28,10 +38,11 @@ public sealed class MonitorClientWrapper(MonitorChannelFactory channels) : IDisp
 {
     private readonly GrpcChannel _channel = channels.CreateChannel(WithGrpcDefaults(channels.CreateHandler()));
 
-    public Performance.Monitor.MonitorClient CreateClient() => new(_channel);
+    public Monitor.MonitorClient CreateClient() => new(_channel);
 
     public void Dispose() => _channel.Dispose();
 
+    // What GrpcChannel.ForAddress sets on a handler it makes itself; a handler passed in has to say it.
     private static SocketsHttpHandler WithGrpcDefaults(SocketsHttpHandler handler)
     {
         handler.EnableMultipleHttp2Connections = true;

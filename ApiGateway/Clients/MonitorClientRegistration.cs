@@ -1,39 +1,22 @@
 using ApiGateway.Configuration;
-using GrpcDependencies.Grpc;
 using Microsoft.Extensions.Options;
 
 namespace ApiGateway.Clients;
 
 public static class MonitorClientRegistration
 {
-    public const string FactoryClientName = "Monitor";
+    /// <summary>The client factory's name for the client <c>AddGrpcClient&lt;Monitor.MonitorClient&gt;</c> registers.</summary>
+    public const string FactoryClientName = nameof(Monitor.MonitorClient);
 
-    /// <summary>
-    /// What <c>AddGrpcClient&lt;Monitor.MonitorClient&gt;</c> does (Grpc.Net.ClientFactory is not served here):
-    /// a named HttpClientFactory client, with its pooled handler and logging handlers, wrapped in a channel per client.
-    /// </summary>
     public static IServiceCollection AddMonitorClients(this IServiceCollection services)
     {
         services.AddSingleton<MonitorChannelFactory>();
         services.AddSingleton<MonitorClientWrapper>();
-        services.AddHttpClient(FactoryClientName, (provider, client) =>
-            {
-                client.BaseAddress = provider.GetRequiredService<IOptions<GatewayOptions>>().Value.GetServerUri();
-                // Deadlines bound each call; HttpClient's own 100 s timeout would only mask them.
-                client.Timeout = Timeout.InfiniteTimeSpan;
-            })
-            .ConfigurePrimaryHttpMessageHandler(provider =>
-            {
-                var handler = provider.GetRequiredService<MonitorChannelFactory>().CreateHandler();
-                handler.EnableMultipleHttp2Connections = true;
-                return handler;
-            });
-        services.AddTransient(provider =>
-        {
-            var httpClient = provider.GetRequiredService<IHttpClientFactory>().CreateClient(FactoryClientName);
-            return new Performance.Monitor.MonitorClient(GrpcChannel.ForAddress(
-                httpClient.BaseAddress!, new GrpcChannelOptions { HttpClient = httpClient, DisposeHttpClient = false }));
-        });
+        services.AddGrpcClient<Monitor.MonitorClient>((provider, client) => client.Address = provider.GetRequiredService<IOptions<GatewayOptions>>().Value.GetServerUri())
+            // The factory's own primary handler, as a .NET app gets it (multiple HTTP/2 connections on, connections recycled
+            // every HandlerLifetime), with only the gateway's limits added: a connect timeout, no proxy.
+            .ConfigurePrimaryHttpMessageHandler((handler, provider) =>
+                provider.GetRequiredService<MonitorChannelFactory>().ApplyGatewayLimits((SocketsHttpHandler)handler));
         return services;
     }
 }

@@ -52,7 +52,7 @@ public static class StrategyEndpoints
         services.AddTransient<FactoryClientStrategy>();
         services.AddSingleton<ClientWrapperStrategy>();
         services.AddSingleton<InitializedClientStrategy>();
-        services.AddSingleton<StreamingCallStrategy>();
+        services.AddSingleton(provider => new StreamingCallStrategy(provider.GetRequiredService<MonitorClientWrapper>().CreateClient()));
         services.AddSingleton<SingleConnectionStrategy>();
         services.AddSingleton<MultipleConnectionsStrategy>();
         return services;

@@ -1,5 +1,5 @@
 using ApiGateway.Runs;
-using GrpcDependencies.Grpc;
+using Grpc.Core;
 using Microsoft.AspNetCore.Diagnostics;
 using Microsoft.AspNetCore.Http.HttpResults;
 using Microsoft.AspNetCore.Mvc;
@@ -50,7 +50,7 @@ public sealed class RunFailedException(Uri serverUri, RunResult run)
 
 /// <summary>A lesson scenario's call to the service failed; lessons are not stored runs, so this carries the call itself.</summary>
 public sealed class LessonFailedException(string lesson, Uri serverUri, int calls, int completed, RpcException error)
-    : Exception($"{lesson}: a call to {serverUri} failed with {error.StatusCode}: {error.Detail}", error)
+    : Exception($"{lesson}: a call to {serverUri} failed with {error.StatusCode}: {error.Status.Detail}", error)
 {
     public string Lesson { get; } = lesson;
 
@@ -76,7 +76,7 @@ public sealed partial class RunProblemHandler(IProblemDetailsService problems, I
                 Status = StatusCodes.Status503ServiceUnavailable,
                 Title = "The performance service did not answer",
                 Detail = $"The {lesson.Lesson} lesson against the performance service at {lesson.ServerUri} stopped: a call failed with " +
-                    $"{lesson.Error.StatusCode} ({lesson.Error.Detail}). {lesson.Completed} of {lesson.Calls} calls had completed. " +
+                    $"{lesson.Error.StatusCode} ({lesson.Error.Status.Detail}). {lesson.Completed} of {lesson.Calls} calls had completed. " +
                     "Check that PerformanceService is running at the configured ServerUrl.",
                 Extensions =
                 {

@@ -1,4 +1,4 @@
-using GrpcDependencies.Hosting;
+using GrpcBestPractices.ServiceDefaults;
 using Microsoft.Data.Sqlite;
 using Microsoft.Extensions.Options;
 
@@ -33,7 +33,7 @@ public static partial class HistorySetup
         }
         catch (Exception unusable) when (unusable is SqliteException or IOException or UnauthorizedAccessException or InvalidDataException)
         {
-            HostingExtensions.ExitWithInvalidConfiguration(
+            ServiceDefaultsExtensions.ExitWithInvalidConfiguration(
                 $"{HistoryOptions.Section}:{nameof(HistoryOptions.DatabasePath)} '{store.DatabasePath}' cannot be used: {unusable.Message.TrimEnd('.')}. " +
                 $"Point {HistoryOptions.Section}:{nameof(HistoryOptions.DatabasePath)} at a writable file.");
         }

@@ -3,7 +3,8 @@ using ApiGateway.Clients;
 using ApiGateway.Configuration;
 using ApiGateway.Errors;
 using ApiGateway.Runs;
-using GrpcDependencies.Grpc;
+using Grpc.Core;
+using Grpc.Net.Client;
 using Microsoft.Extensions.Options;
 using Performance;
 
@@ -71,7 +72,7 @@ public sealed class KeepAliveLesson(MonitorChannelFactory channels, IOptions<Run
         {
             var request = new PerformanceStatusRequest { ClientName = $"{Name} {when}" };
             var start = Stopwatch.GetTimestamp();
-            var response = await new Monitor.MonitorClient(channel).GetPerformanceAsync(request, new CallOptions(DateTime.UtcNow + limits.Value.CallTimeout, callerGone));
+            var response = await new Monitor.MonitorClient(channel).GetPerformanceAsync(request, new CallOptions(deadline: DateTime.UtcNow + limits.Value.CallTimeout, cancellationToken: callerGone));
             return new TimedCall(Stopwatch.GetElapsedTime(start).TotalMilliseconds, response.ConnectionId);
         }
     }

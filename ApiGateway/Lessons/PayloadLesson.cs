@@ -7,7 +7,7 @@ using ApiGateway.Configuration;
 using ApiGateway.Errors;
 using ApiGateway.Runs;
 using Google.Protobuf;
-using GrpcDependencies.Grpc;
+using Grpc.Core;
 using Microsoft.Extensions.Options;
 using Performance;
 
@@ -39,7 +39,7 @@ public sealed class PayloadLesson(MonitorClientWrapper wrapper, MonitorChannelFa
         var start = Stopwatch.GetTimestamp();
         try
         {
-            response = await wrapper.CreateClient().GetPerformanceAsync(request, new CallOptions(DateTime.UtcNow + limits.Value.CallTimeout, callerGone));
+            response = await wrapper.CreateClient().GetPerformanceAsync(request, new CallOptions(deadline: DateTime.UtcNow + limits.Value.CallTimeout, cancellationToken: callerGone));
         }
         catch (RpcException error) when (!callerGone.IsCancellationRequested)
         {

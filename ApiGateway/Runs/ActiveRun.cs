@@ -45,7 +45,7 @@ public sealed class ActiveSuite(SuiteRecord record, CancellationToken stopping) 
 }
 
 /// <summary>A finished run as stored, and what only its immediate caller gets: the per-call statuses.</summary>
-public sealed record RunResult(RunRecord Record, IReadOnlyList<PerformanceStatus> Statuses, string Measured, GrpcDependencies.Grpc.StatusCode? MostCommonError);
+public sealed record RunResult(RunRecord Record, IReadOnlyList<PerformanceStatus> Statuses, string Measured, Grpc.Core.StatusCode? MostCommonError);
 
 /// <summary>More runs were started than Runs:MaxRunsInFlight allows.</summary>
 public sealed class TooManyRunsException(int limit, int retryAfterSeconds)

@@ -1,5 +1,5 @@
 using System.Diagnostics;
-using GrpcDependencies.Grpc;
+using Grpc.Core;
 using Performance;
 
 namespace ApiGateway.Runs;
@@ -50,7 +50,7 @@ public sealed class RunContext : IDisposable
         PayloadBytes = Plan.PayloadBytes,
     };
 
-    public CallOptions CreateCallOptions() => new(DateTime.UtcNow + CallTimeout, _stop.Token);
+    public CallOptions CreateCallOptions() => new(deadline: DateTime.UtcNow + CallTimeout, cancellationToken: _stop.Token);
 
     /// <summary>Sends one unary call and records its outcome; never throws for a failed call.</summary>
     public async Task CallAsync(int index, Func<PerformanceStatusRequest, CallOptions, Task<PerformanceStatusResponse>> call)

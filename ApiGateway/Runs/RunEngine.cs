@@ -1,7 +1,7 @@
 using System.Diagnostics;
 using ApiGateway.Configuration;
 using ApiGateway.Strategies;
-using GrpcDependencies.Grpc;
+using Grpc.Core;
 using Microsoft.Extensions.Options;
 
 namespace ApiGateway.Runs;
@@ -65,7 +65,7 @@ public sealed class RunEngine(IOptions<RunLimitsOptions> limits)
     {
         if (unreachable is not null)
         {
-            return new RunOutcome(RunState.Failed, stats, $"The service is unreachable: {unreachable.Detail}", StatusCode.Unavailable, statuses);
+            return new RunOutcome(RunState.Failed, stats, $"The service is unreachable: {unreachable.Status.Detail}", StatusCode.Unavailable, statuses);
         }
 
         if (cancellation.IsCancellationRequested)

@@ -1,7 +1,7 @@
 using System.Collections.Concurrent;
 using System.Diagnostics;
 using System.Runtime.InteropServices;
-using GrpcDependencies.Grpc;
+using Grpc.Core;
 using Performance;
 
 namespace ApiGateway.Runs;

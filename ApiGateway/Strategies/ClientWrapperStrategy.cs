@@ -1,5 +1,5 @@
 using ApiGateway.Clients;
-using GrpcDependencies.Grpc;
+using Grpc.Core;
 using Performance;
 
 namespace ApiGateway.Strategies;
@@ -17,5 +17,5 @@ public sealed class ClientWrapperStrategy(MonitorClientWrapper wrapper) : Sequen
     public override string DescribeMeasurement() => "One long-lived channel (its connection already open after the first run); a new client object per call.";
 
     protected override Task<PerformanceStatusResponse> CallAsync(PerformanceStatusRequest request, CallOptions options) =>
-        wrapper.CreateClient().GetPerformanceAsync(request, options);
+        wrapper.CreateClient().GetPerformanceAsync(request, options).ResponseAsync;
 }

@@ -1,5 +1,6 @@
 using ApiGateway.Runs;
-using GrpcDependencies.Grpc;
+using Grpc.Core;
+using Grpc.Net.Client;
 using Performance;
 
 namespace ApiGateway.Strategies;
@@ -8,11 +9,16 @@ namespace ApiGateway.Strategies;
 /// Calls kept in flight <see cref="RunContext.Concurrency"/> at a time on one long-lived channel (by default all
 /// at once, as the chapter did), async all the way: no thread is blocked per call, so this measures HTTP/2, not the thread pool.
 /// </summary>
-public abstract class ConcurrentUnaryStrategy(GrpcChannel channel) : IClientStrategy, IDisposable
+public abstract class ConcurrentUnaryStrategy(Monitor.MonitorClient client, IDisposable channel) : IClientStrategy, IDisposable
 {
+    /// <summary>Calls on <paramref name="channel"/>, which this strategy owns and disposes.</summary>
+    protected ConcurrentUnaryStrategy(GrpcChannel channel)
+        : this(new Monitor.MonitorClient(channel), channel)
+    {
+    }
+
     public async Task ExecuteAsync(RunContext run)
     {
-        var client = new Monitor.MonitorClient(channel);
         var next = -1;
         var workers = new Task[run.Concurrency];
         for (var worker = 0; worker < workers.Length; worker++)
@@ -24,7 +30,7 @@ public abstract class ConcurrentUnaryStrategy(GrpcChannel channel) : IClientStra
 
         async Task WorkAsync()
         {
-            Func<PerformanceStatusRequest, CallOptions, Task<PerformanceStatusResponse>> send = client.GetPerformanceAsync;
+            Func<PerformanceStatusRequest, CallOptions, Task<PerformanceStatusResponse>> send = (request, options) => client.GetPerformanceAsync(request, options).ResponseAsync;
             int index;
             while (!run.Stopped && (index = Interlocked.Increment(ref next)) < run.Count)
             {

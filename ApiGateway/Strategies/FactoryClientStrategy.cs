@@ -1,23 +1,26 @@
-using GrpcDependencies.Grpc;
+using Grpc.Core;
 using Performance;
 
 namespace ApiGateway.Strategies;
 
-/// <summary>Sequential calls on the client DI made from the client factory: pooled handler, plus the factory's logging handlers.</summary>
+/// <summary>Sequential calls on the client that <c>AddGrpcClient&lt;Monitor.MonitorClient&gt;</c> (Grpc.Net.ClientFactory) hands to DI.</summary>
 public sealed class FactoryClientStrategy(Monitor.MonitorClient client, ILoggerFactory loggers) : SequentialUnaryStrategy, IDescribedStrategy
 {
     public static StrategyInfo Info { get; } = new(
         "factory-client",
         "Performance",
-        "count sequential unary calls on the client that DI made from the HttpClient factory.",
-        "The factory pools the handler, so the channel is reused; its logging handlers run on every call, which costs time unless their level is raised.",
+        "count sequential unary calls on the client that DI made with AddGrpcClient (Grpc.Net.ClientFactory).",
+        "The factory keeps one channel per client for the app's life, so the connection is reused; its logging handlers run on every call, which costs time unless their level is raised.",
         "https://learn.microsoft.com/aspnet/core/grpc/clientfactory");
 
     public override string DescribeMeasurement() =>
-        loggers.CreateLogger($"System.Net.Http.HttpClient.{Clients.MonitorClientRegistration.FactoryClientName}.LogicalHandler").IsEnabled(LogLevel.Information)
-            ? "Client factory with its logging handlers writing at Information (several lines per call are part of this time)."
-            : "Client factory with its logging handlers filtered (System.Net.Http.HttpClient below Information): their per-call lines are not part of this time.";
+        "The client AddGrpcClient made: the factory keeps one channel per client name for the app's life (its handler opens multiple HTTP/2 connections " +
+        "and recycles them every 2 minutes). Every call passes the factory's handler chain: LoggingScopeHttpMessageHandler formats the request URI and opens " +
+        "a log scope, then LoggingHttpMessageHandler; " +
+        (loggers.CreateLogger($"System.Net.Http.HttpClient.{Clients.MonitorClientRegistration.FactoryClientName}.LogicalHandler").IsEnabled(LogLevel.Information)
+            ? "both write their start and end lines at Information here, so four log lines per call are part of this time."
+            : "their start and end lines are filtered here (System.Net.Http.HttpClient below Information), so only the scope and the checks are part of this time.");
 
     protected override Task<PerformanceStatusResponse> CallAsync(PerformanceStatusRequest request, CallOptions options) =>
-        client.GetPerformanceAsync(request, options);
+        client.GetPerformanceAsync(request, options).ResponseAsync;
 }

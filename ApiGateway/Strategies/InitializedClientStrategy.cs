@@ -1,5 +1,5 @@
 using ApiGateway.Clients;
-using GrpcDependencies.Grpc;
+using Grpc.Core;
 using Performance;
 
 namespace ApiGateway.Strategies;
@@ -14,7 +14,7 @@ public sealed class InitializedClientStrategy(MonitorChannelFactory channels) : 
         "A new channel per call pays a new connection and HTTP/2 handshake every time: this is what not reusing the channel costs.",
         "https://learn.microsoft.com/aspnet/core/grpc/performance#reuse-grpc-channels");
 
-    public override string DescribeMeasurement() => "A new channel and connection for every call, disposed after it.";
+    public override string DescribeMeasurement() => "GrpcChannel.ForAddress with a new SocketsHttpHandler for every call, disposed after it: a new connection each time.";
 
     protected override async Task<PerformanceStatusResponse> CallAsync(PerformanceStatusRequest request, CallOptions options)
     {

@@ -1,5 +1,5 @@
 using ApiGateway.Runs;
-using GrpcDependencies.Grpc;
+using Grpc.Core;
 using Performance;
 
 namespace ApiGateway.Strategies;

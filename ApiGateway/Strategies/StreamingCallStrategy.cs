@@ -1,13 +1,13 @@
 using System.Diagnostics;
-using ApiGateway.Clients;
 using ApiGateway.Runs;
-using GrpcDependencies.Grpc;
+using Grpc.Core;
 using Performance;
 
 namespace ApiGateway.Strategies;
 
 /// <summary>One bidirectional stream carries every request and every response; writing and reading overlap.</summary>
-public sealed class StreamingCallStrategy(MonitorClientWrapper wrapper) : IClientStrategy, IDescribedStrategy
+/// <param name="client">The wrapper's client in the app (see AddStrategies): the stream runs on the long-lived channel.</param>
+public sealed class StreamingCallStrategy(Monitor.MonitorClient client) : IClientStrategy, IDescribedStrategy
 {
     public static StrategyInfo Info { get; } = new(
         "streaming-call",
@@ -17,9 +17,9 @@ public sealed class StreamingCallStrategy(MonitorClientWrapper wrapper) : IClien
         "https://learn.microsoft.com/aspnet/core/grpc/performance#streaming");
 
     public string DescribeMeasurement() =>
-        "One bidirectional stream on the long-lived channel; requests are written in batches of 16 while responses are read. A message's latency runs from its write to its answer, so it includes the wait behind messages written before it.";
-
-    private const int BatchSize = 16;
+        "One bidirectional stream on the long-lived channel. Each request is written with WriteAsync, which Grpc.Net.Client flushes at once " +
+        "(it ignores WriteOptions.BufferHint), while the responses are read as they come; the service writes each answer as soon as it is made. " +
+        "A message's latency runs from its write to its answer, so it includes the wait behind messages written before it.";
 
     public async Task ExecuteAsync(RunContext run)
     {
@@ -29,24 +29,23 @@ public sealed class StreamingCallStrategy(MonitorClientWrapper wrapper) : IClien
         // No deadline for the whole stream (its length depends on count); instead it may not stay silent longer than one call's timeout.
         using var silence = CancellationTokenSource.CreateLinkedTokenSource(run.Cancellation);
         silence.CancelAfter(run.CallTimeout);
-        using var call = wrapper.CreateClient().GetManyPerformanceStats(new CallOptions(CancellationToken: silence.Token));
+        using var call = client.GetManyPerformanceStats(new CallOptions(cancellationToken: silence.Token));
         Task? reading = null;
         try
         {
             reading = ReadAllAsync();
             for (var index = 0; index < run.Count && !reading.IsCompleted; index++)
             {
-                // Pipelined: messages go out in batches of 16 (gRPC's buffer hint), the last of each sends them.
-                call.RequestStream.WriteOptions = index % BatchSize == BatchSize - 1 ? null : WriteOptions.Buffered;
+                // Pipelined: the next request goes out without waiting for the previous answer.
                 Volatile.Write(ref sentAt[index], Stopwatch.GetTimestamp());
-                await call.RequestStream.WriteAsync(run.CreateRequest(index), silence.Token);
+                await call.RequestStream.WriteAsync(run.CreateRequest(index));
             }
 
             await call.RequestStream.CompleteAsync();
             await reading;
             if (received < run.Count)
             {
-                FailUnanswered(new RpcException(StatusCode.Internal, $"The stream ended after {received} of {run.Count} responses."));
+                FailUnanswered(new RpcException(new Status(StatusCode.Internal, $"The stream ended after {received} of {run.Count} responses.")));
             }
         }
         catch (RpcException error)
@@ -57,7 +56,7 @@ public sealed class StreamingCallStrategy(MonitorClientWrapper wrapper) : IClien
         catch (OperationCanceledException) when (silence.IsCancellationRequested)
         {
             await StopReadingAsync();
-            FailUnanswered(IsSilenceTimeout() ? Silent() : new RpcException(StatusCode.Cancelled, "The run was stopped."));
+            FailUnanswered(IsSilenceTimeout() ? Silent() : new RpcException(new Status(StatusCode.Cancelled, "The run was stopped.")));
         }
 
         // Abort the stream so the reader ends too; only then is the count of answers final.
@@ -82,7 +81,7 @@ public sealed class StreamingCallStrategy(MonitorClientWrapper wrapper) : IClien
             {
                 if (received == run.Count)
                 {
-                    throw new RpcException(StatusCode.Internal, $"The service sent more than the {run.Count} responses asked for.");
+                    throw new RpcException(new Status(StatusCode.Internal, $"The service sent more than the {run.Count} responses asked for."));
                 }
 
                 run.Recorder.RecordSuccess(received, Volatile.Read(ref sentAt[received]), call.ResponseStream.Current);
@@ -103,6 +102,6 @@ public sealed class StreamingCallStrategy(MonitorClientWrapper wrapper) : IClien
         bool IsSilenceTimeout() => silence.IsCancellationRequested && !run.Cancellation.IsCancellationRequested;
 
         RpcException Silent() =>
-            new(StatusCode.DeadlineExceeded, $"The stream stayed silent longer than the call timeout ({run.CallTimeout.TotalSeconds:0.###} s).");
+            new(new Status(StatusCode.DeadlineExceeded, $"The stream stayed silent longer than the call timeout ({run.CallTimeout.TotalSeconds:0.###} s)."));
     }
 }

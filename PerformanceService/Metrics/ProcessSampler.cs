@@ -10,30 +10,47 @@ public sealed record ProcessSnapshot(double CpuPercentage, double MemoryMegabyte
 /// Samples the process a few times a second in the background, so a call only copies the latest
 /// snapshot: figures are real, and measuring them costs the hot path nothing.
 /// </summary>
-public sealed class ProcessSampler(IOptions<MonitorOptions> options, ConnectionCounter connections) : BackgroundService
+public sealed class ProcessSampler(IOptions<MonitorOptions> options, ConnectionCounter connections, TimeProvider time) : BackgroundService
 {
     private const double Mebibyte = 1024 * 1024;
     private readonly Process _process = Process.GetCurrentProcess();
     private TimeSpan _lastCpu;
     private long _lastTimestamp;
+    private long _lastTick;
     private ProcessSnapshot? _latest;
 
     public ProcessSnapshot Latest => Volatile.Read(ref _latest) ?? Sample();
 
+    /// <summary>How long ago the background loop last sampled; null before its first sample.</summary>
+    public TimeSpan? SinceLastSample
+    {
+        get
+        {
+            var tick = Volatile.Read(ref _lastTick);
+            return tick == 0 ? null : time.GetElapsedTime(tick);
+        }
+    }
+
     protected override async Task ExecuteAsync(CancellationToken stoppingToken)
     {
-        Sample();
-        using var timer = new PeriodicTimer(TimeSpan.FromMilliseconds(options.Value.SampleIntervalMilliseconds));
+        Tick();
+        using var timer = new PeriodicTimer(TimeSpan.FromMilliseconds(options.Value.SampleIntervalMilliseconds), time);
         try
         {
             while (await timer.WaitForNextTickAsync(stoppingToken))
             {
-                Sample();
+                Tick();
             }
         }
         catch (OperationCanceledException) when (stoppingToken.IsCancellationRequested)
         {
         }
+    }
+
+    private void Tick()
+    {
+        Sample();
+        Volatile.Write(ref _lastTick, time.GetTimestamp());
     }
 
     private ProcessSnapshot Sample()

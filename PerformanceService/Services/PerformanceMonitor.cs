@@ -1,6 +1,6 @@
 using System.Buffers;
 using Google.Protobuf;
-using GrpcDependencies.Grpc;
+using Grpc.Core;
 using Performance;
 using PerformanceService.Metrics;
 
@@ -14,50 +14,50 @@ public sealed class PerformanceMonitor(ProcessSampler sampler) : Monitor.Monitor
     public const int MaxDelayMilliseconds = 60_000;
     private const int StackPayloadLimit = 1024;
 
-    public override async Task<PerformanceStatusResponse> GetPerformance(PerformanceStatusRequest request, ServerCallContext context)
+    public override Task<PerformanceStatusResponse> GetPerformance(PerformanceStatusRequest request, ServerCallContext context)
     {
         Validate(request);
-        if (request.DelayMs > 0)
-        {
-            await Task.Delay(request.DelayMs, context.CancellationToken);
-        }
-
-        return CreateResponse(request, context);
+        return request.DelayMs > 0
+            ? AnswerLaterAsync(request, context)
+            : Task.FromResult(CreateResponse(request, context));
     }
 
+    /// <summary>One answer per request, in order, each written (and so flushed) as soon as it is made.</summary>
     public override async Task GetManyPerformanceStats(
         IAsyncStreamReader<PerformanceStatusRequest> requestStream,
         IServerStreamWriter<PerformanceStatusResponse> responseStream,
         ServerCallContext context)
     {
-        var buffered = requestStream as IBufferedStreamReader;
-        while (await requestStream.MoveNext(context.CancellationToken))
+        await foreach (var request in requestStream.ReadAllAsync(context.CancellationToken))
         {
-            var request = requestStream.Current;
             Validate(request);
             if (request.DelayMs > 0)
             {
-                // Answers held back for a batch must not wait out this request's delay.
-                await responseStream.FlushAsync(context.CancellationToken);
                 await Task.Delay(request.DelayMs, context.CancellationToken);
             }
 
-            // When the next request is already here, answer it in the same flush: fewer, fuller HTTP/2 frames.
-            responseStream.WriteOptions = buffered is { HasBufferedMessage: true } ? WriteOptions.Buffered : null;
+            // The call's token, so a write after the client left ends as a cancellation, not as "the request is complete".
             await responseStream.WriteAsync(CreateResponse(request, context), context.CancellationToken);
         }
+    }
+
+    private async Task<PerformanceStatusResponse> AnswerLaterAsync(PerformanceStatusRequest request, ServerCallContext context)
+    {
+        await Task.Delay(request.DelayMs, context.CancellationToken);
+        return CreateResponse(request, context);
     }
 
     private static void Validate(PerformanceStatusRequest request)
     {
         if (request.DelayMs is < 0 or > MaxDelayMilliseconds)
         {
-            throw new RpcException(StatusCode.InvalidArgument, $"delay_ms was {request.DelayMs}; it must be between 0 and {MaxDelayMilliseconds}.");
+            throw new RpcException(new Status(StatusCode.InvalidArgument, $"delay_ms was {request.DelayMs}; it must be between 0 and {MaxDelayMilliseconds}."));
         }
 
         if (request.PayloadBytes is < 0 or > MaxPayloadBytes)
         {
-            throw new RpcException(StatusCode.InvalidArgument, $"payload_bytes was {request.PayloadBytes}; it must be between 0 (meaning {DefaultPayloadBytes}) and {MaxPayloadBytes}.");
+            throw new RpcException(new Status(
+                StatusCode.InvalidArgument, $"payload_bytes was {request.PayloadBytes}; it must be between 0 (meaning {DefaultPayloadBytes}) and {MaxPayloadBytes}."));
         }
     }
 
@@ -73,7 +73,8 @@ public sealed class PerformanceMonitor(ProcessSampler sampler) : Monitor.Monitor
             ActiveConnections = snapshot.ActiveConnections,
             DataLoad1 = WrappedRandomBytes(size),
             DataLoad2 = CopiedRandomBytes(size),
-            ConnectionId = context.ConnectionId,
+            // Kestrel's id for the transport connection, so a client can count the connections it really used.
+            ConnectionId = context.GetHttpContext().Connection.Id,
         };
     }
 

@@ -9,13 +9,14 @@ using ApiGateway.Clients;
 using ApiGateway.Configuration;
 using ApiGateway.Runs;
 using ApiGateway.Strategies;
-using GrpcDependencies.Grpc;
+using Grpc.Core;
+using Grpc.Net.Client;
 using Microsoft.Extensions.Options;
 using Performance;
 
 namespace GrpcBestPractices.Benchmarks;
 
-/// <summary>h2load (nghttp2) sending the same gRPC request frame the gateway sends.</summary>
+/// <summary>h2load (nghttp2) sending the same gRPC request body the gateway sends.</summary>
 public sealed class H2Load(string frameFile, string workDirectory)
 {
     public async Task<double> SequentialP50MsAsync(string url, int count)
@@ -39,7 +40,7 @@ public sealed class H2Load(string frameFile, string workDirectory)
         var output = await Command.RunAsync("h2load",
         [
             "-n", count.ToString(), "-c", connections.ToString(), "-m", streams.ToString(), "-d", frameFile,
-            "-H", "content-type: application/grpc", "-H", "te: trailers", .. extra, url + Monitor.GetPerformancePath,
+            "-H", "content-type: application/grpc", "-H", "te: trailers", .. extra, url + "/" + Monitor.Descriptor.FullName + "/GetPerformance",
         ]);
         var requests = output.Split('\n').Single(line => line.StartsWith("requests:", StringComparison.Ordinal));
         return requests.Contains($"{count} succeeded, 0 failed", StringComparison.Ordinal)
@@ -88,6 +89,16 @@ public sealed class Gateway(HttpClient http)
 public static class InProcess
 {
     public static PerformanceStatusRequest Request => new() { ClientName = "client-wrapper #1", PayloadBytes = 100 };
+
+    /// <summary>The request body exactly as Grpc.Net.Client frames it, taken from the client itself, so h2load sends the same bytes.</summary>
+    public static async Task<byte[]> CaptureRequestBodyAsync(PerformanceStatusRequest request)
+    {
+        var capture = new BodyCapture();
+        using var channel = GrpcChannel.ForAddress("http://127.0.0.1", new GrpcChannelOptions { HttpHandler = capture });
+        var call = new Monitor.MonitorClient(channel).GetPerformanceAsync(request);
+        await Assert.ThrowsRpcAsync(call.ResponseAsync);
+        return capture.Body ?? throw new InvalidOperationException("The client sent no request.");
+    }
 
     /// <summary>One stream, one message at a time: write, wait for the answer, write the next.</summary>
     public static async Task<double> PingPongMessagesPerSecondAsync(GrpcChannel channel, int count)
@@ -213,6 +224,35 @@ public static class InProcess
             RemoteCertificateValidationCallback = (_, presented, _, _) => presented is not null && presented.GetCertHashString() == certificate.GetCertHashString(),
         },
     };
+}
+
+/// <summary>Keeps the body of the one request it is sent and answers 503, so the call ends there.</summary>
+internal sealed class BodyCapture : HttpMessageHandler
+{
+    public byte[]? Body { get; private set; }
+
+    protected override async Task<HttpResponseMessage> SendAsync(HttpRequestMessage request, CancellationToken cancellationToken)
+    {
+        Body = await request.Content!.ReadAsByteArrayAsync(cancellationToken);
+        return new HttpResponseMessage(HttpStatusCode.ServiceUnavailable) { Version = HttpVersion.Version20, RequestMessage = request };
+    }
+}
+
+internal static class Assert
+{
+    public static async Task ThrowsRpcAsync(Task call)
+    {
+        try
+        {
+            await call;
+        }
+        catch (RpcException)
+        {
+            return;
+        }
+
+        throw new InvalidOperationException("The captured call was expected to end with an RpcException.");
+    }
 }
 
 public static class Statistics

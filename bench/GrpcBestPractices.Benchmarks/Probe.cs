@@ -1,5 +1,6 @@
 using System.Diagnostics;
-using GrpcDependencies.Grpc;
+using Grpc.Core;
+using Grpc.Net.Client;
 using Performance;
 
 namespace GrpcBestPractices.Benchmarks;
@@ -41,7 +42,7 @@ public static class Probe
         for (var i = 0; i < count; i++)
         {
             var t = Stopwatch.GetTimestamp();
-            await client.GetPerformanceAsync(request, new CallOptions(DateTime.UtcNow.AddSeconds(10), run.Token));
+            await client.GetPerformanceAsync(request, new CallOptions(deadline: DateTime.UtcNow.AddSeconds(10), cancellationToken: run.Token));
             latencies[i] = Stopwatch.GetElapsedTime(t).TotalMilliseconds;
         }
 

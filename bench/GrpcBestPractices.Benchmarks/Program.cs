@@ -4,7 +4,7 @@ using BenchmarkDotNet.Jobs;
 using BenchmarkDotNet.Running;
 using BenchmarkDotNet.Toolchains.InProcess.Emit;
 using GrpcBestPractices.Benchmarks;
-using GrpcDependencies.Grpc;
+using Grpc.Net.Client;
 
 if (args is ["probe", var probeAddress, ..])
 {
@@ -27,7 +27,7 @@ var options = Arguments.Parse(args);
 var root = options.Root;
 var work = Directory.CreateTempSubdirectory("grpcbp-bench-").FullName;
 var frame = Path.Combine(work, "request.bin");
-File.WriteAllBytes(frame, GrpcProtocol.Frame(InProcess.Request));
+File.WriteAllBytes(frame, await InProcess.CaptureRequestBodyAsync(InProcess.Request));
 var h2load = new H2Load(frame, work);
 var grpcJs = new GrpcJs(Path.Combine(root, "bench", "node", "grpc-js-bench.js"));
 var machine = Report.Machine();

@@ -5,8 +5,8 @@ using GrpcBestPractices.Tests.Infrastructure;
 namespace GrpcBestPractices.Tests.EndToEnd;
 
 /// <summary>
-/// Our gRPC transport is hand-written (Grpc.Core.Api is not served here), so it is proven against a
-/// third-party implementation in both directions: grpc-js calling our service, our gateway calling grpc-js.
+/// grpc-dotnet against an independent implementation in both directions: grpc-js calling our service (the
+/// contract, statuses and deadlines as another stack sees them), and every gateway strategy against a grpc-js server.
 /// </summary>
 [Collection(SystemCollection.Name)]
 public sealed class GrpcJsInteropTests(SystemFixture system)

@@ -109,7 +109,7 @@ public sealed class StrategyRouteTests(SystemFixture system)
     {
         var run = await system.GetRunAsync("/Performance/factory-client/1");
 
-        Assert.Contains("logging handlers filtered", run.GetProperty("measured").GetString());
+        Assert.Contains("start and end lines are filtered here", run.GetProperty("measured").GetString());
     }
 
     [Fact]

@@ -66,12 +66,15 @@ public sealed partial class AppProcess : IAsyncDisposable
         return app;
     }
 
-    public async Task<bool> WaitForOutputAsync(Func<string, bool> match, TimeSpan timeout)
+    public Task<bool> WaitForOutputAsync(Func<string, bool> match, TimeSpan timeout) => WaitForOutputAsync(match, 1, timeout);
+
+    /// <summary>Waits (bounded) until at least <paramref name="lines"/> lines of output match.</summary>
+    public async Task<bool> WaitForOutputAsync(Func<string, bool> match, int lines, TimeSpan timeout)
     {
         var deadline = Stopwatch.GetTimestamp();
         while (Stopwatch.GetElapsedTime(deadline) < timeout)
         {
-            if (_output.Any(match))
+            if (_output.Count(match) >= lines)
             {
                 return true;
             }

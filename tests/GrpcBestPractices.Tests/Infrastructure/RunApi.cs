@@ -38,6 +38,31 @@ public static class RunApi
         }
     }
 
+    /// <summary>Waits (bounded) until the newest run is running and has completed at least <paramref name="calls"/> calls; returns its id.</summary>
+    public static async Task<string> WaitForRunningProgressAsync(this HttpClient http, long calls, TimeSpan? timeout = null)
+    {
+        var deadline = DateTime.UtcNow + (timeout ?? TimeSpan.FromSeconds(60));
+        string? id = null;
+        while (true)
+        {
+            // The history lists runs without live progress; the run's own resource has it while it runs.
+            id ??= (await http.GetJsonAsync("/api/runs?limit=1")).GetProperty("runs").EnumerateArray()
+                .Where(run => run.GetProperty("state").GetString() == "Running").Select(run => run.GetProperty("id").GetString()).FirstOrDefault();
+            if (id is not null)
+            {
+                var run = await http.GetJsonAsync($"/api/runs/{id}");
+                Assert.True(run.GetProperty("state").GetString() == "Running", $"run {id} ended before {calls} calls completed: {run}");
+                if (run.GetProperty("progress") is { ValueKind: JsonValueKind.Object } progress && progress.GetProperty("completed").GetInt64() >= calls)
+                {
+                    return id;
+                }
+            }
+
+            Assert.True(DateTime.UtcNow < deadline, $"no run reached {calls} completed calls in time (run {id})");
+            await Task.Delay(50);
+        }
+    }
+
     public static async Task<JsonElement> GetJsonAsync(this HttpClient http, string path)
     {
         using var response = await http.GetAsync(path);

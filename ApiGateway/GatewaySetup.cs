@@ -1,7 +1,6 @@
 using ApiGateway.Configuration;
 using Microsoft.AspNetCore.Hosting.Server;
 using Microsoft.AspNetCore.Hosting.Server.Features;
-using Microsoft.OpenApi;
 
 namespace ApiGateway;
 
@@ -19,31 +18,6 @@ public static partial class GatewaySetup
             .ValidateDataAnnotations()
             .ValidateOnStart();
         return builder;
-    }
-
-    public static IServiceCollection AddSwaggerDocs(this IServiceCollection services)
-    {
-        services.AddEndpointsApiExplorer();
-        services.AddSwaggerGen(options => options.SwaggerDoc("v1", new OpenApiInfo
-        {
-            Title = "GrpcBestPractices gateway",
-            Version = "v1",
-            Description = "Each endpoint runs one gRPC client strategy against PerformanceService and reports how long it took. " +
-                "Try count = 1000 on each and compare requestProcessingTime (milliseconds, sub-millisecond resolution) and connectionsUsed. " +
-                "[Open the chart page](/) to run every strategy side by side and watch it live.",
-        }));
-        return services;
-    }
-
-    public static WebApplication UseSwaggerDocs(this WebApplication app)
-    {
-        app.UseSwagger();
-        app.UseSwaggerUI(options =>
-        {
-            options.DocumentTitle = "GrpcBestPractices — Swagger";
-            options.SwaggerEndpoint("/swagger/v1/swagger.json", "GrpcBestPractices gateway v1");
-        });
-        return app;
     }
 
     /// <summary>Say where to click once Kestrel knows its real addresses (port 0 becomes a real port).</summary>

@@ -3,6 +3,7 @@ using ApiGateway.Clients;
 using ApiGateway.Endpoints;
 using ApiGateway.Errors;
 using ApiGateway.History;
+using ApiGateway.OpenApi;
 using ApiGateway.Page;
 using GrpcDependencies.Hosting;
 

@@ -1,4 +1,5 @@
 using ApiGateway.Configuration;
+using ApiGateway.Endpoints;
 using Microsoft.AspNetCore.Hosting.Server;
 using Microsoft.AspNetCore.Hosting.Server.Features;
 
@@ -18,6 +19,19 @@ public static partial class GatewaySetup
             .ValidateDataAnnotations()
             .ValidateOnStart();
         return builder;
+    }
+
+    /// <summary>
+    /// Every route the gateway answers, mapped in one place: Program.cs maps them, and the OpenAPI tests map the same
+    /// (on an app that is never started) to check that the document describes each one.
+    /// </summary>
+    public static IEndpointRouteBuilder MapGatewayEndpoints(this IEndpointRouteBuilder app)
+    {
+        app.MapStrategyEndpoints();
+        app.MapRunApi();
+        app.MapRunExport();
+        app.MapLessonEndpoints();
+        return app;
     }
 
     /// <summary>Say where to click once Kestrel knows its real addresses (port 0 becomes a real port).</summary>

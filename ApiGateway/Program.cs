@@ -28,10 +28,7 @@ app.UseDashboardPage();
 app.UseExceptionHandler();
 app.UseStatusCodePages();
 app.UseSwaggerDocs();
-app.MapStrategyEndpoints();
-app.MapRunApi();
-app.MapRunExport();
-app.MapLessonEndpoints();
+app.MapGatewayEndpoints();
 app.LogSwaggerUrlOnStart();
 
 app.Run();

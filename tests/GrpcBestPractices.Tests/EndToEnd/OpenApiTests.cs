@@ -1,5 +1,7 @@
 using System.Globalization;
+using System.Net;
 using System.Text.Json;
+using System.Text.RegularExpressions;
 using GrpcBestPractices.Tests.Infrastructure;
 using Microsoft.AspNetCore.Http.Metadata;
 using Microsoft.AspNetCore.Routing;
@@ -7,9 +9,9 @@ using Microsoft.AspNetCore.WebUtilities;
 
 namespace GrpcBestPractices.Tests.EndToEnd;
 
-/// <summary>The OpenAPI document the running gateway serves, held against the endpoints its own code maps.</summary>
+/// <summary>The OpenAPI document the running gateway serves, held against the endpoints its own code maps, and Swagger UI under the policy.</summary>
 [Collection(SystemCollection.Name)]
-public sealed class OpenApiTests(SystemFixture system)
+public sealed partial class OpenApiTests(SystemFixture system)
 {
     [Fact]
     public async Task NSwagDocumentsEveryRouteTheGatewayMaps()
@@ -50,6 +52,40 @@ public sealed class OpenApiTests(SystemFixture system)
 
         Assert.Equal("GrpcBestPractices gateway", info.GetProperty("title").GetString());
         Assert.Contains("[Open the chart page](/)", info.GetProperty("description").GetString());
+    }
+
+    [Theory]
+    [InlineData("/swagger")]
+    [InlineData("/swagger/index.html")]
+    public async Task SwaggerUiStartsWithNoInlineScriptAndLoadsOnlyFromTheGateway(string path)
+    {
+        using var page = await system.Http.GetAsync(path);
+        var html = await page.Content.ReadAsStringAsync();
+
+        Assert.Equal(HttpStatusCode.OK, page.StatusCode);
+        Assert.Equal("text/html", page.Content.Headers.ContentType?.MediaType);
+        var directives = Assert.Single(page.Headers.GetValues("Content-Security-Policy")).Split(';', StringSplitOptions.TrimEntries);
+        Assert.Equal("script-src 'self'", Assert.Single(directives, directive => directive.StartsWith("script-src", StringComparison.Ordinal)));
+        Assert.Contains("default-src 'self'", directives);
+
+        var scripts = ScriptElement().Matches(html);
+        Assert.NotEmpty(scripts);
+        Assert.All(scripts, script =>
+        {
+            Assert.Contains("src=\"", script.Groups["attributes"].Value);
+            Assert.True(string.IsNullOrWhiteSpace(script.Groups["body"].Value), $"inline script: {script.Value}");
+        });
+        Assert.DoesNotMatch(EventHandlerAttribute(), html);
+
+        var references = ReferenceAttribute().Matches(html).Select(match => new Uri(page.RequestMessage!.RequestUri!, match.Groups["url"].Value)).ToList();
+        Assert.Contains(references, reference => reference.AbsolutePath.EndsWith(".js", StringComparison.Ordinal));
+        Assert.Contains(references, reference => reference.AbsolutePath.EndsWith(".css", StringComparison.Ordinal));
+        foreach (var reference in references)
+        {
+            Assert.Equal(system.Gateway.BaseAddress.GetLeftPart(UriPartial.Authority), reference.GetLeftPart(UriPartial.Authority));
+            using var asset = await system.Http.GetAsync(reference);
+            Assert.True(asset.StatusCode == HttpStatusCode.OK, $"{reference} answered {(int)asset.StatusCode}");
+        }
     }
 
     /// <summary>What a caller is told about one operation, in a shape both the endpoint's metadata and the document give.</summary>
@@ -102,4 +138,13 @@ public sealed class OpenApiTests(SystemFixture system)
 
     private static string? Text(JsonElement element, string property) =>
         element.TryGetProperty(property, out var value) ? value.GetString() : null;
+
+    [GeneratedRegex("<script\\b(?<attributes>[^>]*)>(?<body>.*?)</script>", RegexOptions.Singleline | RegexOptions.IgnoreCase)]
+    private static partial Regex ScriptElement();
+
+    [GeneratedRegex(@"\s(?:src|href)=""(?<url>[^""]*)""")]
+    private static partial Regex ReferenceAttribute();
+
+    [GeneratedRegex(@"<[^>]*\son[a-z]+\s*=", RegexOptions.IgnoreCase)]
+    private static partial Regex EventHandlerAttribute();
 }

@@ -1,5 +1,6 @@
 using System.Diagnostics;
 using System.Net;
+using System.Text.Json;
 using GrpcBestPractices.Tests.Infrastructure;
 
 namespace GrpcBestPractices.Tests.EndToEnd;
@@ -21,7 +22,14 @@ public sealed class FaultTests
         using var http = new HttpClient { BaseAddress = gateway.BaseAddress, Timeout = TimeSpan.FromSeconds(30) };
 
         var run = http.GetAsync("/Performance/client-wrapper/200?delayMs=20");
-        await Task.Delay(1000);
+        // Stop the service once calls have succeeded (the run takes at least 4 s), however long a loaded machine takes to get there.
+        var clock = Stopwatch.StartNew();
+        while (!await HasSucceededCallsAsync(http))
+        {
+            Assert.True(clock.Elapsed < TimeSpan.FromSeconds(10), "the run had no succeeded call after 10 s");
+            await Task.Delay(50);
+        }
+
         await service.DisposeAsync();
         using var response = await run;
 
@@ -121,5 +129,15 @@ public sealed class FaultTests
 
         Assert.Equal(HttpStatusCode.BadRequest, response.StatusCode);
         Assert.Contains("HTTP/2 only", await response.Content.ReadAsStringAsync());
+    }
+
+    /// <summary>Whether the newest run is still going and has had a call succeed.</summary>
+    private static async Task<bool> HasSucceededCallsAsync(HttpClient http)
+    {
+        var runs = (await http.GetJsonAsync("/api/runs?limit=1")).GetProperty("runs");
+        return runs.GetArrayLength() == 1
+            && (await http.GetJsonAsync($"/api/runs/{runs[0].GetProperty("id").GetString()}")).TryGetProperty("progress", out var progress)
+            && progress.ValueKind == JsonValueKind.Object
+            && progress.GetProperty("succeeded").GetInt64() > 0;
     }
 }

@@ -1,7 +1,7 @@
 using ApiGateway.Configuration;
+using ApiGateway.Endpoints;
 using Microsoft.AspNetCore.Hosting.Server;
 using Microsoft.AspNetCore.Hosting.Server.Features;
-using Microsoft.OpenApi;
 
 namespace ApiGateway;
 
@@ -37,28 +37,16 @@ public static partial class GatewaySetup
         return builder;
     }
 
-    public static IServiceCollection AddSwaggerDocs(this IServiceCollection services)
+    /// <summary>
+    /// Every route the gateway answers, mapped in one place: Program.cs maps them, and the OpenAPI tests map the same
+    /// (on an app that is never started) to check that the document describes each one.
+    /// </summary>
+    public static IEndpointRouteBuilder MapGatewayEndpoints(this IEndpointRouteBuilder app)
     {
-        services.AddEndpointsApiExplorer();
-        services.AddSwaggerGen(options => options.SwaggerDoc("v1", new OpenApiInfo
-        {
-            Title = "GrpcBestPractices gateway",
-            Version = "v1",
-            Description = "Each endpoint runs one gRPC client strategy against PerformanceService and reports how long it took. " +
-                "Try count = 1000 on each and compare requestProcessingTime (milliseconds, sub-millisecond resolution) and connectionsUsed. " +
-                "[Open the chart page](/) to run every strategy side by side and watch it live.",
-        }));
-        return services;
-    }
-
-    public static WebApplication UseSwaggerDocs(this WebApplication app)
-    {
-        app.UseSwagger();
-        app.UseSwaggerUI(options =>
-        {
-            options.DocumentTitle = "GrpcBestPractices — Swagger";
-            options.SwaggerEndpoint("/swagger/v1/swagger.json", "GrpcBestPractices gateway v1");
-        });
+        app.MapStrategyEndpoints();
+        app.MapRunApi();
+        app.MapRunExport();
+        app.MapLessonEndpoints();
         return app;
     }
 

@@ -3,6 +3,7 @@ using ApiGateway.Clients;
 using ApiGateway.Endpoints;
 using ApiGateway.Errors;
 using ApiGateway.History;
+using ApiGateway.OpenApi;
 using ApiGateway.Page;
 using GrpcBestPractices.ServiceDefaults;
 
@@ -28,10 +29,7 @@ return await ServiceHost.RunAsync("gateway", async () =>
     app.UseExceptionHandler();
     app.UseStatusCodePages();
     app.UseSwaggerDocs();
-    app.MapStrategyEndpoints();
-    app.MapRunApi();
-    app.MapRunExport();
-    app.MapLessonEndpoints();
+    app.MapGatewayEndpoints();
     app.LogSwaggerUrlOnStart();
     return app;
 });

@@ -1,0 +1,35 @@
+namespace ApiGateway.OpenApi;
+
+/// <summary>The OpenAPI document, made by NSwag, at /swagger/v1/swagger.json, and Swagger UI at /swagger.</summary>
+public static class SwaggerSetup
+{
+    public static IServiceCollection AddSwaggerDocs(this IServiceCollection services)
+    {
+        // Before anything asks for NSwag's types: see the class for why, and when to delete it.
+        NJsonSchemaNewtonsoftJsonRedirect.Register();
+        services.AddEndpointsApiExplorer();
+        services.AddOpenApiDocument(settings =>
+        {
+            // wwwroot/swagger/swagger-start.js loads this document by its path, /swagger/v1/swagger.json.
+            settings.DocumentName = "v1";
+            settings.Title = "GrpcBestPractices gateway";
+            settings.Version = "v1";
+            settings.Description = "Each endpoint runs one gRPC client strategy against PerformanceService and reports how long it took. " +
+                "Try count = 1000 on each and compare requestProcessingTime (milliseconds, sub-millisecond resolution) and connectionsUsed. " +
+                "[Open the chart page](/) to run every strategy side by side and watch it live.";
+            settings.OperationProcessors.Add(new MinimalApiMetadataProcessor());
+        });
+        return services;
+    }
+
+    public static WebApplication UseSwaggerDocs(this WebApplication app)
+    {
+        // NSwag names the requested host as the server; without it Swagger UI calls the origin it was loaded from,
+        // and a forwarded Host header cannot point it anywhere else.
+        app.UseOpenApi(settings => settings.PostProcess = static (document, _) => document.Servers.Clear());
+        // NSwag serves swagger-ui's files under /swagger. Its index.html starts the UI with an inline script, which the
+        // gateway's policy refuses; wwwroot/swagger/index.html, served first by the static files, starts it from a file.
+        app.UseSwaggerUi();
+        return app;
+    }
+}

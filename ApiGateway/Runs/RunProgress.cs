@@ -61,7 +61,7 @@ public sealed class RunProgress
         {
             var now = Stopwatch.GetTimestamp();
             var recorder = _recorder;
-            var window = recorder?.TakeWindow();
+            var window = recorder?.TakeWindow() ?? default;
             var completed = recorder?.Completed ?? 0;
             var seconds = Stopwatch.GetElapsedTime(_lastTick, now).TotalSeconds;
             var snapshot = new ProgressSnapshot(
@@ -73,8 +73,8 @@ public sealed class RunProgress
                 recorder?.Failed ?? 0,
                 Math.Round(Stopwatch.GetElapsedTime(_started, now).TotalMilliseconds, 3),
                 seconds > 0 ? Math.Round((completed - _lastCompleted) / seconds, 1) : 0,
-                window is { Count: > 0 } ? Math.Round(window.PercentileMs(50), 4) : null,
-                window is { Count: > 0 } ? Math.Round(window.PercentileMs(99), 4) : null);
+                window.Count > 0 ? Math.Round(window.P50Ms, 4) : null,
+                window.Count > 0 ? Math.Round(window.P99Ms, 4) : null);
             _lastTick = now;
             _lastCompleted = completed;
             Volatile.Write(ref _latest, snapshot);

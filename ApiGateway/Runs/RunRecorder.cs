@@ -7,18 +7,17 @@ using Performance;
 namespace ApiGateway.Runs;
 
 /// <summary>
-/// Collects one phase of a run from many threads at once. Memory is fixed by design (a histogram, counters,
+/// Collects one phase of a run from many threads at once. Memory is fixed by design (the latency recorder, counters,
 /// the distinct connection ids) unless the caller asked for the per-call statuses.
 /// </summary>
 public sealed class RunRecorder
 {
     private static readonly TimeSpan LoadSampleSpacing = TimeSpan.FromMilliseconds(10);
-    private readonly LatencyHistogram _latency = new();
+    private readonly LatencyRecorder _latency = new();
     private readonly long[] _statusCounts = new long[17];
     private readonly ConcurrentDictionary<string, byte> _connections = new(StringComparer.Ordinal);
     private readonly PerformanceStatus?[]? _statuses;
     private readonly object _loadGate = new();
-    private LatencyHistogram _window = new();
     private long _firstCallTicks = -1;
     private long _completed;
     private long _failed;
@@ -83,12 +82,13 @@ public sealed class RunRecorder
             .FirstOrDefault();
 
     /// <summary>Latencies since the last call, for live progress; the window restarts empty.</summary>
-    public LatencyHistogram TakeWindow() => Interlocked.Exchange(ref _window, new LatencyHistogram());
+    public LatencyWindow TakeWindow() => _latency.TakeWindow();
 
     public RunStats ToStats(TimeSpan wallTime, long allocatedBytes, int warmupCalls, TimeSpan warmupTime)
     {
         var calls = Completed;
         var firstCall = Interlocked.Read(ref _firstCallTicks);
+        var latency = _latency.Total();
         return new RunStats(
             Round(wallTime.TotalMilliseconds),
             Round(wallTime > TimeSpan.Zero ? Succeeded / wallTime.TotalSeconds : 0),
@@ -96,8 +96,8 @@ public sealed class RunRecorder
             Succeeded,
             Failed,
             firstCall < 0 ? null : Round(Stopwatch.GetElapsedTime(0, firstCall).TotalMilliseconds),
-            Rounded(_latency.Summarize()),
-            _latency.ToBins(),
+            Rounded(latency.Summarize()),
+            latency.ToBins(),
             StatusCounts,
             ConnectionsUsed,
             Round(calls > 0 ? (double)allocatedBytes / calls : 0),
@@ -115,7 +115,6 @@ public sealed class RunRecorder
         }
 
         _latency.Record(ticks);
-        Volatile.Read(ref _window).Record(ticks);
     }
 
     // The service refreshes its figures a few times a second; sampling every answer would only add contention.

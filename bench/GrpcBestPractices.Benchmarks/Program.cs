@@ -126,6 +126,8 @@ if (!options.SkipMicrobenchmarks)
         rows.Add(new($"{size} B in: UnsafeWrap ({Bytes("WrapIn")} B allocated)", Nanoseconds("WrapIn"), "ns", $"ByteString.CopyFrom ({Bytes("CopyIn")} B allocated)", Nanoseconds("CopyIn"), "–", null));
         rows.Add(new($"{size} B out: MemoryMarshal.TryGetArray ({Bytes("TakeOut")} B allocated)", Nanoseconds("TakeOut"), "ns", $"ToByteArray ({Bytes("CopyOut")} B allocated)", Nanoseconds("CopyOut"), "–", null));
     }
+
+    rows.AddRange(HistogramBenchmarks.Rows(BenchmarkRunner.Run<HistogramBenchmarks>(config)));
 }
 
 Report.Print(rows, options.Repetitions, machine);

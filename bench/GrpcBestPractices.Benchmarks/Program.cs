@@ -12,6 +12,15 @@ if (args is ["probe", var probeAddress, ..])
     return 0;
 }
 
+if (args is ["layers", var layersAddress, ..])
+{
+    // This process as the gateway runs: its ArrayPool size, and no trace context on calls.
+    ApiGateway.GatewaySetup.SizeSharedArrayPoolForConcurrentStreams();
+    AppContext.SetSwitch("System.Net.Http.EnableActivityPropagation", false);
+    await ClientLayers.RunAsync(layersAddress, args.Length > 2 ? int.Parse(args[2], CultureInfo.InvariantCulture) : 20000);
+    return 0;
+}
+
 if (args is ["pingpong", var pingAddress])
 {
     using var pingChannel = GrpcChannel.ForAddress(pingAddress);

@@ -63,6 +63,7 @@ start ApiGateway --urls "$GATEWAY_URL" --ServerUrl "$SERVICE_URL"
 wait_for ApiGateway "$GATEWAY_URL" "${pids[1]}"
 
 echo
+echo "  Chart page:  ${GATEWAY_URL%/}/"
 echo "  Swagger UI:  ${GATEWAY_URL%/}/swagger"
 echo "  gRPC service: $SERVICE_URL (h2c)"
 echo "  Press Ctrl+C to stop both."

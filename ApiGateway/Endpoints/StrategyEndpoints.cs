@@ -91,7 +91,7 @@ public static class StrategyEndpoints
                 }
 
                 return TypedResults.Ok(new ChapterRunResponse(
-                    result.Record.Id, info.Name, plan.Count, plan.DelayMs, stats.WallTimeMs, stats.ConnectionsUsed, result.Measured, plan, stats, result.Statuses));
+                    result.Record.Id, info.Name, plan.Count ?? 0, plan.DelayMs, stats.WallTimeMs, stats.ConnectionsUsed, result.Measured, plan, stats, result.Statuses));
             })
             .WithName(info.Name)
             .WithTags(info.Group)

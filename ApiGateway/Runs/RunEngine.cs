@@ -36,7 +36,7 @@ public sealed class RunEngine(IOptions<RunLimitsOptions> limits)
             }
         }
 
-        var recorder = new RunRecorder(plan.Count, plan.IncludeStatuses);
+        var recorder = new RunRecorder(plan.Count ?? 0, plan.IncludeStatuses);
         var allocatedBefore = GC.GetTotalAllocatedBytes(precise: false);
         var start = Stopwatch.GetTimestamp();
         var lost = await ExecutePhaseAsync(strategy, plan, recorder, RunPhase.Measured, progress, cancellation);

@@ -46,7 +46,16 @@ public static class RunPlanValidator
             return false;
         }
 
-        plan = new RunPlan(input.Strategy, count, Math.Min(concurrency, count), warmup, delayMs, payloadBytes, includeStatuses);
+        plan = new RunPlan
+        {
+            Strategy = input.Strategy,
+            Count = count,
+            Concurrency = Math.Min(concurrency, count),
+            Warmup = warmup,
+            DelayMs = delayMs,
+            PayloadBytes = payloadBytes,
+            IncludeStatuses = includeStatuses,
+        };
         error = string.Empty;
         return true;
     }

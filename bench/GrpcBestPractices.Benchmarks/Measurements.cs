@@ -168,7 +168,7 @@ public static class InProcess
         using var wrapper = new MonitorClientWrapper(new MonitorChannelFactory(gateway, limits));
         var strategy = new ClientWrapperStrategy(wrapper);
         var engine = new RunEngine(limits);
-        var plan = new RunPlan("client-wrapper", Math.Max(1, count / Blocks), 1, 0, 0, 100, IncludeStatuses: false);
+        var plan = new RunPlan { Strategy = "client-wrapper", Count = Math.Max(1, count / Blocks), Concurrency = 1, Warmup = 0, DelayMs = 0, PayloadBytes = 100, IncludeStatuses = false };
         var client = wrapper.CreateClient();
         var request = Request;
         var ratios = new double[Blocks];

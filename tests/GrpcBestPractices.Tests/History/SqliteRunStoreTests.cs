@@ -262,7 +262,7 @@ public sealed class SqliteRunStoreTests : IDisposable
         return runs;
     }
 
-    private static RunPlan Plan(string strategy) => new(strategy, 1000, 100, 10, 0, 100, true);
+    private static RunPlan Plan(string strategy) => new() { Strategy = strategy, Count = 1000, Concurrency = 100, Warmup = 10, PayloadBytes = 100, IncludeStatuses = true };
 
     private static RunRecord Run(string strategy, DateTimeOffset startedAt, RunState state = RunState.Running, Guid? suiteId = null) =>
         new(Guid.NewGuid(), Plan(strategy), state, startedAt, null, null, null, suiteId);

@@ -15,7 +15,7 @@ public sealed class RunPlanTests
     {
         Assert.True(RunPlanValidator.TryCreate(new RunPlanInput("client-wrapper", "1000"), Limits, Strategies, out var plan, out _));
 
-        Assert.Equal(new RunPlan("client-wrapper", 1000, Concurrency: 1000, Warmup: 0, DelayMs: 0, PayloadBytes: 100, IncludeStatuses: true), plan);
+        Assert.Equal(new RunPlan { Strategy = "client-wrapper", Count = 1000, Concurrency = 1000, Warmup = 0, DelayMs = 0, PayloadBytes = 100, IncludeStatuses = true }, plan);
     }
 
     [Fact]
@@ -33,7 +33,7 @@ public sealed class RunPlanTests
 
         Assert.True(RunPlanValidator.TryCreate(input, Limits, Strategies, out var plan, out _));
 
-        Assert.Equal(new RunPlan("single-connection", 100, 10, 5, 50, 4096, false), plan);
+        Assert.Equal(new RunPlan { Strategy = "single-connection", Count = 100, Concurrency = 10, Warmup = 5, DelayMs = 50, PayloadBytes = 4096, IncludeStatuses = false }, plan);
     }
 
     [Theory]

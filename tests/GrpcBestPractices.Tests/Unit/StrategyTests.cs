@@ -149,7 +149,7 @@ public sealed class StrategyTests
 
     private static TestRun NewRun(string strategy, int count, int concurrency = 1, TimeSpan? callTimeout = null, CancellationToken cancellation = default)
     {
-        var plan = new RunPlan(strategy, count, concurrency, Warmup: 0, DelayMs: 0, PayloadBytes: 100, IncludeStatuses: false);
+        var plan = new RunPlan { Strategy = strategy, Count = count, Concurrency = concurrency, Warmup = 0, DelayMs = 0, PayloadBytes = 100, IncludeStatuses = false };
         var recorder = new RunRecorder(count, keepStatuses: false);
         return new TestRun(new RunContext(plan, count, recorder, callTimeout ?? CallTimeout, cancellation), recorder);
     }

@@ -1,7 +1,7 @@
 using System.Diagnostics;
 using HdrHistogram;
 
-namespace ApiGateway.Runs;
+namespace LoadEngine.Runs;
 
 /// <summary>
 /// One phase's latencies, each recorded once, from many threads, into HdrHistogram's <see cref="Recorder"/>;

@@ -1,0 +1,219 @@
+using System.Text.Json;
+using System.Text.Json.Serialization;
+
+namespace LoadEngine.Runs;
+
+/// <summary>The shape of the load, apart from the strategy that makes each call (NBomber's LoadSimulation, k6's executors).</summary>
+[JsonConverter(typeof(JsonStringEnumConverter<LoadKind>))]
+public enum LoadKind
+{
+    /// <summary>One call in flight: each waits for the previous answer.</summary>
+    [JsonStringEnumMemberName("sequential")]
+    Sequential,
+
+    /// <summary><see cref="RunPlan.Concurrency"/> calls in flight; a new one starts as one ends.</summary>
+    [JsonStringEnumMemberName("closed")]
+    Closed,
+
+    /// <summary>A constant arrival rate: calls start on a schedule, whether or not earlier ones have answered.</summary>
+    [JsonStringEnumMemberName("open")]
+    Open,
+
+    /// <summary>An arrival rate that moves linearly through <see cref="RunPlan.Stages"/>.</summary>
+    [JsonStringEnumMemberName("ramping")]
+    Ramping,
+}
+
+/// <summary>One stage of a ramping load: over <see cref="Duration"/> seconds the rate moves linearly to <see cref="Target"/> calls/s.</summary>
+public sealed record RampStage(double Duration, double Target);
+
+/// <summary>
+/// Everything that decides what a run does. A run is bounded by <see cref="Count"/> measured calls, by
+/// <see cref="Duration"/> seconds, or by both (whichever comes first); <see cref="Warmup"/> calls run first, under
+/// the same load, and are kept out of the statistics.
+/// </summary>
+public sealed record RunPlan
+{
+    public static readonly IReadOnlyList<double> DefaultPercentiles = [50, 75, 90, 95, 99, 99.9, 99.99];
+
+    public required string Strategy { get; init; }
+
+    public LoadKind Load { get; init; }
+
+    /// <summary>Measured calls (or stream messages). Null when only <see cref="Duration"/> bounds the run.</summary>
+    public int? Count { get; init; }
+
+    /// <summary>Seconds the measured phase lasts. Null when only <see cref="Count"/> bounds the run.</summary>
+    public double? Duration { get; init; }
+
+    /// <summary>Calls in flight at once for the closed load (and the largest window of unanswered stream messages).</summary>
+    public int Concurrency { get; init; } = 1;
+
+    /// <summary>Calls per second for the open load; the rate a ramping load starts from.</summary>
+    public double? Rate { get; init; }
+
+    public IReadOnlyList<RampStage>? Stages { get; init; }
+
+    public int Warmup { get; init; }
+
+    public int DelayMs { get; init; }
+
+    public int PayloadBytes { get; init; } = 100;
+
+    /// <summary>Keep each answer for the caller (the chapter routes return them); never for background runs.</summary>
+    public bool IncludeStatuses { get; init; }
+
+    /// <summary>The percentiles reported in <see cref="LatencySummary.Percentiles"/>, in percent.</summary>
+    public IReadOnlyList<double> Percentiles { get; init; } = DefaultPercentiles;
+
+    /// <summary>k6-style pass/fail conditions such as "p99 &lt; 5ms"; the run's verdict judges each.</summary>
+    public IReadOnlyList<string> Thresholds { get; init; } = [];
+
+    /// <summary>An arrival-rate load: calls start on a schedule, not when an earlier one ends.</summary>
+    [JsonIgnore]
+    public bool IsOpen => Load is LoadKind.Open or LoadKind.Ramping;
+}
+
+[JsonConverter(typeof(JsonStringEnumConverter<RunState>))]
+public enum RunState
+{
+    Running,
+    Completed,
+    Failed,
+    Cancelled,
+}
+
+/// <summary>
+/// One run, from the engine to the history to every JSON answer. <see cref="Stats"/> is null only while it runs (or if
+/// it failed before any call); <see cref="Series"/> is its figures over time; <see cref="Verdict"/> judges its thresholds.
+/// </summary>
+public sealed record RunRecord(
+    Guid Id,
+    RunPlan Plan,
+    RunState State,
+    DateTimeOffset StartedAt,
+    DateTimeOffset? FinishedAt,
+    RunStats? Stats,
+    string? Error,
+    Guid? SuiteId)
+{
+    /// <summary>One sentence on what exactly was measured (the strategy's own description).</summary>
+    public string? Measured { get; init; }
+
+    public TimeSeries? Series { get; init; }
+
+    public Verdict? Verdict { get; init; }
+}
+
+/// <summary>A suite: every strategy in <see cref="Strategies"/>, one after another, with the same plan.</summary>
+public sealed record SuiteRecord(
+    Guid Id,
+    RunPlan Plan,
+    IReadOnlyList<string> Strategies,
+    RunState State,
+    DateTimeOffset StartedAt,
+    DateTimeOffset? FinishedAt,
+    string? Error);
+
+/// <summary>What a run measured. Times are milliseconds; everything but <see cref="FirstCallMs"/> and warm-up is steady state.</summary>
+public sealed record RunStats(
+    double WallTimeMs,
+    double ThroughputPerSecond,
+    long Calls,
+    long Succeeded,
+    long Failed,
+    double? FirstCallMs,
+    LatencySummary? Latency,
+    IReadOnlyList<HistogramBin> Histogram,
+    IReadOnlyDictionary<string, long> StatusCounts,
+    int ConnectionsUsed,
+    double AllocatedBytesPerCall,
+    ServiceLoad Service,
+    int WarmupCalls,
+    double WarmupMs)
+{
+    /// <summary>Failed ÷ calls (0 with no calls).</summary>
+    public double ErrorRate => Calls == 0 ? 0 : Math.Round((double)Failed / Calls, 6);
+
+    /// <summary>
+    /// Arrival-rate loads only: latency from when each call actually went out. <see cref="Latency"/> is then measured
+    /// from when it was meant to go out, so a client that fell behind cannot hide the wait (coordinated omission).
+    /// </summary>
+    public LatencySummary? LatencyFromActualSend { get; init; }
+
+    /// <summary>Arrival-rate loads only: how well the schedule was kept.</summary>
+    public SendStats? Sends { get; init; }
+}
+
+/// <summary>
+/// Latency of the calls after the first (the first is reported apart). Percentiles come from the run's HdrHistogram
+/// (3 significant digits); <see cref="Percentiles"/> holds the ones the plan asked for.
+/// </summary>
+public sealed record LatencySummary(
+    double MinMs,
+    double MeanMs,
+    double StdDevMs,
+    double P50Ms,
+    double P90Ms,
+    double P99Ms,
+    double P999Ms,
+    double MaxMs)
+{
+    public IReadOnlyList<PercentileValue> Percentiles { get; init; } = [];
+}
+
+public sealed record PercentileValue(double Percentile, double Ms);
+
+public sealed record HistogramBin(double FromMs, double ToMs, long Count);
+
+/// <summary>The service's own CPU and memory as its answers reported them during the measured phase.</summary>
+public sealed record ServiceLoad(double? CpuMeanPercent, double? CpuMaxPercent, double? MemoryMaxMegabytes, int Samples);
+
+/// <summary>
+/// How an arrival-rate schedule was kept. <see cref="Intended"/> calls were due; <see cref="Late"/> of those that went
+/// out did so more than <see cref="LateAfterMs"/> after their time; <see cref="Dropped"/> could not be started at all
+/// (the client already had its maximum in flight). Lag is actual send time minus intended send time.
+/// </summary>
+public sealed record SendStats(
+    long Intended,
+    long Sent,
+    long Late,
+    long Dropped,
+    double LateAfterMs,
+    double RequestedRatePerSecond,
+    double AchievedRatePerSecond,
+    double LagP50Ms,
+    double LagP99Ms,
+    double LagMaxMs);
+
+/// <summary>A run's figures over time, in buckets of <see cref="IntervalMs"/> (1 s; 100 ms for runs under 5 s).</summary>
+public sealed record TimeSeries(double IntervalMs, IReadOnlyList<TimePoint> Points);
+
+/// <summary>
+/// One bucket: calls that ended in it, failures among them by status, and latency percentiles of its successes.
+/// <see cref="AtMs"/> is the bucket's end, from the start of the measured phase.
+/// </summary>
+public sealed record TimePoint(
+    double AtMs,
+    long Calls,
+    long Errors,
+    IReadOnlyDictionary<string, long> ErrorsByStatus,
+    double? P50Ms,
+    double? P90Ms,
+    double? P99Ms,
+    double? MaxMs);
+
+/// <summary>Whether every threshold of the plan held, each with the value it was judged on.</summary>
+public sealed record Verdict(bool Passed, IReadOnlyList<ThresholdResult> Thresholds);
+
+/// <summary>One threshold judged: <see cref="Measured"/> is null when the run has no such figure (it then fails).</summary>
+public sealed record ThresholdResult(string Threshold, string Metric, string Operator, double Limit, string Unit, double? Measured, bool Passed);
+
+/// <summary>The one JSON shape for runs: in HTTP answers, Server-Sent Events, the history file, the CLI and its reports.</summary>
+public static class RunJson
+{
+    public static JsonSerializerOptions Options { get; } = new(JsonSerializerDefaults.Web)
+    {
+        DefaultIgnoreCondition = JsonIgnoreCondition.Never,
+    };
+}

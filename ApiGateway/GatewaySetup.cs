@@ -1,4 +1,6 @@
 using ApiGateway.Configuration;
+using LoadEngine;
+using Microsoft.Extensions.Options;
 using ApiGateway.Endpoints;
 using Microsoft.AspNetCore.Hosting.Server;
 using Microsoft.AspNetCore.Hosting.Server.Features;
@@ -34,6 +36,14 @@ public static partial class GatewaySetup
             .BindConfiguration(RunLimitsOptions.Section)
             .ValidateDataAnnotations()
             .ValidateOnStart();
+        // The engine calls the configured address only, within the configured limits.
+        builder.Services.AddOptions<EngineOptions>().Configure<IOptions<GatewayOptions>, IOptions<RunLimitsOptions>>((engine, gateway, limits) =>
+        {
+            engine.ServerUri = gateway.Value.GetServerUri();
+            engine.ConnectTimeout = limits.Value.ConnectTimeout;
+            engine.CallTimeout = limits.Value.CallTimeout;
+            engine.MaxInFlight = limits.Value.MaxConcurrency;
+        });
         return builder;
     }
 
@@ -56,7 +66,7 @@ public static partial class GatewaySetup
         app.Lifetime.ApplicationStarted.Register(() =>
         {
             var addresses = app.Services.GetRequiredService<IServer>().Features.Get<IServerAddressesFeature>()?.Addresses ?? [];
-            var gateway = app.Services.GetRequiredService<Microsoft.Extensions.Options.IOptions<GatewayOptions>>().Value;
+            var gateway = app.Services.GetRequiredService<IOptions<GatewayOptions>>().Value;
             foreach (var address in addresses)
             {
                 LogSwagger(app.Logger, address.TrimEnd('/') + "/swagger", gateway.ServerUrl);

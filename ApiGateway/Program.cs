@@ -1,5 +1,4 @@
 using ApiGateway;
-using ApiGateway.Clients;
 using ApiGateway.Endpoints;
 using ApiGateway.Errors;
 using ApiGateway.History;
@@ -15,7 +14,6 @@ return await ServiceHost.RunAsync("gateway", async () =>
     builder.AddServiceDefaults("gateway", "http://127.0.0.1:5080");
     builder.AddGatewayOptions();
     builder.AddRunHistory();
-    builder.Services.AddMonitorClients();
     builder.Services.AddStrategies();
     builder.Services.AddLessons();
     builder.Services.AddProblemResponses();

@@ -4,7 +4,7 @@ using ApiGateway.Configuration;
 using ApiGateway.Errors;
 using ApiGateway.History;
 using ApiGateway.Runs;
-using ApiGateway.Strategies;
+using LoadEngine.Strategies;
 using Microsoft.AspNetCore.Http.HttpResults;
 using Microsoft.Extensions.Options;
 
@@ -14,24 +14,26 @@ namespace ApiGateway.Endpoints;
 public static class RunApiEndpoints
 {
     private const int MaxPageSize = 500;
-    private static readonly TimeSpan EventPoll = TimeSpan.FromMilliseconds(50);
 
     public static IEndpointRouteBuilder MapRunApi(this IEndpointRouteBuilder app)
     {
         var limits = DescribeLimitsOf(app);
         var api = app.MapGroup("/api");
 
-        api.MapGet("/strategies", (StrategyCatalog catalog) => catalog.All.Select(info => new
+        api.MapGet("/strategies", () => StrategyList.All.Select(strategy => new
             {
-                info.Name, info.Group, info.Route, info.Summary, info.Lesson, info.Link,
+                strategy.Info.Name, strategy.Info.Group, strategy.Info.Route, strategy.Info.Summary, strategy.Info.Lesson, strategy.Info.Link,
+                DefaultLoad = RunPlanRules.Name(strategy.Info.DefaultLoad),
             }))
-            .WithTags("Strategies").WithSummary("Every client strategy: its name, chapter route, lesson and the matching section of Microsoft's guide.");
+            .WithTags("Strategies").WithSummary("Every client strategy: its name, chapter route, lesson, the matching section of Microsoft's guide, and the load it runs under by default.");
 
         var runs = api.MapGroup("/runs").WithTags("Runs");
         runs.MapPost("/", StartRunAsync)
             .Accepts<RunRequestBody>("application/json")
             .WithSummary("Start a run in the background; 202 with its id and Location.")
-            .WithDescription($"Body: {{\"strategy\": \"client-wrapper\", \"count\": 1000, \"concurrency\": 100, \"warmup\": 100, \"delayMs\": 0, \"payloadBytes\": 100}}. {limits} Per-call statuses are not kept for background runs.")
+            .WithDescription($"Body: {{\"strategy\": \"client-wrapper\", \"count\": 1000, \"warmup\": 100}}, or an arrival rate: " +
+                $"{{\"strategy\": \"multiple-connections\", \"load\": \"open\", \"rate\": 2000, \"duration\": 10, \"thresholds\": [\"p99 < 5ms\", \"errorRate < 1%\"]}}, " +
+                $"or a ramp: {{\"strategy\": \"multiple-connections\", \"load\": \"ramping\", \"stages\": [{{\"duration\": 10, \"target\": 5000}}, {{\"duration\": 20, \"target\": 5000}}]}}. {limits} Per-call statuses are not kept for background runs.")
             .ProducesProblem(StatusCodes.Status400BadRequest).ProducesProblem(StatusCodes.Status429TooManyRequests);
         runs.MapGet("/", ListRunsAsync)
             .WithSummary("The run history, newest first.")
@@ -48,7 +50,7 @@ public static class RunApiEndpoints
         runs.MapPost("/{id:guid}/cancel", CancelRunAsync).WithSummary("Cancel a running run; it is stored as cancelled with what it measured so far.")
             .ProducesProblem(StatusCodes.Status404NotFound);
         runs.MapGet("/{id:guid}/events", RunEventsAsync)
-            .WithSummary("Server-Sent Events: 'progress' five times a second (completed, errors, current throughput, rolling p50/p99), then one 'final' with the stored run.")
+            .WithSummary("Server-Sent Events: 'progress' ten times a second (completed, errors, current throughput, rolling p50/p99; late and dropped sends under an arrival rate), then one 'final' with the stored run.")
             .ProducesProblem(StatusCodes.Status404NotFound);
 
         var suites = api.MapGroup("/suites").WithTags("Suites");
@@ -70,8 +72,8 @@ public static class RunApiEndpoints
     private static string DescribeLimitsOf(IEndpointRouteBuilder app) =>
         StrategyEndpoints.DescribeLimits(app.ServiceProvider.GetRequiredService<IOptions<RunLimitsOptions>>().Value);
 
-    private static async Task<Results<Accepted<RunView>, ProblemHttpResult>> StartRunAsync(
-        HttpRequest http, RunCoordinator coordinator, StrategyCatalog catalog, IOptions<RunLimitsOptions> limits)
+    private static async Task<Results<Accepted<RunRecord>, ProblemHttpResult>> StartRunAsync(
+        HttpRequest http, RunCoordinator coordinator, IOptions<RunLimitsOptions> limits)
     {
         var (request, error) = await RunRequestReader.ReadAsync(http, suite: false);
         if (request is null)
@@ -79,43 +81,46 @@ public static class RunApiEndpoints
             return ProblemResponses.InvalidParameters(error);
         }
 
-        if (!RunPlanValidator.TryCreate(request.Input, limits.Value, catalog.Names, out var plan, out error))
+        // Nobody waits on a background run's answer, so per-call statuses would only hold memory.
+        if (!RunPlanRules.TryCreate(request.Input with { IncludeStatuses = "false" }, limits.Value.PlanLimits(), StrategyList.Names, out var plan, out error))
         {
             return ProblemResponses.InvalidParameters(error);
         }
 
-        // Nobody waits on a background run's answer, so per-call statuses would only hold memory.
-        var run = await coordinator.StartRunAsync(plan with { IncludeStatuses = false });
-        return TypedResults.Accepted($"/api/runs/{run.Id}", RunView.From(run.Record, run.Progress.Latest));
-    }
-
-    private static async Task<Results<Ok<RunPage>, ProblemHttpResult>> ListRunsAsync(
-        string? strategy, string? limit, string? offset, IRunStore store, StrategyCatalog catalog)
-    {
-        if (strategy is not null && !catalog.Names.Contains(strategy))
+        if (await coordinator.StartRunAsync(plan) is not { } run)
         {
-            return ProblemResponses.InvalidParameters($"strategy was '{strategy}'; it must be one of: {string.Join(", ", catalog.Names)}.");
+            return ProblemResponses.TooManyRuns(http.HttpContext, limits.Value.MaxRunsInFlight);
         }
 
-        if (!RunPlanValidator.TryWhole(limit, "limit", 1, MaxPageSize, 50, out var take, out var error)
-            || !RunPlanValidator.TryWhole(offset, "offset", 0, int.MaxValue, 0, out var skip, out error))
+        return TypedResults.Accepted($"/api/runs/{run.Id}", run.Record with { Progress = run.Live.Latest });
+    }
+
+    private static async Task<Results<Ok<RunPage>, ProblemHttpResult>> ListRunsAsync(string? strategy, string? limit, string? offset, IRunStore store)
+    {
+        if (strategy is not null && !StrategyList.Names.Contains(strategy))
+        {
+            return ProblemResponses.InvalidParameters($"strategy was '{strategy}'; it must be one of: {string.Join(", ", StrategyList.Names)}.");
+        }
+
+        if (!RunPlanRules.TryWhole(limit, "limit", 1, MaxPageSize, 50, out var take, out var error)
+            || !RunPlanRules.TryWhole(offset, "offset", 0, int.MaxValue, 0, out var skip, out error))
         {
             return ProblemResponses.InvalidParameters(error);
         }
 
         var total = await store.CountAsync(strategy);
         var page = await store.ListAsync(strategy, take, skip);
-        return TypedResults.Ok(new RunPage(total, take, skip, page.Select(record => RunView.From(record)).ToList()));
+        return TypedResults.Ok(new RunPage(total, take, skip, page));
     }
 
-    private static async Task<Results<Ok<RunView>, ProblemHttpResult>> GetRunAsync(Guid id, RunCoordinator coordinator, IRunStore store)
+    private static async Task<Results<Ok<RunRecord>, ProblemHttpResult>> GetRunAsync(Guid id, RunCoordinator coordinator, IRunStore store)
     {
         if (coordinator.FindRun(id) is { } active)
         {
-            return TypedResults.Ok(RunView.From(active.Record, active.Progress.Latest));
+            return TypedResults.Ok(active.Record with { Progress = active.Live.Latest });
         }
 
-        return await store.GetAsync(id) is { } record ? TypedResults.Ok(RunView.From(record)) : RunNotFound(id);
+        return await store.GetAsync(id) is { } record ? TypedResults.Ok(record) : RunNotFound(id);
     }
 
     private static async Task<Results<NoContent, ProblemHttpResult>> DeleteRunAsync(Guid id, RunCoordinator coordinator, IRunStore store)
@@ -123,22 +128,22 @@ public static class RunApiEndpoints
         if (coordinator.FindRun(id) is { } active)
         {
             active.Stop(RunState.Cancelled, "Cancelled to be deleted.");
-            await active.Progress.Finished;
+            await active.Completion;
         }
 
         return await store.DeleteAsync(id) ? TypedResults.NoContent() : RunNotFound(id);
     }
 
-    private static async Task<Results<Ok<RunView>, ProblemHttpResult>> CancelRunAsync(Guid id, RunCoordinator coordinator, IRunStore store)
+    private static async Task<Results<Ok<RunRecord>, ProblemHttpResult>> CancelRunAsync(Guid id, RunCoordinator coordinator, IRunStore store)
     {
         if (coordinator.FindRun(id) is { } active)
         {
             active.Stop(RunState.Cancelled, "Cancelled on request.");
-            return TypedResults.Ok(RunView.From((await active.Completion).Record));
+            return TypedResults.Ok(await active.Completion);
         }
 
         // Already finished: cancelling is a no-op, and the answer says how it ended.
-        return await store.GetAsync(id) is { } record ? TypedResults.Ok(RunView.From(record)) : RunNotFound(id);
+        return await store.GetAsync(id) is { } record ? TypedResults.Ok(record) : RunNotFound(id);
     }
 
     private static async Task<Results<Ok<RunComparison>, ProblemHttpResult>> CompareAsync(string? baseline, string? candidate, IRunStore store)
@@ -173,23 +178,23 @@ public static class RunApiEndpoints
         return TypedResults.ServerSentEvents(RunEvents(active, stored, cancellation));
     }
 
+    /// <summary>Each snapshot the engine pushes, as it pushes it, then the stored run.</summary>
     private static async IAsyncEnumerable<SseItem<object>> RunEvents(ActiveRun? active, RunRecord? stored, [EnumeratorCancellation] CancellationToken cancellation)
     {
         if (active is not null)
         {
-            await foreach (var progress in Progress(active.Progress, cancellation))
+            await foreach (var progress in active.Live.FollowAsync(cancellation))
             {
                 yield return new SseItem<object>(progress, "progress");
             }
 
-            stored = (await active.Completion).Record;
+            stored = await active.Completion.WaitAsync(cancellation);
         }
 
-        yield return new SseItem<object>(RunView.From(stored!), "final");
+        yield return new SseItem<object>(stored!, "final");
     }
 
-    private static async Task<Results<Accepted<SuiteView>, ProblemHttpResult>> StartSuiteAsync(
-        HttpRequest http, RunCoordinator coordinator, StrategyCatalog catalog, IOptions<RunLimitsOptions> limits)
+    private static async Task<Results<Accepted<SuiteView>, ProblemHttpResult>> StartSuiteAsync(HttpRequest http, RunCoordinator coordinator, IOptions<RunLimitsOptions> limits)
     {
         var (request, error) = await RunRequestReader.ReadAsync(http, suite: true);
         if (request is null)
@@ -197,20 +202,31 @@ public static class RunApiEndpoints
             return ProblemResponses.InvalidParameters(error);
         }
 
-        var strategies = request.Strategies ?? catalog.Names.ToList();
-        var unknown = strategies.FirstOrDefault(name => !catalog.Names.Contains(name));
+        var strategies = request.Strategies ?? StrategyList.Names;
+        var unknown = strategies.FirstOrDefault(name => !StrategyList.Names.Contains(name));
         if (strategies.Count == 0 || unknown is not null || strategies.Distinct().Count() != strategies.Count)
         {
             return ProblemResponses.InvalidParameters(
-                $"strategies must name each strategy at most once, from: {string.Join(", ", catalog.Names)}{(unknown is null ? "" : $"; '{unknown}' is not one")}.");
+                $"strategies must name each strategy at most once, from: {string.Join(", ", StrategyList.Names)}{(unknown is null ? "" : $"; '{unknown}' is not one")}.");
         }
 
-        if (!RunPlanValidator.TryCreate(request.Input with { Strategy = strategies[0] }, limits.Value, catalog.Names, out var plan, out error))
+        // The same settings for every strategy, each under its own load unless the request named one.
+        var plans = new List<RunPlan>();
+        foreach (var strategy in strategies)
         {
-            return ProblemResponses.InvalidParameters(error);
+            if (!RunPlanRules.TryCreate(request.Input with { Strategy = strategy, IncludeStatuses = "false" }, limits.Value.PlanLimits(), StrategyList.Names, out var plan, out error))
+            {
+                return ProblemResponses.InvalidParameters(strategies.Count > 1 ? $"For {strategy}: {error}" : error);
+            }
+
+            plans.Add(plan);
         }
 
-        var suite = await coordinator.StartSuiteAsync(plan with { IncludeStatuses = false }, strategies);
+        if (await coordinator.StartSuiteAsync(plans) is not { } suite)
+        {
+            return ProblemResponses.TooManyRuns(http.HttpContext, limits.Value.MaxRunsInFlight);
+        }
+
         return TypedResults.Accepted($"/api/suites/{suite.Record.Id}", SuiteView.From(suite.Record, [], suite));
     }
 
@@ -237,7 +253,7 @@ public static class RunApiEndpoints
         Guid id, RunCoordinator coordinator, IRunStore store, CancellationToken cancellation)
     {
         var active = coordinator.FindSuite(id);
-        if (active is null && await store.GetSuiteAsync(id) is null)
+        if (active is null && await store.GetSuiteAsync(id, cancellation) is null)
         {
             return SuiteNotFound(id);
         }
@@ -245,91 +261,57 @@ public static class RunApiEndpoints
         return TypedResults.ServerSentEvents(SuiteEvents(id, active, store, cancellation));
     }
 
+    /// <summary>
+    /// The suite's events as it pushes them: progress of the current run, each run as it ends, then the suite. Runs
+    /// that ended before this follower came (or before the suite was found running) come from the history first, so
+    /// every strategy of the suite is reported once.
+    /// </summary>
     private static async IAsyncEnumerable<SseItem<object>> SuiteEvents(Guid id, ActiveSuite? active, IRunStore store, [EnumeratorCancellation] CancellationToken cancellation)
     {
-        SuiteRecord? ended = null;
         var reported = new HashSet<Guid>();
-        if (active is not null)
+        var events = active?.Events.Follow();
+        try
         {
-            var strategies = active.Record.Strategies;
-            ActiveRun? followed = null;
-            while (!active.Completion.IsCompleted)
+            foreach (var run in await store.ListSuiteRunsAsync(id, cancellation))
             {
-                if (active.Current is { } current && current != followed)
+                if (run.State != RunState.Running && reported.Add(run.Id))
                 {
-                    followed = current;
-                    reported.Add(current.Id);
-                    foreach (var missed in await EndedRunsNotReportedAsync(id, store, reported, cancellation))
-                    {
-                        yield return missed;
-                    }
-
-                    var index = strategies.ToList().IndexOf(current.Record.Plan.Strategy);
-                    await foreach (var progress in Progress(current.Progress, cancellation))
-                    {
-                        yield return new SseItem<object>(new SuiteProgress(current.Id, current.Record.Plan.Strategy, index + 1, strategies.Count, progress), "progress");
-                    }
-
-                    yield return new SseItem<object>(RunView.From((await current.Completion).Record), "run");
-                    continue;
+                    yield return new SseItem<object>(run, "run");
                 }
-
-                await Task.WhenAny(active.Completion, Task.Delay(EventPoll, cancellation));
-                cancellation.ThrowIfCancellationRequested();
             }
 
-            ended = await active.Completion;
-            foreach (var missed in await EndedRunsNotReportedAsync(id, store, reported, cancellation))
+            if (events is not null)
             {
-                yield return missed;
+                await foreach (var happened in events.ReadAllAsync(cancellation))
+                {
+                    switch (happened)
+                    {
+                        case SuiteRunProgress progress:
+                            yield return new SseItem<object>(progress, "progress");
+                            break;
+                        case SuiteRunEnded { Run: var run } when reported.Add(run.Id):
+                            yield return new SseItem<object>(run, "run");
+                            break;
+                    }
+                }
             }
         }
-
-        else
+        finally
         {
-            // A suite that ended before anyone listened still tells its runs, as it would have live.
-            foreach (var run in await EndedRunsNotReportedAsync(id, store, reported, cancellation))
+            if (events is not null)
             {
-                yield return run;
+                active!.Events.Forget(events);
             }
         }
 
-        ended ??= await store.GetSuiteAsync(id, cancellation);
-        yield return new SseItem<object>(SuiteView.From(ended!, await store.ListSuiteRunsAsync(id, cancellation), null), "final");
-    }
-
-    /// <summary>
-    /// A run shorter than the poll can start and end between two looks at the suite's current run; its 'run'
-    /// event comes from the history, so every strategy of the suite is reported.
-    /// </summary>
-    private static async Task<IEnumerable<SseItem<object>>> EndedRunsNotReportedAsync(Guid suiteId, IRunStore store, HashSet<Guid> reported, CancellationToken cancellation) =>
-        (await store.ListSuiteRunsAsync(suiteId, cancellation))
-            .Where(run => run.State != RunState.Running && reported.Add(run.Id))
-            .Select(run => new SseItem<object>(RunView.From(run), "run"))
-            .ToList();
-
-    /// <summary>Each new snapshot once, until the run has finished (its last snapshot included).</summary>
-    private static async IAsyncEnumerable<ProgressSnapshot> Progress(RunProgress progress, [EnumeratorCancellation] CancellationToken cancellation)
-    {
-        long sent = -1;
-        while (true)
+        var ended = active is null ? await store.GetSuiteAsync(id, cancellation) : await active.Completion.WaitAsync(cancellation);
+        var runs = await store.ListSuiteRunsAsync(id, cancellation);
+        foreach (var run in runs.Where(run => run.State != RunState.Running && reported.Add(run.Id)))
         {
-            var finished = progress.Finished.IsCompleted;
-            var latest = progress.Latest;
-            if (latest.Sequence != sent)
-            {
-                sent = latest.Sequence;
-                yield return latest;
-            }
-
-            if (finished)
-            {
-                yield break;
-            }
-
-            await Task.WhenAny(progress.Finished, Task.Delay(EventPoll, cancellation));
-            cancellation.ThrowIfCancellationRequested();
+            yield return new SseItem<object>(run, "run");
         }
+
+        yield return new SseItem<object>(SuiteView.From(ended!, runs, null), "final");
     }
 
     private static ProblemHttpResult RunNotFound(Guid id) =>

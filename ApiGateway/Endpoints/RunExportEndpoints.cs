@@ -40,7 +40,7 @@ public static class RunExportEndpoints
         var fileName = $"run-{record.Plan.Strategy}-{record.Id}.{format}";
         return format == "csv"
             ? TypedResults.File(Encoding.UTF8.GetBytes(ToCsv(record)), "text/csv; charset=utf-8", fileName)
-            : TypedResults.File(JsonSerializer.SerializeToUtf8Bytes(RunView.From(record), RunJson.Options), "application/json; charset=utf-8", fileName);
+            : TypedResults.File(JsonSerializer.SerializeToUtf8Bytes(record, RunJson.Options), "application/json; charset=utf-8", fileName);
     }
 
     /// <summary>One line per figure under the header, then one line per histogram bin, all in the same five columns.</summary>

@@ -3,11 +3,18 @@ using ApiGateway.Runs;
 
 namespace ApiGateway.Endpoints;
 
-/// <summary>The body of POST /api/runs, for the OpenAPI document (the reader accepts numbers as JSON numbers or strings).</summary>
-public sealed record RunRequestBody(string Strategy, int Count, int? Concurrency, int? Warmup, int? DelayMs, int? PayloadBytes);
+/// <summary>
+/// The body of POST /api/runs, for the OpenAPI document (the reader accepts numbers as JSON numbers or strings).
+/// load: sequential, closed, open or ramping; duration in seconds; stages for ramping; thresholds k6-style.
+/// </summary>
+public sealed record RunRequestBody(
+    string Strategy, int? Count, string? Load, int? Concurrency, double? Rate, double? Duration, IReadOnlyList<RampStage>? Stages,
+    int? Warmup, int? DelayMs, int? PayloadBytes, IReadOnlyList<double>? Percentiles, IReadOnlyList<string>? Thresholds);
 
 /// <summary>The body of POST /api/suites: a run's plan for every strategy, or for those listed.</summary>
-public sealed record SuiteRequestBody(int Count, int? Concurrency, int? Warmup, int? DelayMs, int? PayloadBytes, IReadOnlyList<string>? Strategies);
+public sealed record SuiteRequestBody(
+    int? Count, string? Load, int? Concurrency, double? Rate, double? Duration, IReadOnlyList<RampStage>? Stages,
+    int? Warmup, int? DelayMs, int? PayloadBytes, IReadOnlyList<double>? Percentiles, IReadOnlyList<string>? Thresholds, IReadOnlyList<string>? Strategies);
 
 /// <summary>
 /// Reads a run plan from a JSON body into the same text form the query string gives, so both are validated
@@ -15,7 +22,8 @@ public sealed record SuiteRequestBody(int Count, int? Concurrency, int? Warmup, 
 /// </summary>
 public static class RunRequestReader
 {
-    private static readonly string[] PlanFields = ["strategy", "count", "concurrency", "warmup", "delayMs", "payloadBytes", "includeStatuses"];
+    private static readonly string[] PlanFields =
+        ["strategy", "count", "load", "concurrency", "rate", "duration", "stages", "warmup", "delayMs", "payloadBytes", "includeStatuses", "percentiles", "thresholds"];
 
     public sealed record RunRequest(RunPlanInput Input, IReadOnlyList<string>? Strategies);
 
@@ -41,11 +49,38 @@ public static class RunRequestReader
             var allowed = suite ? PlanFields.Append("strategies").Where(name => name != "strategy").ToArray() : PlanFields;
             var values = new Dictionary<string, string?>(StringComparer.Ordinal);
             IReadOnlyList<string>? strategies = null;
+            IReadOnlyList<string>? thresholds = null;
             foreach (var property in document.RootElement.EnumerateObject())
             {
                 if (!allowed.Contains(property.Name, StringComparer.Ordinal))
                 {
                     return (null, $"'{property.Name}' is not a run setting; the body may hold: {string.Join(", ", allowed)}.");
+                }
+
+                if (property.Name is "stages" or "percentiles" or "thresholds" && property.Value.ValueKind == JsonValueKind.Array)
+                {
+                    var (text, list, problem) = ReadList(property.Name, property.Value);
+                    if (problem is not null)
+                    {
+                        return (null, problem);
+                    }
+
+                    if (property.Name == "thresholds")
+                    {
+                        thresholds = list;
+                    }
+                    else
+                    {
+                        values[property.Name] = text;
+                    }
+
+                    continue;
+                }
+
+                if (property.Name == "thresholds" && property.Value.ValueKind == JsonValueKind.String)
+                {
+                    thresholds = [property.Value.GetString()!];
+                    continue;
                 }
 
                 if (property.Name == "strategies")
@@ -72,8 +107,49 @@ public static class RunRequestReader
             var input = new RunPlanInput(
                 values.GetValueOrDefault("strategy"), values.GetValueOrDefault("count"), values.GetValueOrDefault("concurrency"),
                 values.GetValueOrDefault("warmup"), values.GetValueOrDefault("delayMs"), values.GetValueOrDefault("payloadBytes"),
-                values.GetValueOrDefault("includeStatuses"));
+                values.GetValueOrDefault("includeStatuses"))
+            {
+                Load = values.GetValueOrDefault("load"),
+                Rate = values.GetValueOrDefault("rate"),
+                Duration = values.GetValueOrDefault("duration"),
+                Stages = values.GetValueOrDefault("stages"),
+                Percentiles = values.GetValueOrDefault("percentiles"),
+                Thresholds = thresholds,
+            };
             return (new RunRequest(input, strategies), string.Empty);
         }
+    }
+
+    /// <summary>
+    /// A JSON array as the text form the rules read: stages as [{"duration": 10, "target": 5000}] (or ["10:5000"]) become
+    /// "10:5000"; percentiles [50, 99.9] become "50,99.9"; thresholds stay a list of strings.
+    /// </summary>
+    private static (string? Text, IReadOnlyList<string> List, string? Problem) ReadList(string name, JsonElement array)
+    {
+        var items = new List<string>();
+        foreach (var item in array.EnumerateArray())
+        {
+            var text = (name, item.ValueKind) switch
+            {
+                ("stages", JsonValueKind.Object) when item.TryGetProperty("duration", out var duration) && item.TryGetProperty("target", out var target)
+                    && duration.ValueKind == JsonValueKind.Number && target.ValueKind == JsonValueKind.Number => $"{duration.GetRawText()}:{target.GetRawText()}",
+                ("percentiles", JsonValueKind.Number) => item.GetRawText(),
+                (_, JsonValueKind.String) => item.GetString(),
+                _ => null,
+            };
+            if (text is null)
+            {
+                return (null, [], name switch
+                {
+                    "stages" => $"stages must be an array of {{\"duration\": seconds, \"target\": calls per second}}, e.g. [{{\"duration\": 10, \"target\": 5000}}]; it held {item.GetRawText()}.",
+                    "percentiles" => $"percentiles must be an array of numbers, e.g. [50, 90, 99, 99.9]; it held {item.GetRawText()}.",
+                    _ => $"thresholds must be an array of strings, e.g. [\"p99 < 5ms\", \"errorRate < 1%\"]; it held {item.GetRawText()}.",
+                });
+            }
+
+            items.Add(text);
+        }
+
+        return (string.Join(',', items), items, null);
     }
 }

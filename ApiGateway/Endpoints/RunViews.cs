@@ -2,33 +2,17 @@ using ApiGateway.Runs;
 
 namespace ApiGateway.Endpoints;
 
-/// <summary>A run as the API shows it: the stored record, plus live progress while it runs.</summary>
-public sealed record RunView(
-    Guid Id,
-    RunPlan Plan,
-    RunState State,
-    DateTimeOffset StartedAt,
-    DateTimeOffset? FinishedAt,
-    RunStats? Stats,
-    string? Error,
-    Guid? SuiteId,
-    ProgressSnapshot? Progress)
-{
-    public static RunView From(RunRecord record, ProgressSnapshot? progress = null) =>
-        new(record.Id, record.Plan, record.State, record.StartedAt, record.FinishedAt, record.Stats, record.Error, record.SuiteId, progress);
-}
-
-public sealed record RunPage(int Total, int Limit, int Offset, IReadOnlyList<RunView> Runs);
+public sealed record RunPage(int Total, int Limit, int Offset, IReadOnlyList<RunRecord> Runs);
 
 /// <summary>One figure of two runs side by side; <see cref="Ratio"/> is candidate ÷ baseline.</summary>
 public sealed record MetricComparison(string Metric, string Unit, string Better, double? Baseline, double? Candidate, double? Ratio);
 
-public sealed record RunComparison(RunView Baseline, RunView Candidate, IReadOnlyList<MetricComparison> Metrics)
+public sealed record RunComparison(RunRecord Baseline, RunRecord Candidate, IReadOnlyList<MetricComparison> Metrics)
 {
     public static RunComparison Of(RunRecord baseline, RunRecord candidate)
     {
         var (b, c) = (baseline.Stats!, candidate.Stats!);
-        return new RunComparison(RunView.From(baseline), RunView.From(candidate),
+        return new RunComparison(baseline, candidate,
         [
             Metric("wallTime", "ms", "lower", b.WallTimeMs, c.WallTimeMs),
             Metric("throughput", "calls/s", "higher", b.ThroughputPerSecond, c.ThroughputPerSecond),
@@ -59,7 +43,7 @@ public sealed record SuiteView(
     DateTimeOffset? FinishedAt,
     string? Error,
     Guid? CurrentRunId,
-    IReadOnlyList<RunView> Runs,
+    IReadOnlyList<RunRecord> Runs,
     IReadOnlyList<SuiteRow> Comparison)
 {
     public static SuiteView From(SuiteRecord suite, IReadOnlyList<RunRecord> runs, ActiveSuite? active)
@@ -71,7 +55,7 @@ public sealed record SuiteView(
             run is { State: RunState.Completed, Stats: { } stats } && fastest > 0 ? Math.Round(stats.WallTimeMs / fastest, 3) : null)).ToList();
         var current = active?.Current;
         return new SuiteView(suite.Id, suite.Plan, suite.Strategies, suite.State, suite.StartedAt, suite.FinishedAt, suite.Error,
-            current?.Id, runs.Select(run => RunView.From(run, current?.Id == run.Id ? current.Progress.Latest : null)).ToList(), rows);
+            current?.Id, [.. runs.Select(run => current?.Id == run.Id ? run with { Progress = current.Live.Latest } : run)], rows);
     }
 }
 
@@ -87,5 +71,3 @@ public sealed record SuiteRow(
     long? FailedCalls,
     double? WallTimeVsFastest);
 
-/// <summary>Live progress of one run of a suite, for the suite's event stream.</summary>
-public sealed record SuiteProgress(Guid RunId, string Strategy, int Index, int Of, ProgressSnapshot Progress);

@@ -1,5 +1,7 @@
+using System.Globalization;
 using ApiGateway.Runs;
 using Grpc.Core;
+using LoadEngine.Strategies;
 using Microsoft.AspNetCore.Diagnostics;
 using Microsoft.AspNetCore.Http.HttpResults;
 using Microsoft.AspNetCore.Mvc;
@@ -9,16 +11,52 @@ namespace ApiGateway.Errors;
 /// <summary>Every error reaches HTTP users as application/problem+json with a sentence that says what was wrong.</summary>
 public static class ProblemResponses
 {
-    public const string RoutesHint =
-        "The strategy routes are GET /Performance/{factory-client|client-wrapper|initialized-client|streaming-call}/{count} " +
-        "and GET /Concurrency/{single-connection|multiple-connections}/{count}; /swagger lists them.";
+    /// <summary>The chapter's routes, from the one strategy list, for answers that must point somewhere.</summary>
+    public static readonly string RoutesHint =
+        "The strategy routes are " +
+        string.Join(" and ", StrategyList.All.GroupBy(strategy => strategy.Info.Group).Select(group =>
+            $"GET /{group.Key}/{{{string.Join('|', group.Select(strategy => strategy.Info.Name))}}}/{{count}}")) +
+        "; /swagger lists them.";
 
     public static ProblemHttpResult InvalidParameters(string detail) =>
         TypedResults.Problem(statusCode: StatusCodes.Status400BadRequest, title: "Invalid run parameters", detail: detail);
 
+    /// <summary>429 with Retry-After: <paramref name="limit"/> runs are already going.</summary>
+    public static ProblemHttpResult TooManyRuns(HttpContext http, int limit)
+    {
+        http.Response.Headers.RetryAfter = RunCoordinator.RetryAfterSeconds.ToString(CultureInfo.InvariantCulture);
+        return TypedResults.Problem(
+            statusCode: StatusCodes.Status429TooManyRequests,
+            title: "Too many runs in flight",
+            detail: $"{limit} run(s) are already in flight, the most Runs:MaxRunsInFlight allows. Wait for one to finish " +
+                $"(retry after {RunCoordinator.RetryAfterSeconds} s) or cancel one with POST /api/runs/{{id}}/cancel.");
+    }
+
+    /// <summary>A run that did not complete: the service's problem (unreachable, failing, too slow), or it was stopped.</summary>
+    public static ProblemHttpResult RunDidNotComplete(Uri serverUri, RunRecord run)
+    {
+        var stats = run.Stats;
+        var mostCommonError = stats?.StatusCounts.Where(pair => pair.Key != nameof(StatusCode.OK)).OrderByDescending(pair => pair.Value).Select(pair => pair.Key).FirstOrDefault();
+        return TypedResults.Problem(
+            statusCode: StatusCodes.Status503ServiceUnavailable,
+            title: run.State == RunState.Cancelled ? "The run was stopped" : "The performance service did not answer",
+            detail: $"The {run.Plan.Strategy} run against the performance service at {serverUri} did not complete: {run.Error} " +
+                $"{stats?.Succeeded ?? 0} of {run.Plan.Count?.ToString(CultureInfo.InvariantCulture) ?? "the"} calls had succeeded. Check that PerformanceService is running at the configured ServerUrl.",
+            extensions: new Dictionary<string, object?>
+            {
+                ["runId"] = run.Id,
+                ["serverUrl"] = serverUri.ToString(),
+                ["state"] = run.State.ToString(),
+                ["grpcStatus"] = mostCommonError,
+                ["completedCalls"] = stats?.Succeeded ?? 0,
+                ["count"] = run.Plan.Count,
+                ["statusCounts"] = stats?.StatusCounts,
+            });
+    }
+
     public static IServiceCollection AddProblemResponses(this IServiceCollection services)
     {
-        services.AddExceptionHandler<RunProblemHandler>();
+        services.AddExceptionHandler<UnexpectedProblemHandler>();
         services.AddProblemDetails(options => options.CustomizeProblemDetails = context =>
         {
             var problem = context.ProblemDetails;
@@ -31,21 +69,12 @@ public static class ProblemResponses
             {
                 StatusCodes.Status404NotFound => $"Nothing is at '{context.HttpContext.Request.Path}'. {RoutesHint}",
                 StatusCodes.Status405MethodNotAllowed => $"{context.HttpContext.Request.Method} is not allowed at '{context.HttpContext.Request.Path}'; the strategy routes answer GET.",
-                StatusCodes.Status500InternalServerError => "The gateway failed unexpectedly; the log has the details. Nothing about the run was stored.",
+                StatusCodes.Status500InternalServerError => "The gateway failed unexpectedly; the log has the details.",
                 _ => null,
             };
         });
         return services;
     }
-}
-
-/// <summary>A run that did not complete: the service's problem (unreachable, failing, too slow), or it was stopped.</summary>
-public sealed class RunFailedException(Uri serverUri, RunResult run)
-    : Exception($"{run.Record.Plan.Strategy}: {run.Record.Error}")
-{
-    public Uri ServerUri { get; } = serverUri;
-
-    public RunResult Run { get; } = run;
 }
 
 /// <summary>A lesson scenario's call to the service failed; lessons are not stored runs, so this carries the call itself.</summary>
@@ -63,14 +92,13 @@ public sealed class LessonFailedException(string lesson, Uri serverUri, int call
     public RpcException Error { get; } = error;
 }
 
-/// <summary>Maps the run engine's failures to problem responses: 503 for the service or the history, 429 for too many runs.</summary>
-public sealed partial class RunProblemHandler(IProblemDetailsService problems, ILogger<RunProblemHandler> logger) : IExceptionHandler
+/// <summary>Maps what only an exception can report to problem responses: a lesson's failed call, a history that cannot be written.</summary>
+public sealed class UnexpectedProblemHandler(IProblemDetailsService problems) : IExceptionHandler
 {
     public async ValueTask<bool> TryHandleAsync(HttpContext httpContext, Exception exception, CancellationToken cancellationToken)
     {
         var problem = exception switch
         {
-            RunFailedException failed => Failed(failed),
             LessonFailedException lesson => new ProblemDetails
             {
                 Status = StatusCodes.Status503ServiceUnavailable,
@@ -86,7 +114,6 @@ public sealed partial class RunProblemHandler(IProblemDetailsService problems, I
                     ["count"] = lesson.Calls,
                 },
             },
-            TooManyRunsException busy => Busy(httpContext, busy),
             HistoryWriteException history => new ProblemDetails
             {
                 Status = StatusCodes.Status503ServiceUnavailable,
@@ -103,42 +130,4 @@ public sealed partial class RunProblemHandler(IProblemDetailsService problems, I
         httpContext.Response.StatusCode = problem.Status!.Value;
         return await problems.TryWriteAsync(new ProblemDetailsContext { HttpContext = httpContext, Exception = exception, ProblemDetails = problem });
     }
-
-    private ProblemDetails Failed(RunFailedException failure)
-    {
-        var record = failure.Run.Record;
-        var stats = record.Stats;
-        LogRunFailed(logger, record.Plan.Strategy, failure.ServerUri, record.State, record.Error);
-        return new ProblemDetails
-        {
-            Status = StatusCodes.Status503ServiceUnavailable,
-            Title = record.State == RunState.Cancelled ? "The run was stopped" : "The performance service did not answer",
-            Detail = $"The {record.Plan.Strategy} run against the performance service at {failure.ServerUri} did not complete: {record.Error} " +
-                $"{stats?.Succeeded ?? 0} of {record.Plan.Count} calls had succeeded. Check that PerformanceService is running at the configured ServerUrl.",
-            Extensions =
-            {
-                ["runId"] = record.Id,
-                ["serverUrl"] = failure.ServerUri.ToString(),
-                ["state"] = record.State.ToString(),
-                ["grpcStatus"] = failure.Run.MostCommonError?.ToString(),
-                ["completedCalls"] = stats?.Succeeded ?? 0,
-                ["count"] = record.Plan.Count,
-                ["statusCounts"] = stats?.StatusCounts,
-            },
-        };
-    }
-
-    private static ProblemDetails Busy(HttpContext httpContext, TooManyRunsException busy)
-    {
-        httpContext.Response.Headers.RetryAfter = busy.RetryAfterSeconds.ToString(System.Globalization.CultureInfo.InvariantCulture);
-        return new ProblemDetails
-        {
-            Status = StatusCodes.Status429TooManyRequests,
-            Title = "Too many runs in flight",
-            Detail = $"{busy.Message} Wait for one to finish (retry after {busy.RetryAfterSeconds} s) or cancel one with POST /api/runs/{{id}}/cancel.",
-        };
-    }
-
-    [LoggerMessage(Level = LogLevel.Warning, Message = "Run {Strategy} against {ServerUri} ended {State}: {Error}")]
-    private static partial void LogRunFailed(ILogger logger, string strategy, Uri serverUri, RunState state, string? error);
 }

@@ -10,13 +10,13 @@ public interface IRunStore
 
     Task<RunRecord?> GetAsync(Guid id, CancellationToken cancellationToken = default);
 
-    /// <summary>Newest first (by StartedAt), optionally only one strategy's runs.</summary>
+    /// <summary>Newest first (by StartedAt), optionally only one strategy's runs; without their time series.</summary>
     Task<IReadOnlyList<RunRecord>> ListAsync(string? strategy, int limit, int offset, CancellationToken cancellationToken = default);
 
     /// <summary>How many runs <see cref="ListAsync"/> would page through.</summary>
     Task<int> CountAsync(string? strategy, CancellationToken cancellationToken = default);
 
-    /// <summary>A suite's runs in the order they started.</summary>
+    /// <summary>A suite's runs in the order they started; without their time series.</summary>
     Task<IReadOnlyList<RunRecord>> ListSuiteRunsAsync(Guid suiteId, CancellationToken cancellationToken = default);
 
     /// <summary>True when a run was deleted.</summary>

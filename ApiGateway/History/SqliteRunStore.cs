@@ -13,11 +13,13 @@ public sealed class SqliteRunStore : IRunStore, IDisposable
 {
     public const string InterruptedError = "The gateway stopped before this run finished.";
 
-    private const int SchemaVersion = 1;
+    private const int SchemaVersion = 2;
     private const int BusyTimeoutMilliseconds = 10_000;
     // Fixed-width UTC text sorts in time order and stays readable in the sqlite3 shell.
     private const string TimeFormat = "yyyy-MM-dd'T'HH:mm:ss.fffffff'Z'";
-    private const string RunColumns = "id, suite_id, strategy, state, started_at, finished_at, plan_json, stats_json, error";
+    private const string RunColumns = "id, suite_id, strategy, state, started_at, finished_at, plan_json, stats_json, error, measured, series_json, verdict_json";
+    // Lists leave each run's time series out (a 10-minute run has 600 points); GetAsync has it.
+    private const string ListedRunColumns = "id, suite_id, strategy, state, started_at, finished_at, plan_json, stats_json, error, measured, NULL, verdict_json";
     private const string SuiteColumns = "id, state, started_at, finished_at, plan_json, strategies_json, error";
 
     private const string Schema = """
@@ -30,7 +32,10 @@ public sealed class SqliteRunStore : IRunStore, IDisposable
             finished_at TEXT NULL,
             plan_json TEXT NOT NULL,
             stats_json TEXT NULL,
-            error TEXT NULL);
+            error TEXT NULL,
+            measured TEXT NULL,
+            series_json TEXT NULL,
+            verdict_json TEXT NULL);
         CREATE INDEX IF NOT EXISTS runs_by_started_at ON runs (started_at);
         CREATE INDEX IF NOT EXISTS runs_by_strategy ON runs (strategy, started_at);
         CREATE INDEX IF NOT EXISTS runs_by_suite ON runs (suite_id);
@@ -42,6 +47,18 @@ public sealed class SqliteRunStore : IRunStore, IDisposable
             plan_json TEXT NOT NULL,
             strategies_json TEXT NOT NULL,
             error TEXT NULL);
+        """;
+
+    // Version 2 keeps each run's description, time series and verdict. Runs recorded before load models existed ran
+    // the chapter's way: sequential, except the stream and the concurrency strategies, which ran all at once.
+    private const string MigrationFromVersion1 = """
+        ALTER TABLE runs ADD COLUMN measured TEXT NULL;
+        ALTER TABLE runs ADD COLUMN series_json TEXT NULL;
+        ALTER TABLE runs ADD COLUMN verdict_json TEXT NULL;
+        UPDATE runs SET plan_json = json_set(plan_json, '$.load',
+            CASE WHEN strategy IN ('streaming-call', 'single-connection', 'multiple-connections') THEN 'closed' ELSE 'sequential' END)
+            WHERE json_extract(plan_json, '$.load') IS NULL;
+        UPDATE suites SET plan_json = json_set(plan_json, '$.load', 'sequential') WHERE json_extract(plan_json, '$.load') IS NULL;
         """;
 
     private readonly string _connectionString;
@@ -78,6 +95,11 @@ public sealed class SqliteRunStore : IRunStore, IDisposable
             throw new InvalidDataException($"it holds history schema version {version}, newer than this gateway's {SchemaVersion}");
         }
 
+        if (version == 1)
+        {
+            await NonQueryAsync(connection, MigrationFromVersion1);
+        }
+
         await NonQueryAsync(connection, Schema);
         // PRAGMA takes no parameters; the value is a constant of this class.
         await NonQueryAsync(connection, $"PRAGMA user_version = {SchemaVersion};");
@@ -86,7 +108,7 @@ public sealed class SqliteRunStore : IRunStore, IDisposable
 
     public Task SaveAsync(RunRecord run, CancellationToken cancellationToken = default) =>
         ExecuteAsync(
-            $"INSERT OR REPLACE INTO runs ({RunColumns}) VALUES ($id, $suite_id, $strategy, $state, $started_at, $finished_at, $plan_json, $stats_json, $error);",
+            $"INSERT OR REPLACE INTO runs ({RunColumns}) VALUES ($id, $suite_id, $strategy, $state, $started_at, $finished_at, $plan_json, $stats_json, $error, $measured, $series_json, $verdict_json);",
             ("$id", Text(run.Id)),
             ("$suite_id", run.SuiteId is { } suiteId ? Text(suiteId) : null),
             ("$strategy", run.Plan.Strategy),
@@ -95,14 +117,17 @@ public sealed class SqliteRunStore : IRunStore, IDisposable
             ("$finished_at", run.FinishedAt is { } finished ? Text(finished) : null),
             ("$plan_json", ToJson(run.Plan)),
             ("$stats_json", run.Stats is null ? null : ToJson(run.Stats)),
-            ("$error", run.Error));
+            ("$error", run.Error),
+            ("$measured", run.Measured),
+            ("$series_json", run.Series is null ? null : ToJson(run.Series)),
+            ("$verdict_json", run.Verdict is null ? null : ToJson(run.Verdict)));
 
     public async Task<RunRecord?> GetAsync(Guid id, CancellationToken cancellationToken = default) =>
         (await QueryAsync($"SELECT {RunColumns} FROM runs WHERE id = $id;", ReadRun, cancellationToken, ("$id", Text(id)))).SingleOrDefault();
 
     public Task<IReadOnlyList<RunRecord>> ListAsync(string? strategy, int limit, int offset, CancellationToken cancellationToken = default) =>
         QueryAsync(
-            $"SELECT {RunColumns} FROM runs {StrategyFilter(strategy)} ORDER BY started_at DESC, rowid DESC LIMIT $limit OFFSET $offset;",
+            $"SELECT {ListedRunColumns} FROM runs {StrategyFilter(strategy)} ORDER BY started_at DESC, rowid DESC LIMIT $limit OFFSET $offset;",
             ReadRun,
             cancellationToken,
             ("$strategy", strategy),
@@ -113,7 +138,7 @@ public sealed class SqliteRunStore : IRunStore, IDisposable
         (await QueryAsync($"SELECT COUNT(*) FROM runs {StrategyFilter(strategy)};", reader => reader.GetInt32(0), cancellationToken, ("$strategy", strategy))).Single();
 
     public Task<IReadOnlyList<RunRecord>> ListSuiteRunsAsync(Guid suiteId, CancellationToken cancellationToken = default) =>
-        QueryAsync($"SELECT {RunColumns} FROM runs WHERE suite_id = $suite_id ORDER BY started_at, rowid;", ReadRun, cancellationToken, ("$suite_id", Text(suiteId)));
+        QueryAsync($"SELECT {ListedRunColumns} FROM runs WHERE suite_id = $suite_id ORDER BY started_at, rowid;", ReadRun, cancellationToken, ("$suite_id", Text(suiteId)));
 
     public async Task<bool> DeleteAsync(Guid id, CancellationToken cancellationToken = default) =>
         await ExecuteAsync("DELETE FROM runs WHERE id = $id;", ("$id", Text(id))) > 0;
@@ -226,7 +251,12 @@ public sealed class SqliteRunStore : IRunStore, IDisposable
         FinishedAt: row.IsDBNull(5) ? null : ReadTime(row.GetString(5)),
         Plan: FromJson<RunPlan>(row.GetString(6)),
         Stats: row.IsDBNull(7) ? null : FromJson<RunStats>(row.GetString(7)),
-        Error: row.IsDBNull(8) ? null : row.GetString(8));
+        Error: row.IsDBNull(8) ? null : row.GetString(8))
+    {
+        Measured = row.IsDBNull(9) ? null : row.GetString(9),
+        Series = row.IsDBNull(10) ? null : FromJson<TimeSeries>(row.GetString(10)),
+        Verdict = row.IsDBNull(11) ? null : FromJson<Verdict>(row.GetString(11)),
+    };
 
     private static SuiteRecord ReadSuite(SqliteDataReader row) => new(
         Id: Guid.Parse(row.GetString(0)),

@@ -1,5 +1,5 @@
 using System.Diagnostics;
-using ApiGateway.Clients;
+using LoadEngine.Clients;
 using ApiGateway.Configuration;
 using ApiGateway.Errors;
 using ApiGateway.Runs;

@@ -20,7 +20,7 @@ public static class LessonEndpoints
     public static IEndpointRouteBuilder MapLessonEndpoints(this IEndpointRouteBuilder app)
     {
         app.MapGet($"/{Tag}/{KeepAliveLesson.Name}", async Task<Results<Ok<KeepAliveLessonResult>, ProblemHttpResult>> (string? pauseMs, KeepAliveLesson lesson, HttpContext http) =>
-                RunPlanValidator.TryWhole(pauseMs, nameof(pauseMs), 0, KeepAliveLesson.MaxPauseMs, KeepAliveLesson.DefaultPauseMs, out var pause, out var error)
+                RunPlanRules.TryWhole(pauseMs, nameof(pauseMs), 0, KeepAliveLesson.MaxPauseMs, KeepAliveLesson.DefaultPauseMs, out var pause, out var error)
                     ? TypedResults.Ok(await lesson.RunAsync(pause, http.RequestAborted))
                     : Invalid(error))
             .WithName(KeepAliveLesson.Name)
@@ -37,7 +37,7 @@ public static class LessonEndpoints
             .ProducesProblem(StatusCodes.Status503ServiceUnavailable);
 
         app.MapGet($"/{Tag}/{PayloadLesson.Name}", async Task<Results<Ok<PayloadLessonResult>, ProblemHttpResult>> (string? payloadBytes, PayloadLesson lesson, HttpContext http) =>
-                RunPlanValidator.TryWhole(payloadBytes, nameof(payloadBytes), 1, RunPlanValidator.MaxPayloadBytes, RunPlanValidator.DefaultPayloadBytes, out var size, out var error)
+                RunPlanRules.TryWhole(payloadBytes, nameof(payloadBytes), 1, RunPlanRules.MaxPayloadBytes, RunPlanRules.DefaultPayloadBytes, out var size, out var error)
                     ? TypedResults.Ok(await lesson.RunAsync(size, http.RequestAborted))
                     : Invalid(error))
             .WithName(PayloadLesson.Name)
@@ -45,7 +45,7 @@ public static class LessonEndpoints
             .WithSummary("The size of one real answer with bytes fields, against the same data as base64 text and as JSON, and what copying costs.")
             .WithDescription(
                 $"Lesson 5: {PayloadLesson.Lesson} ({PayloadLesson.Link})\n\n" +
-                $"payloadBytes (optional): size of each of the answer's two bytes fields, a whole number from 1 to {RunPlanValidator.MaxPayloadBytes}, default {RunPlanValidator.DefaultPayloadBytes}. " +
+                $"payloadBytes (optional): size of each of the answer's two bytes fields, a whole number from 1 to {RunPlanRules.MaxPayloadBytes}, default {RunPlanRules.DefaultPayloadBytes}. " +
                 "One call to the service; sizes are of that answer (protobuf CalculateSize, the same message with base64 strings, Google.Protobuf's JSON, the gateway's JSON). " +
                 "copyBenchmark times UnsafeWrap, CopyFrom, ToByteArray and MemoryMarshal.TryGetArray in the gateway's process (bounded: at most 64 MiB copied per operation).")
             .ProducesProblem(StatusCodes.Status400BadRequest)

@@ -2,7 +2,7 @@ using System.Diagnostics;
 using System.Runtime.InteropServices;
 using System.Text.Json;
 using System.Text;
-using ApiGateway.Clients;
+using LoadEngine.Clients;
 using ApiGateway.Configuration;
 using ApiGateway.Errors;
 using ApiGateway.Runs;

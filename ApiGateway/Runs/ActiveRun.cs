@@ -30,31 +30,36 @@ public sealed class ActiveRun(RunRecord record, CancellationToken stopping) : Ac
 
     public Guid Id => Record.Id;
 
-    public RunProgress Progress { get; } = new();
+    /// <summary>Progress pushed by the engine, and the answers when the plan kept them.</summary>
+    public LiveRun Live { get; } = new();
 
-    public Task<RunResult> Completion { get; internal set; } = null!;
+    /// <summary>The run as stored when it ended.</summary>
+    public Task<RunRecord> Completion { get; internal set; } = null!;
 }
 
-public sealed class ActiveSuite(SuiteRecord record, CancellationToken stopping) : ActiveWork(stopping)
+public sealed class ActiveSuite(SuiteRecord record, IReadOnlyList<RunPlan> plans, CancellationToken stopping) : ActiveWork(stopping)
 {
     public SuiteRecord Record { get; } = record;
 
+    /// <summary>Each strategy's plan: the request's settings under that strategy's own load unless the request named one.</summary>
+    public IReadOnlyList<RunPlan> Plans { get; } = plans;
+
     public ActiveRun? Current { get; internal set; }
+
+    /// <summary>What happens in the suite, pushed to whoever follows it: each run's progress, and each run as it ends.</summary>
+    public Broadcast<SuiteEvent> Events { get; } = new();
 
     public Task<SuiteRecord> Completion { get; internal set; } = null!;
 }
 
-/// <summary>A finished run as stored, and what only its immediate caller gets: the per-call statuses.</summary>
-public sealed record RunResult(RunRecord Record, IReadOnlyList<PerformanceStatus> Statuses, string Measured, Grpc.Core.StatusCode? MostCommonError);
+/// <summary>Something a suite's followers are told.</summary>
+public abstract record SuiteEvent;
 
-/// <summary>More runs were started than Runs:MaxRunsInFlight allows.</summary>
-public sealed class TooManyRunsException(int limit, int retryAfterSeconds)
-    : Exception($"{limit} run(s) are already in flight, the most Runs:MaxRunsInFlight allows.")
-{
-    public int Limit { get; } = limit;
+/// <summary>Live progress of the suite's current run.</summary>
+public sealed record SuiteRunProgress(Guid RunId, string Strategy, int Index, int Of, ProgressSnapshot Progress) : SuiteEvent;
 
-    public int RetryAfterSeconds { get; } = retryAfterSeconds;
-}
+/// <summary>A run of the suite ended, and is stored.</summary>
+public sealed record SuiteRunEnded(RunRecord Run) : SuiteEvent;
 
 /// <summary>A run or suite ended but could not be written to the history.</summary>
 public sealed class HistoryWriteException(string what, Exception inner)

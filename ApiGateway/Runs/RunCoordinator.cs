@@ -1,7 +1,7 @@
 using System.Collections.Concurrent;
 using ApiGateway.Configuration;
 using ApiGateway.History;
-using ApiGateway.Strategies;
+using LoadEngine.Strategies;
 using Microsoft.Extensions.Options;
 
 namespace ApiGateway.Runs;
@@ -12,13 +12,13 @@ namespace ApiGateway.Runs;
 /// </summary>
 public sealed partial class RunCoordinator(
     IServiceProvider services,
-    StrategyCatalog catalog,
     RunEngine engine,
     IRunStore store,
     IOptions<RunLimitsOptions> limits,
     ILogger<RunCoordinator> logger) : IHostedService, IDisposable
 {
-    private static readonly TimeSpan TickInterval = TimeSpan.FromMilliseconds(200);
+    public const int RetryAfterSeconds = 2;
+
     private readonly ConcurrentDictionary<Guid, ActiveRun> _runs = new();
     private readonly ConcurrentDictionary<Guid, ActiveSuite> _suites = new();
     private readonly CancellationTokenSource _stopping = new();
@@ -28,10 +28,17 @@ public sealed partial class RunCoordinator(
 
     public ActiveSuite? FindSuite(Guid id) => _suites.GetValueOrDefault(id);
 
-    /// <summary>Starts a run in the background. <paramref name="callerGone"/> cancels it (the chapter routes pass the request's abort token).</summary>
-    public async Task<ActiveRun> StartRunAsync(RunPlan plan, CancellationToken callerGone = default)
+    /// <summary>
+    /// Starts a run in the background; null when <see cref="RunLimitsOptions.MaxRunsInFlight"/> runs are already going.
+    /// <paramref name="callerGone"/> cancels it (the chapter routes pass the request's abort token).
+    /// </summary>
+    public async Task<ActiveRun?> StartRunAsync(RunPlan plan, CancellationToken callerGone = default)
     {
-        Reserve();
+        if (!TryReserve())
+        {
+            return null;
+        }
+
         try
         {
             return await LaunchAsync(plan, suiteId: null, callerGone, "The caller disconnected before the run finished.", ownsSlot: true);
@@ -43,12 +50,18 @@ public sealed partial class RunCoordinator(
         }
     }
 
-    public async Task<ActiveSuite> StartSuiteAsync(RunPlan plan, IReadOnlyList<string> strategies)
+    /// <summary>Starts a suite (one run per plan, in turn) in the background; null when too many runs are already going.</summary>
+    public async Task<ActiveSuite?> StartSuiteAsync(IReadOnlyList<RunPlan> plans)
     {
-        Reserve();
+        if (!TryReserve())
+        {
+            return null;
+        }
+
         try
         {
-            var suite = new ActiveSuite(new SuiteRecord(Guid.NewGuid(), plan, strategies, RunState.Running, DateTimeOffset.UtcNow, null, null), _stopping.Token);
+            var record = new SuiteRecord(Guid.NewGuid(), plans[0], [.. plans.Select(plan => plan.Strategy)], RunState.Running, DateTimeOffset.UtcNow, null, null);
+            var suite = new ActiveSuite(record, plans, _stopping.Token);
             await SaveAsync(() => store.SaveSuiteAsync(suite.Record), "The suite");
             _suites[suite.Record.Id] = suite;
             suite.Completion = Task.Run(() => ExecuteSuiteAsync(suite));
@@ -93,27 +106,25 @@ public sealed partial class RunCoordinator(
         return run;
     }
 
-    private async Task<RunResult> ExecuteRunAsync(ActiveRun run, CancellationToken stopWhen, string stopReason, bool ownsSlot)
+    private async Task<RunRecord> ExecuteRunAsync(ActiveRun run, CancellationToken stopWhen, string stopReason, bool ownsSlot)
     {
         var limit = TimeSpan.FromSeconds(limits.Value.MaxRunSeconds);
         using var stopped = stopWhen.Register(() => run.Stop(RunState.Cancelled, stopReason));
         using var timeLimit = new Timer(_ => run.Stop(RunState.Failed, $"The run was stopped at the time limit of {limit.TotalSeconds:0} s (Runs:MaxRunSeconds)."), null, limit, Timeout.InfiniteTimeSpan);
-        using var ticking = CancellationTokenSource.CreateLinkedTokenSource(_stopping.Token);
-        var ticker = TickAsync(run.Progress, ticking.Token);
         try
         {
-            var (outcome, measured) = await ExecuteStrategyAsync(run);
-            var (state, error) = outcome.State == RunState.Cancelled && run.StopReason is { } stop ? (stop.State, stop.Reason) : (outcome.State, outcome.Error);
-            var record = run.Record with { State = state, FinishedAt = DateTimeOffset.UtcNow, Stats = outcome.Stats, Error = error };
-            await SaveAsync(() => store.SaveAsync(record), "The run");
-            LogRunEnded(logger, run.Id, run.Record.Plan.Strategy, state, record.Stats?.WallTimeMs ?? 0, error);
-            return new RunResult(record, outcome.Statuses, measured, outcome.MostCommonError);
+            var ended = await ExecuteStrategyAsync(run);
+            if (ended.State == RunState.Cancelled && run.StopReason is { } stop)
+            {
+                ended = ended with { State = stop.State, Error = stop.Reason };
+            }
+
+            await SaveAsync(() => store.SaveAsync(ended), "The run");
+            LogRunEnded(logger, run.Id, ended.Plan.Strategy, ended.State, ended.Stats?.WallTimeMs ?? 0, ended.Error ?? string.Empty);
+            return ended;
         }
         finally
         {
-            await ticking.CancelAsync();
-            await ticker;
-            run.Progress.Finish();
             _runs.TryRemove(run.Id, out _);
             run.Dispose();
             if (ownsSlot)
@@ -123,19 +134,20 @@ public sealed partial class RunCoordinator(
         }
     }
 
-    private async Task<(RunOutcome Outcome, string Measured)> ExecuteStrategyAsync(ActiveRun run)
+    private async Task<RunRecord> ExecuteStrategyAsync(ActiveRun run)
     {
         try
         {
-            // A scope per run, so a transient strategy (the factory client's) is disposed with its run.
+            // A scope per run, so a one-per-run strategy (the factory client's) is disposed with its run.
             await using var scope = services.CreateAsyncScope();
-            var strategy = catalog.Resolve(run.Record.Plan.Strategy, scope.ServiceProvider);
-            return (await engine.ExecuteAsync(strategy, run.Record.Plan, run.Progress, run.Cancellation), strategy.DescribeMeasurement());
+            var strategy = StrategyList.Resolve(scope.ServiceProvider, run.Record.Plan.Strategy);
+            return await engine.ExecuteAsync(strategy, run.Record, run.Live, run.Cancellation);
         }
         catch (Exception ex) when (ex is not HistoryWriteException)
         {
             LogRunCrashed(logger, ex, run.Id);
-            return (new RunOutcome(RunState.Failed, null, $"The gateway failed during the run: {ex.Message}", null, []), string.Empty);
+            run.Live.Finish(run.Live.Latest);
+            return run.Record with { State = RunState.Failed, FinishedAt = DateTimeOffset.UtcNow, Error = $"The gateway failed during the run: {ex.Message}" };
         }
     }
 
@@ -143,15 +155,16 @@ public sealed partial class RunCoordinator(
     {
         try
         {
-            foreach (var strategy in suite.Record.Strategies)
+            for (var index = 0; index < suite.Plans.Count && !suite.Cancellation.IsCancellationRequested; index++)
             {
-                if (suite.Cancellation.IsCancellationRequested)
+                var current = await LaunchAsync(suite.Plans[index], suite.Record.Id, suite.Cancellation, suite.StopReason?.Reason ?? "The suite was cancelled.", ownsSlot: false);
+                suite.Current = current;
+                await foreach (var progress in current.Live.FollowAsync())
                 {
-                    break;
+                    suite.Events.Publish(new SuiteRunProgress(current.Id, current.Record.Plan.Strategy, index + 1, suite.Plans.Count, progress));
                 }
 
-                suite.Current = await LaunchAsync(suite.Record.Plan with { Strategy = strategy }, suite.Record.Id, suite.Cancellation, suite.StopReason?.Reason ?? "The suite was cancelled.", ownsSlot: false);
-                await suite.Current.Completion;
+                suite.Events.Publish(new SuiteRunEnded(await current.Completion));
             }
 
             var (state, error) = suite.StopReason is { } stop ? (stop.State, stop.Reason) : (RunState.Completed, (string?)null);
@@ -161,24 +174,10 @@ public sealed partial class RunCoordinator(
         }
         finally
         {
+            suite.Events.Complete();
             _suites.TryRemove(suite.Record.Id, out _);
             suite.Dispose();
             Release();
-        }
-    }
-
-    private static async Task TickAsync(RunProgress progress, CancellationToken stop)
-    {
-        using var timer = new PeriodicTimer(TickInterval);
-        try
-        {
-            while (await timer.WaitForNextTickAsync(stop))
-            {
-                progress.Tick();
-            }
-        }
-        catch (OperationCanceledException)
-        {
         }
     }
 
@@ -194,20 +193,21 @@ public sealed partial class RunCoordinator(
         }
     }
 
-    private void Reserve()
+    private bool TryReserve()
     {
-        var max = limits.Value.MaxRunsInFlight;
-        if (Interlocked.Increment(ref _slots) > max)
+        if (Interlocked.Increment(ref _slots) > limits.Value.MaxRunsInFlight)
         {
             Interlocked.Decrement(ref _slots);
-            throw new TooManyRunsException(max, retryAfterSeconds: 2);
+            return false;
         }
+
+        return true;
     }
 
     private void Release() => Interlocked.Decrement(ref _slots);
 
     [LoggerMessage(Level = LogLevel.Information, Message = "Run {RunId} ({Strategy}) ended {State} after {WallTimeMs} ms {Error}")]
-    private static partial void LogRunEnded(ILogger logger, Guid runId, string strategy, RunState state, double wallTimeMs, string? error);
+    private static partial void LogRunEnded(ILogger logger, Guid runId, string strategy, RunState state, double wallTimeMs, string error);
 
     [LoggerMessage(Level = LogLevel.Error, Message = "Run {RunId} failed inside the gateway")]
     private static partial void LogRunCrashed(ILogger logger, Exception exception, Guid runId);

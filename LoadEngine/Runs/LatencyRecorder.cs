@@ -29,6 +29,7 @@ public sealed class LatencyRecorder
 
     private readonly Recorder _recorder = new(1, HighestUnits, SignificantDigits, (id, lowest, highest, digits) => new IntConcurrentHistogram(id, lowest, highest, digits));
     private readonly IntHistogram _window = NewHistogram();
+    private readonly IntHistogram _bucket = NewHistogram();
     private readonly IntHistogram _total = NewHistogram();
     private readonly object _gate = new();
     private HistogramBase _interval;
@@ -54,18 +55,28 @@ public sealed class LatencyRecorder
         Extend(ref _maxUnits, units, lower: false);
     }
 
-    /// <summary>The latencies recorded since the last window; they move on into the total.</summary>
+    /// <summary>The latencies recorded since the last window; they move on into the total and the current bucket.</summary>
     public LatencyWindow TakeWindow()
     {
         lock (_gate)
         {
             Collect();
-            var window = _window.TotalCount == 0
-                ? default
-                : new LatencyWindow(_window.TotalCount, Milliseconds(_window.GetValueAtPercentile(50)), Milliseconds(_window.GetValueAtPercentile(99)));
+            var window = Describe(_window);
             _total.Add(_window);
+            _bucket.Add(_window);
             _window.Reset();
             return window;
+        }
+    }
+
+    /// <summary>Everything the windows took since the last bucket (a time-series point longer than one window), then empty.</summary>
+    public LatencyWindow TakeBucket()
+    {
+        lock (_gate)
+        {
+            var bucket = Describe(_bucket);
+            _bucket.Reset();
+            return bucket;
         }
     }
 
@@ -80,6 +91,15 @@ public sealed class LatencyRecorder
             return new LatencyDistribution(all, Interlocked.Read(ref _minUnits), Interlocked.Read(ref _maxUnits), Interlocked.Read(ref _sumUnits));
         }
     }
+
+    private static LatencyWindow Describe(IntHistogram histogram) => histogram.TotalCount == 0
+        ? default
+        : new LatencyWindow(
+            histogram.TotalCount,
+            Milliseconds(histogram.GetValueAtPercentile(50)),
+            Milliseconds(histogram.GetValueAtPercentile(90)),
+            Milliseconds(histogram.GetValueAtPercentile(99)),
+            Milliseconds(histogram.GetMaxValue()));
 
     // 32-bit counts: a phase records at most one latency per call, and its call count is an int.
     private static IntHistogram NewHistogram() => new(1, HighestUnits, SignificantDigits);
@@ -110,7 +130,7 @@ public sealed class LatencyRecorder
 }
 
 /// <summary>Live figures of one progress tick; the percentiles are 0 when the window is empty.</summary>
-public readonly record struct LatencyWindow(long Count, double P50Ms, double P99Ms);
+public readonly record struct LatencyWindow(long Count, double P50Ms, double P90Ms, double P99Ms, double MaxMs);
 
 /// <summary>
 /// A phase's latencies: the HdrHistogram, in <see cref="LatencyRecorder"/> units, with the exact min, max and sum
@@ -126,14 +146,17 @@ public sealed class LatencyDistribution(HistogramBase histogram, long minUnits, 
     /// Min, mean and max exact; percentiles the highest value of their bucket (never below the exact value, at most
     /// 0.1% above, capped at the max); the standard deviation from bucket midpoints, as HdrHistogram computes it.
     /// </summary>
-    public LatencySummary? Summarize() => Count == 0
+    public LatencySummary? Summarize(IReadOnlyList<double>? percentiles = null) => Count == 0
         ? null
         : new LatencySummary(
             LatencyRecorder.Milliseconds(minUnits),
             LatencyRecorder.Milliseconds((double)sumUnits / Count),
             LatencyRecorder.Milliseconds(histogram.GetStdDeviation()),
             Percentile(50), Percentile(90), Percentile(99), Percentile(99.9),
-            LatencyRecorder.Milliseconds(maxUnits));
+            LatencyRecorder.Milliseconds(maxUnits))
+        {
+            Percentiles = [.. (percentiles ?? RunPlan.DefaultPercentiles).Order().Select(p => new PercentileValue(p, Percentile(p)))],
+        };
 
     /// <summary>The distribution in at most <paramref name="maxBins"/> bins of equal width on a log scale, from min to max.</summary>
     public IReadOnlyList<HistogramBin> ToBins(int maxBins = 40)

@@ -103,6 +103,9 @@ public sealed record RunRecord(
     public TimeSeries? Series { get; init; }
 
     public Verdict? Verdict { get; init; }
+
+    /// <summary>Live progress while it runs (never stored; null once it has ended).</summary>
+    public ProgressSnapshot? Progress { get; init; }
 }
 
 /// <summary>A suite: every strategy in <see cref="Strategies"/>, one after another, with the same plan.</summary>

@@ -5,12 +5,11 @@ using System.Net.Security;
 using System.Security.Cryptography;
 using System.Security.Cryptography.X509Certificates;
 using System.Text.Json;
-using ApiGateway.Clients;
-using ApiGateway.Configuration;
-using ApiGateway.Runs;
-using ApiGateway.Strategies;
 using Grpc.Core;
 using Grpc.Net.Client;
+using LoadEngine;
+using LoadEngine.Clients;
+using LoadEngine.Strategies;
 using Microsoft.Extensions.Options;
 using Performance;
 
@@ -163,12 +162,11 @@ public static class InProcess
     public static async Task<double> EngineOverBareLoopAsync(string address, int count)
     {
         const int Blocks = 10;
-        var gateway = Options.Create(new GatewayOptions { ServerUrl = address });
-        var limits = Options.Create(new RunLimitsOptions());
-        using var wrapper = new MonitorClientWrapper(new MonitorChannelFactory(gateway, limits));
+        var options = Options.Create(new EngineOptions { ServerUri = new Uri(address) });
+        using var wrapper = new MonitorClientWrapper(new MonitorChannelFactory(options));
         var strategy = new ClientWrapperStrategy(wrapper);
-        var engine = new RunEngine(limits);
-        var plan = new RunPlan { Strategy = "client-wrapper", Count = Math.Max(1, count / Blocks), Concurrency = 1, Warmup = 0, DelayMs = 0, PayloadBytes = 100, IncludeStatuses = false };
+        var engine = new RunEngine(options);
+        var plan = new RunPlan { Strategy = "client-wrapper", Load = LoadKind.Sequential, Count = Math.Max(1, count / Blocks), PayloadBytes = 100 };
         var client = wrapper.CreateClient();
         var request = Request;
         var ratios = new double[Blocks];
@@ -181,10 +179,10 @@ public static class InProcess
             }
 
             var bareSeconds = Stopwatch.GetElapsedTime(bare).TotalSeconds;
-            var outcome = await engine.ExecuteAsync(strategy, plan, new RunProgress(), CancellationToken.None);
-            ratios[block] = outcome.State == RunState.Completed
-                ? outcome.Stats!.WallTimeMs / 1000 / bareSeconds
-                : throw new InvalidOperationException($"The engine run ended {outcome.State}: {outcome.Error}");
+            var run = await engine.ExecuteAsync(strategy, new RunRecord(Guid.NewGuid(), plan, RunState.Running, DateTimeOffset.UtcNow, null, null, null, null), new LiveRun(), CancellationToken.None);
+            ratios[block] = run.State == RunState.Completed
+                ? run.Stats!.WallTimeMs / 1000 / bareSeconds
+                : throw new InvalidOperationException($"The engine run ended {run.State}: {run.Error}");
         }
 
         return Statistics.Median(ratios);

@@ -142,7 +142,7 @@ public sealed class RunApiTests(SystemFixture system)
     [InlineData("not json", "could not be read")]
     [InlineData("[1, 2]", "must be a JSON object")]
     [InlineData("""{"strategy": "client-wrapper", "count": 10, "speed": "max"}""", "'speed' is not a run setting")]
-    [InlineData("""{"strategy": "client-wrapper"}""", "count was ''")]
+    [InlineData("""{"strategy": "client-wrapper"}""", "A sequential run needs a count (calls) or a duration (seconds) to end")]
     [InlineData("""{"strategy": "client-wrapper", "count": 1.5}""", "count was '1.5'")]
     [InlineData("""{"strategy": "warp", "count": 10}""", "strategy was 'warp'")]
     public async Task BadRunBodiesGetA400SayingWhatIsAllowed(string body, string expected)

@@ -11,6 +11,8 @@ public sealed class FakeDuplexStream : IClientStreamWriter<PerformanceStatusRequ
 {
     private readonly TestAsyncStreamReader<PerformanceStatusResponse> _responses = new();
     private int _written;
+    private int _read;
+    private int _maxUnanswered;
 
     /// <summary>Given the request's index and the request: the answers to send for it (none, one, or more).</summary>
     public Func<int, PerformanceStatusRequest, IEnumerable<PerformanceStatusResponse>> Answer { get; set; } =
@@ -27,15 +29,20 @@ public sealed class FakeDuplexStream : IClientStreamWriter<PerformanceStatusRequ
 
     public int Written => Volatile.Read(ref _written);
 
+    /// <summary>The most messages written but whose answers the client had not yet read, seen at any write.</summary>
+    public int MaxUnanswered => Volatile.Read(ref _maxUnanswered);
+
     public AsyncDuplexStreamingCall<PerformanceStatusRequest, PerformanceStatusResponse> Start(CallOptions options) => new(
-        this, new CancellableReader(_responses, options.CancellationToken), Task.FromResult(new Metadata()), () => Status.DefaultSuccess, () => [], Dispose);
+        this, new CancellableReader(this, _responses, options.CancellationToken), Task.FromResult(new Metadata()), () => Status.DefaultSuccess, () => [], Dispose);
 
     /// <summary>Ends the response stream, with an error as a failing service would, or cleanly.</summary>
     public void End(RpcException? error = null) => _responses.Complete(error);
 
     public Task WriteAsync(PerformanceStatusRequest message)
     {
-        foreach (var answer in Answer(Interlocked.Increment(ref _written) - 1, message))
+        var written = Interlocked.Increment(ref _written);
+        _maxUnanswered = Math.Max(_maxUnanswered, written - Volatile.Read(ref _read));
+        foreach (var answer in Answer(written - 1, message))
         {
             _responses.Add(answer);
         }
@@ -62,7 +69,7 @@ public sealed class FakeDuplexStream : IClientStreamWriter<PerformanceStatusRequ
     }
 
     // A real call's token cancels its reads, whatever token MoveNext is given.
-    private sealed class CancellableReader(IAsyncStreamReader<PerformanceStatusResponse> inner, CancellationToken call) : IAsyncStreamReader<PerformanceStatusResponse>
+    private sealed class CancellableReader(FakeDuplexStream stream, IAsyncStreamReader<PerformanceStatusResponse> inner, CancellationToken call) : IAsyncStreamReader<PerformanceStatusResponse>
     {
         public PerformanceStatusResponse Current => inner.Current;
 
@@ -71,7 +78,13 @@ public sealed class FakeDuplexStream : IClientStreamWriter<PerformanceStatusRequ
             using var both = CancellationTokenSource.CreateLinkedTokenSource(call, cancellationToken);
             try
             {
-                return await inner.MoveNext(both.Token);
+                var moved = await inner.MoveNext(both.Token);
+                if (moved)
+                {
+                    Interlocked.Increment(ref stream._read);
+                }
+
+                return moved;
             }
             catch (OperationCanceledException) when (call.IsCancellationRequested)
             {

@@ -1,5 +1,4 @@
 using ApiGateway;
-using ApiGateway.Clients;
 using ApiGateway.Endpoints;
 using ApiGateway.History;
 using Microsoft.AspNetCore.Builder;
@@ -20,7 +19,6 @@ public static class GatewayEndpoints
         // The services the handlers take as parameters; without them ASP.NET Core would read those parameters from the request.
         builder.AddGatewayOptions();
         builder.AddRunHistory();
-        builder.Services.AddMonitorClients();
         builder.Services.AddStrategies();
         builder.Services.AddLessons();
         await using var app = builder.Build();

@@ -1,43 +1,70 @@
 using System.ComponentModel.DataAnnotations;
+using System.Text.Json;
 using ApiGateway.Configuration;
-using ApiGateway.Runs;
-
+using ApiGateway.Endpoints;
 
 namespace GrpcBestPractices.Tests.Unit;
 
 public sealed class RunPlanTests
 {
-    private static readonly RunLimitsOptions Limits = new();
-    private static readonly string[] Strategies = ["client-wrapper", "single-connection"];
+    private static readonly PlanLimits Limits = new RunLimitsOptions().PlanLimits();
+    private static readonly string[] Strategies = ["client-wrapper", "single-connection", "streaming-call"];
 
     [Fact]
     public void OnlyStrategyAndCountAreNeededTheRestHasTheChaptersDefaults()
     {
-        Assert.True(RunPlanValidator.TryCreate(new RunPlanInput("client-wrapper", "1000"), Limits, Strategies, out var plan, out _));
+        var plan = Create(new RunPlanInput("client-wrapper", "1000"));
 
-        Assert.Equal(new RunPlan { Strategy = "client-wrapper", Count = 1000, Concurrency = 1000, Warmup = 0, DelayMs = 0, PayloadBytes = 100, IncludeStatuses = true }, plan);
+        AssertSame(new RunPlan { Strategy = "client-wrapper", Load = LoadKind.Sequential, Count = 1000, Concurrency = 1, PayloadBytes = 100, IncludeStatuses = true }, plan);
+    }
+
+    [Fact]
+    public void EachStrategyRunsUnderItsOwnLoadUnlessOneIsNamed()
+    {
+        Assert.Equal(LoadKind.Sequential, Create(new RunPlanInput("client-wrapper", "10")).Load);
+        Assert.Equal(LoadKind.Closed, Create(new RunPlanInput("single-connection", "10")).Load);
+        Assert.Equal(LoadKind.Closed, Create(new RunPlanInput("streaming-call", "10")).Load);
+        Assert.Equal(LoadKind.Closed, Create(new RunPlanInput("client-wrapper", "10", "4") { Load = "closed" }).Load);
     }
 
     [Fact]
     public void AllAtOnceIsCappedAtTheConfiguredConcurrency()
     {
-        Assert.True(RunPlanValidator.TryCreate(new RunPlanInput("single-connection", "50000"), Limits, Strategies, out var plan, out _));
-
-        Assert.Equal(Limits.MaxConcurrency, plan.Concurrency);
+        Assert.Equal(Limits.MaxConcurrency, Create(new RunPlanInput("single-connection", "50000")).Concurrency);
     }
 
     [Fact]
     public void EveryValueCanBeSet()
     {
-        var input = new RunPlanInput("single-connection", "100", "10", "5", "50", "4096", "false");
+        var plan = Create(new RunPlanInput("single-connection", "100", "10", "5", "50", "4096", "false") { Percentiles = "99.9,50", Thresholds = ["p99 < 5ms"] });
 
-        Assert.True(RunPlanValidator.TryCreate(input, Limits, Strategies, out var plan, out _));
+        AssertSame(new RunPlan
+        {
+            Strategy = "single-connection", Load = LoadKind.Closed, Count = 100, Concurrency = 10, Warmup = 5, DelayMs = 50, PayloadBytes = 4096,
+            IncludeStatuses = false, Percentiles = [50, 99.9], Thresholds = ["p99 < 5ms"],
+        }, plan);
+    }
 
-        Assert.Equal(new RunPlan { Strategy = "single-connection", Count = 100, Concurrency = 10, Warmup = 5, DelayMs = 50, PayloadBytes = 4096, IncludeStatuses = false }, plan);
+    [Fact]
+    public void AnOpenLoadRunsAtARateForADuration()
+    {
+        var plan = Create(new RunPlanInput("single-connection", null) { Load = "open", Rate = "2500", Duration = "10" });
+
+        AssertSame(new RunPlan { Strategy = "single-connection", Load = LoadKind.Open, Rate = 2500, Duration = 10, PayloadBytes = 100 }, plan);
+    }
+
+    [Fact]
+    public void ARampingLoadMovesThroughItsStages()
+    {
+        var plan = Create(new RunPlanInput("single-connection", null) { Load = "ramping", Stages = "10:5000, 20:5000" });
+
+        Assert.Equal(LoadKind.Ramping, plan.Load);
+        Assert.Equal([new RampStage(10, 5000), new RampStage(20, 5000)], plan.Stages!);
+        Assert.False(plan.IncludeStatuses);
     }
 
     [Theory]
-    [InlineData("nope", "5", null, null, null, null, null, "strategy was 'nope'; it must be one of: client-wrapper, single-connection.")]
+    [InlineData("nope", "5", null, null, null, null, null, "strategy was 'nope'; it must be one of: client-wrapper, single-connection, streaming-call.")]
     [InlineData("client-wrapper", "0", null, null, null, null, null, "count was '0'; it must be a whole number from 1 to 100000.")]
     [InlineData("client-wrapper", " 5", null, null, null, null, null, "count was ' 5'")]
     [InlineData("client-wrapper", "1e3", null, null, null, null, null, "count was '1e3'")]
@@ -50,9 +77,55 @@ public sealed class RunPlanTests
     {
         var input = new RunPlanInput(strategy, count, concurrency, warmup, delay, payload, include);
 
-        Assert.False(RunPlanValidator.TryCreate(input, Limits, Strategies, out _, out var error));
+        Assert.False(RunPlanRules.TryCreate(input, Limits, Strategies, out _, out var error));
 
         Assert.StartsWith(expected, error);
+    }
+
+    [Theory]
+    [InlineData("fast", null, null, null, null, "load was 'fast'; it must be one of: sequential, closed, open, ramping.")]
+    [InlineData("1", null, null, null, null, "load was '1'")]
+    [InlineData("open", null, "10", null, null, "An open run needs a rate")]
+    [InlineData("open", "0", "10", null, null, "rate was '0'; it must be a number of calls per second from 0.001")]
+    [InlineData("open", "1000", null, null, null, "An open run needs a count (calls) or a duration (seconds)")]
+    [InlineData("open", "1000", "601", null, null, "duration was '601'; it must be a number of seconds from 0.1 to 600 (Runs:MaxRunSeconds).")]
+    [InlineData("closed", "1000", "10", null, null, "rate applies only to the open and ramping loads; load was 'closed'.")]
+    [InlineData("ramping", null, null, null, null, "A ramping run needs stages")]
+    [InlineData("ramping", null, null, "10:5000,soon", null, "stages was '10:5000,soon'; 'soon' is not a stage.")]
+    [InlineData("ramping", null, null, "400:10,400:10", null, "stages was '400:10,400:10'; at most 100 stages lasting at most 600 s in all")]
+    [InlineData("open", "100", "10", "10:50", null, "stages applies only to the ramping load; load was 'open'.")]
+    [InlineData("closed", null, "10", null, null, "A closed run bounded by its duration needs a concurrency")]
+    [InlineData("closed", null, null, null, "0,50", "percentiles was '0,50'; '0' is not a percentile.")]
+    public void InvalidLoadSettingsAreRefusedSayingWhatIsAllowed(string load, string? rate, string? duration, string? stages, string? percentiles, string expected)
+    {
+        var input = new RunPlanInput("single-connection", load == "closed" && duration is null && percentiles is not null ? "10" : null)
+        {
+            Load = load, Rate = rate, Duration = duration, Stages = stages, Percentiles = percentiles,
+        };
+
+        Assert.False(RunPlanRules.TryCreate(input, Limits, Strategies, out _, out var error));
+
+        Assert.StartsWith(expected, error);
+    }
+
+    [Fact]
+    public void ConcurrencyOnANamedLoadThatHasNoUseForItIsRefused()
+    {
+        var input = new RunPlanInput("single-connection", "100", "10") { Load = "open", Rate = "100" };
+
+        Assert.False(RunPlanRules.TryCreate(input, Limits, Strategies, out _, out var error));
+
+        Assert.Equal("concurrency applies only to the closed load; load was 'open' (its calls start on a schedule: set rate instead).", error);
+    }
+
+    [Fact]
+    public void StatusesNeedACount()
+    {
+        var input = new RunPlanInput("single-connection", null, "10", IncludeStatuses: "true") { Duration = "5" };
+
+        Assert.False(RunPlanRules.TryCreate(input, Limits, Strategies, out _, out var error));
+
+        Assert.StartsWith("includeStatuses needs a count", error);
     }
 
     [Theory]
@@ -69,4 +142,14 @@ public sealed class RunPlanTests
         Assert.Equal(valid, Validator.TryValidateObject(options, new ValidationContext(options), results, validateAllProperties: true));
         Assert.All(results, result => Assert.Contains("ServerUrl", result.ErrorMessage));
     }
+
+    private static RunPlan Create(RunPlanInput input)
+    {
+        Assert.True(RunPlanRules.TryCreate(input, Limits, Strategies, out var plan, out var error), error);
+        return plan;
+    }
+
+    // Plans hold lists, which records compare by reference: compare what the API would write instead.
+    private static void AssertSame(RunPlan expected, RunPlan actual) =>
+        Assert.Equal(JsonSerializer.Serialize(expected, RunJson.Options), JsonSerializer.Serialize(actual, RunJson.Options));
 }

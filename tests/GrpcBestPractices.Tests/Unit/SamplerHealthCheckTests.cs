@@ -35,10 +35,11 @@ public sealed class SamplerHealthCheckTests : IDisposable
         await StartSamplerAsync();
         Assert.Equal(HealthStatus.Healthy, (await _check.CheckHealthAsync(new HealthCheckContext())).Status);
 
-        // Time passes and the sampler's timer keeps firing: still fresh.
+        // Time passes and the sampler's timer keeps firing: still fresh. Each tick's sample runs on the thread pool, so wait for it.
         for (var tick = 0; tick < 20; tick++)
         {
             _time.Advance(TimeSpan.FromMilliseconds(250));
+            await WaitUntilAsync(() => _sampler.SinceLastSample == TimeSpan.Zero, "the sampler did not sample at its tick");
         }
 
         Assert.Equal(HealthStatus.Healthy, (await _check.CheckHealthAsync(new HealthCheckContext())).Status);
@@ -64,10 +65,15 @@ public sealed class SamplerHealthCheckTests : IDisposable
     private async Task StartSamplerAsync()
     {
         await _sampler.StartAsync(CancellationToken.None);
-        for (var waited = TimeSpan.Zero; _sampler.SinceLastSample is null; waited += TimeSpan.FromMilliseconds(10))
+        await WaitUntilAsync(() => _sampler.SinceLastSample is not null, "the sampler never took its first sample");
+    }
+
+    private static async Task WaitUntilAsync(Func<bool> condition, string failure)
+    {
+        for (var waited = TimeSpan.Zero; !condition(); waited += TimeSpan.FromMilliseconds(5))
         {
-            Assert.True(waited < TimeSpan.FromSeconds(30), "the sampler never took its first sample");
-            await Task.Delay(10);
+            Assert.True(waited < TimeSpan.FromSeconds(30), failure);
+            await Task.Delay(5);
         }
     }
 }

@@ -1,45 +1,57 @@
-using ApiGateway.Runs;
-using ApiGateway.Strategies;
 using Grpc.Core;
 using GrpcBestPractices.Tests.Fakes;
+using LoadEngine;
+using LoadEngine.Strategies;
 using Microsoft.Extensions.Logging.Abstractions;
+using Microsoft.Extensions.Options;
 using Performance;
 
 namespace GrpcBestPractices.Tests.Unit;
 
-/// <summary>The strategies against a fake of the generated client: what they send, how many at once, and what they record.</summary>
+/// <summary>The engine running strategies against a fake of the generated client: what it sends, how many at once, and what it records.</summary>
 public sealed class StrategyTests
 {
     private static readonly TimeSpan CallTimeout = TimeSpan.FromSeconds(10);
 
     [Fact]
-    public async Task SequentialStrategyWaitsForEachAnswerBeforeTheNextCall()
+    public async Task SequentialLoadWaitsForEachAnswerBeforeTheNextCall()
     {
         var client = new FakeMonitorClient { Answer = async (request, _) => { await Task.Delay(1); return FakeMonitorClient.Respond(request); } };
-        using var run = NewRun("factory-client", count: 20);
 
-        await new FactoryClientStrategy(client, NullLoggerFactory.Instance).ExecuteAsync(run.Context);
+        var run = await RunAsync(Unary(client), Plan("factory-client", LoadKind.Sequential, count: 20));
 
         Assert.Equal(1, client.MaxInFlight);
         Assert.Equal(Enumerable.Range(1, 20).Select(i => $"factory-client #{i}"), client.Calls.Select(call => call.Request.ClientName));
-        Assert.Equal(20, run.Recorder.Succeeded);
-        Assert.Equal(0, run.Recorder.Failed);
+        Assert.Equal(RunState.Completed, run.State);
+        Assert.Equal(20, run.Stats!.Succeeded);
+        Assert.Equal(0, run.Stats.Failed);
     }
 
     [Fact]
     public async Task EveryCallCarriesTheCallTimeoutAsItsDeadlineAndTheRunsCancellation()
     {
-        var client = new FakeMonitorClient();
         using var stop = new CancellationTokenSource();
-        using var run = NewRun("factory-client", count: 3, cancellation: stop.Token);
+        var cancelledWithTheRun = false;
+        var client = new FakeMonitorClient();
+        client.Answer = (request, options) =>
+        {
+            if (request.ClientName == "factory-client #2")
+            {
+                Assert.False(options.CancellationToken.IsCancellationRequested);
+                stop.Cancel();
+                cancelledWithTheRun = options.CancellationToken.IsCancellationRequested;
+            }
+
+            return Task.FromResult(FakeMonitorClient.Respond(request));
+        };
         var before = DateTime.UtcNow;
 
-        await new FactoryClientStrategy(client, NullLoggerFactory.Instance).ExecuteAsync(run.Context);
+        var run = await RunAsync(Unary(client), Plan("factory-client", LoadKind.Sequential, count: 10), stop.Token);
 
         Assert.All(client.Calls, call => Assert.InRange(call.Options.Deadline!.Value, before + CallTimeout, DateTime.UtcNow + CallTimeout));
-        Assert.All(client.Calls, call => Assert.False(call.Options.CancellationToken.IsCancellationRequested));
-        stop.Cancel();
-        Assert.All(client.Calls, call => Assert.True(call.Options.CancellationToken.IsCancellationRequested));
+        Assert.True(cancelledWithTheRun, "a call's token was not cancelled when the run was");
+        Assert.Equal(2, client.Calls.Count);
+        Assert.Equal(RunState.Cancelled, run.State);
     }
 
     [Fact]
@@ -51,19 +63,19 @@ public sealed class StrategyTests
                 ? Task.FromException<PerformanceStatusResponse>(FakeMonitorClient.Failure(StatusCode.ResourceExhausted))
                 : Task.FromResult(FakeMonitorClient.Respond(request)),
         };
-        using var run = NewRun("factory-client", count: 20);
 
-        await new FactoryClientStrategy(client, NullLoggerFactory.Instance).ExecuteAsync(run.Context);
+        var run = await RunAsync(Unary(client), Plan("factory-client", LoadKind.Sequential, count: 20));
 
-        Assert.Equal(20, run.Recorder.Completed);
-        Assert.Equal(4, run.Recorder.Failed);
-        Assert.Equal(16, run.Recorder.Succeeded);
-        Assert.Equal(4, run.Recorder.StatusCounts["ResourceExhausted"]);
-        Assert.Equal(16, run.Recorder.StatusCounts["OK"]);
+        Assert.Equal(20, run.Stats!.Calls);
+        Assert.Equal(4, run.Stats.Failed);
+        Assert.Equal(16, run.Stats.Succeeded);
+        Assert.Equal(4, run.Stats.StatusCounts["ResourceExhausted"]);
+        Assert.Equal(16, run.Stats.StatusCounts["OK"]);
+        Assert.Equal(0.2, run.Stats.ErrorRate);
     }
 
     [Fact]
-    public async Task AnUnreachableServiceStopsTheRunAtItsFirstUnavailableCall()
+    public async Task AnUnreachableServiceStopsTheRunAtItsFirstUnavailableCallAndFailsIt()
     {
         var client = new FakeMonitorClient
         {
@@ -71,43 +83,83 @@ public sealed class StrategyTests
                 ? Task.FromException<PerformanceStatusResponse>(FakeMonitorClient.Failure(StatusCode.Unavailable, "connection refused"))
                 : Task.FromResult(FakeMonitorClient.Respond(request)),
         };
-        using var run = NewRun("factory-client", count: 100);
 
-        await new FactoryClientStrategy(client, NullLoggerFactory.Instance).ExecuteAsync(run.Context);
+        var run = await RunAsync(Unary(client), Plan("factory-client", LoadKind.Sequential, count: 100));
 
         Assert.Equal(3, client.Calls.Count);
-        Assert.Equal(StatusCode.Unavailable, run.Context.Unreachable?.StatusCode);
-        Assert.True(run.Context.Stopped);
+        Assert.Equal(RunState.Failed, run.State);
+        Assert.Equal("The service is unreachable: connection refused", run.Error);
     }
 
     [Fact]
-    public async Task ConcurrentStrategyKeepsExactlyItsConcurrencyInFlight()
+    public async Task ARunWithNoSuccessfulCallFailsSayingWhatTheCallsEndedWith()
+    {
+        var client = new FakeMonitorClient { Answer = (_, _) => Task.FromException<PerformanceStatusResponse>(FakeMonitorClient.Failure(StatusCode.DeadlineExceeded)) };
+
+        var run = await RunAsync(Unary(client), Plan("factory-client", LoadKind.Sequential, count: 5));
+
+        Assert.Equal(RunState.Failed, run.State);
+        Assert.Equal("No call succeeded (5 × DeadlineExceeded).", run.Error);
+    }
+
+    [Fact]
+    public async Task ClosedLoadKeepsExactlyItsConcurrencyInFlight()
     {
         var client = new FakeMonitorClient { Answer = async (request, _) => { await Task.Delay(5); return FakeMonitorClient.Respond(request); } };
-        using var run = NewRun("single-connection", count: 100, concurrency: 8);
-        using var strategy = new FakeConcurrentStrategy(client);
 
-        await strategy.ExecuteAsync(run.Context);
+        var run = await RunAsync(Unary(client), Plan("factory-client", LoadKind.Closed, count: 100, concurrency: 8));
 
         Assert.Equal(8, client.MaxInFlight);
         Assert.Equal(100, client.Calls.Count);
         Assert.Equal(100, client.Calls.Select(call => call.Request.ClientName).Distinct().Count());
-        Assert.Equal(100, run.Recorder.Succeeded);
+        Assert.Equal(100, run.Stats!.Succeeded);
     }
 
     [Fact]
-    public async Task StreamingStrategyRecordsOneAnswerPerMessageInOrder()
+    public async Task ADurationBoundsARunWithoutACount()
+    {
+        var client = new FakeMonitorClient { Answer = async (request, _) => { await Task.Delay(2); return FakeMonitorClient.Respond(request); } };
+
+        var run = await RunAsync(Unary(client), new RunPlan { Strategy = "factory-client", Load = LoadKind.Closed, Concurrency = 4, Duration = 0.3 });
+
+        Assert.Equal(RunState.Completed, run.State);
+        Assert.True(run.Stats!.Succeeded > 4, $"only {run.Stats.Succeeded} calls in 0.3 s");
+        Assert.InRange(run.Stats.WallTimeMs, 300, 30_000);
+    }
+
+    [Fact]
+    public async Task StreamingCallRecordsOneAnswerPerMessageInOrder()
     {
         var stream = new FakeDuplexStream();
-        var client = new FakeMonitorClient { Stream = stream.Start };
-        using var run = NewRun("streaming-call", count: 50);
 
-        await new StreamingCallStrategy(client).ExecuteAsync(run.Context);
+        var run = await RunAsync(new StreamingCallStrategy(new FakeMonitorClient { Stream = stream.Start }), Plan("streaming-call", LoadKind.Closed, count: 50, concurrency: 50));
 
         Assert.Equal(50, stream.Written);
         Assert.True(stream.Completed);
-        Assert.Equal(50, run.Recorder.Succeeded);
-        Assert.Equal(0, run.Recorder.Failed);
+        Assert.Equal(50, run.Stats!.Succeeded);
+        Assert.Equal(0, run.Stats.Failed);
+    }
+
+    [Fact]
+    public async Task AStreamUnderTheSequentialLoadReadsEachAnswerBeforeWritingTheNextMessage()
+    {
+        var stream = new FakeDuplexStream();
+
+        var run = await RunAsync(new StreamingCallStrategy(new FakeMonitorClient { Stream = stream.Start }), Plan("streaming-call", LoadKind.Sequential, count: 30));
+
+        Assert.Equal(1, stream.MaxUnanswered);
+        Assert.Equal(30, run.Stats!.Succeeded);
+    }
+
+    [Fact]
+    public async Task AStreamUnderTheClosedLoadKeepsAtMostItsConcurrencyUnanswered()
+    {
+        var stream = new FakeDuplexStream();
+
+        var run = await RunAsync(new StreamingCallStrategy(new FakeMonitorClient { Stream = stream.Start }), Plan("streaming-call", LoadKind.Closed, count: 200, concurrency: 5));
+
+        Assert.InRange(stream.MaxUnanswered, 1, 5);
+        Assert.Equal(200, run.Stats!.Succeeded);
     }
 
     [Fact]
@@ -123,51 +175,35 @@ public sealed class StrategyTests
 
             return index < 3 ? [FakeMonitorClient.Respond(request)] : [];
         };
-        var client = new FakeMonitorClient { Stream = stream.Start };
-        using var run = NewRun("streaming-call", count: 40);
 
-        await new StreamingCallStrategy(client).ExecuteAsync(run.Context);
+        var run = await RunAsync(new StreamingCallStrategy(new FakeMonitorClient { Stream = stream.Start }), Plan("streaming-call", LoadKind.Closed, count: 40, concurrency: 40));
 
-        Assert.Equal(3, run.Recorder.Succeeded);
-        Assert.Equal(37, run.Recorder.Failed);
-        Assert.Equal(37, run.Recorder.StatusCounts["Internal"]);
+        Assert.Equal(3, run.Stats!.Succeeded);
+        Assert.Equal(37, run.Stats.Failed);
+        Assert.Equal(37, run.Stats.StatusCounts["Internal"]);
     }
 
     [Fact]
     public async Task ASilentStreamFailsEveryMessageAsDeadlineExceededAfterTheCallTimeout()
     {
         var stream = new FakeDuplexStream { Answer = (_, _) => [], EndsWhenClientCompletes = false };
-        var client = new FakeMonitorClient { Stream = stream.Start };
-        using var run = NewRun("streaming-call", count: 10, callTimeout: TimeSpan.FromMilliseconds(200));
 
-        await new StreamingCallStrategy(client).ExecuteAsync(run.Context);
+        var run = await RunAsync(
+            new StreamingCallStrategy(new FakeMonitorClient { Stream = stream.Start }), Plan("streaming-call", LoadKind.Closed, count: 10, concurrency: 10), callTimeout: TimeSpan.FromMilliseconds(200));
 
-        Assert.Equal(10, run.Recorder.StatusCounts["DeadlineExceeded"]);
-        Assert.Equal(0, run.Recorder.Succeeded);
+        Assert.Equal(10, run.Stats!.StatusCounts["DeadlineExceeded"]);
+        Assert.Equal(0, run.Stats.Succeeded);
         Assert.True(stream.Disposed);
     }
 
-    private static TestRun NewRun(string strategy, int count, int concurrency = 1, TimeSpan? callTimeout = null, CancellationToken cancellation = default)
-    {
-        var plan = new RunPlan { Strategy = strategy, Count = count, Concurrency = concurrency, Warmup = 0, DelayMs = 0, PayloadBytes = 100, IncludeStatuses = false };
-        var recorder = new RunRecorder(count, keepStatuses: false);
-        return new TestRun(new RunContext(plan, count, recorder, callTimeout ?? CallTimeout, cancellation), recorder);
-    }
+    private static FactoryClientStrategy Unary(FakeMonitorClient client) => new(client, NullLoggerFactory.Instance);
 
-    private sealed record TestRun(RunContext Context, RunRecorder Recorder) : IDisposable
-    {
-        public void Dispose() => Context.Dispose();
-    }
+    private static RunPlan Plan(string strategy, LoadKind load, int count, int concurrency = 1) =>
+        new() { Strategy = strategy, Load = load, Count = count, Concurrency = concurrency };
 
-    private sealed class FakeConcurrentStrategy(Monitor.MonitorClient client) : ConcurrentUnaryStrategy(client, new NothingToDispose())
+    private static Task<RunRecord> RunAsync(IClientStrategy strategy, RunPlan plan, CancellationToken cancellation = default, TimeSpan? callTimeout = null)
     {
-        public override string DescribeMeasurement() => "fake";
-
-        private sealed class NothingToDispose : IDisposable
-        {
-            public void Dispose()
-            {
-            }
-        }
+        var engine = new RunEngine(Options.Create(new EngineOptions { CallTimeout = callTimeout ?? CallTimeout }));
+        return engine.ExecuteAsync(strategy, new RunRecord(Guid.NewGuid(), plan, RunState.Running, DateTimeOffset.UtcNow, null, null, null, null), new LiveRun(), cancellation);
     }
 }

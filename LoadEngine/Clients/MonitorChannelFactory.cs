@@ -1,13 +1,12 @@
-using ApiGateway.Configuration;
 using Grpc.Net.Client;
 using Microsoft.Extensions.Options;
 
-namespace ApiGateway.Clients;
+namespace LoadEngine.Clients;
 
 /// <summary>Builds channels to the one configured service address; nothing a request says can point them elsewhere.</summary>
-public sealed class MonitorChannelFactory(IOptions<GatewayOptions> gateway, IOptions<RunLimitsOptions> limits)
+public sealed class MonitorChannelFactory(IOptions<EngineOptions> options)
 {
-    public Uri ServerUri { get; } = gateway.Value.GetServerUri();
+    public Uri ServerUri { get; } = options.Value.ServerUri;
 
     /// <summary>A channel that owns <paramref name="handler"/>: disposing the channel closes its connections.</summary>
     public GrpcChannel CreateChannel(SocketsHttpHandler handler) =>
@@ -16,16 +15,16 @@ public sealed class MonitorChannelFactory(IOptions<GatewayOptions> gateway, IOpt
     /// <summary>The handler settings every strategy shares; each strategy then states the ones its lesson is about.</summary>
     public SocketsHttpHandler CreateHandler()
     {
-        var handler = ApplyGatewayLimits(new SocketsHttpHandler());
+        var handler = ApplyEngineLimits(new SocketsHttpHandler());
         // The client never drops an idle connection itself, so whether one survives a pause is the server's (lesson 3).
         handler.PooledConnectionIdleTimeout = Timeout.InfiniteTimeSpan;
         return handler;
     }
 
-    /// <summary>What any handler of the gateway gets: a dead address fails within the connect timeout, and no proxy or redirect can send a call elsewhere.</summary>
-    public SocketsHttpHandler ApplyGatewayLimits(SocketsHttpHandler handler)
+    /// <summary>What any handler of the engine gets: a dead address fails within the connect timeout, and no proxy or redirect can send a call elsewhere.</summary>
+    public SocketsHttpHandler ApplyEngineLimits(SocketsHttpHandler handler)
     {
-        handler.ConnectTimeout = limits.Value.ConnectTimeout;
+        handler.ConnectTimeout = options.Value.ConnectTimeout;
         handler.UseProxy = false;
         handler.UseCookies = false;
         handler.AllowAutoRedirect = false;

@@ -1,26 +1,31 @@
 using Grpc.Core;
+using LoadEngine.Runs;
+using Microsoft.Extensions.Logging;
 using Performance;
 
-namespace ApiGateway.Strategies;
+namespace LoadEngine.Strategies;
 
-/// <summary>Sequential calls on the client that <c>AddGrpcClient&lt;Monitor.MonitorClient&gt;</c> (Grpc.Net.ClientFactory) hands to DI.</summary>
-public sealed class FactoryClientStrategy(Monitor.MonitorClient client, ILoggerFactory loggers) : SequentialUnaryStrategy, IDescribedStrategy
+/// <summary>Calls on the client that <c>AddGrpcClient&lt;Monitor.MonitorClient&gt;</c> (Grpc.Net.ClientFactory) hands to DI.</summary>
+public sealed class FactoryClientStrategy(Monitor.MonitorClient client, ILoggerFactory loggers) : IUnaryStrategy
 {
-    public static StrategyInfo Info { get; } = new(
+    public static StrategyInfo Definition { get; } = new(
         "factory-client",
         "Performance",
         "count sequential unary calls on the client that DI made with AddGrpcClient (Grpc.Net.ClientFactory).",
         "The factory keeps one channel per client for the app's life, so the connection is reused; its logging handlers run on every call, which costs time unless their level is raised.",
-        "https://learn.microsoft.com/aspnet/core/grpc/clientfactory");
+        "https://learn.microsoft.com/aspnet/core/grpc/clientfactory",
+        LoadKind.Sequential);
 
-    public override string DescribeMeasurement() =>
+    public StrategyInfo Info => Definition;
+
+    public string DescribeMeasurement() =>
         "The client AddGrpcClient made: the factory keeps one channel per client name for the app's life (its handler opens multiple HTTP/2 connections " +
         "and recycles them every 2 minutes). Every call passes the factory's handler chain: LoggingScopeHttpMessageHandler formats the request URI and opens " +
         "a log scope, then LoggingHttpMessageHandler; " +
-        (loggers.CreateLogger($"System.Net.Http.HttpClient.{Clients.MonitorClientRegistration.FactoryClientName}.LogicalHandler").IsEnabled(LogLevel.Information)
+        (loggers.CreateLogger($"System.Net.Http.HttpClient.{Clients.MonitorClients.FactoryClientName}.LogicalHandler").IsEnabled(LogLevel.Information)
             ? "both write their start and end lines at Information here, so four log lines per call are part of this time."
             : "their start and end lines are filtered here (System.Net.Http.HttpClient below Information), so only the scope and the checks are part of this time.");
 
-    protected override Task<PerformanceStatusResponse> CallAsync(PerformanceStatusRequest request, CallOptions options) =>
+    public Task<PerformanceStatusResponse> CallAsync(PerformanceStatusRequest request, CallOptions options) =>
         client.GetPerformanceAsync(request, options).ResponseAsync;
 }

@@ -1,0 +1,40 @@
+using LoadEngine.Strategies;
+using Microsoft.Extensions.DependencyInjection;
+using Microsoft.Extensions.Options;
+
+namespace LoadEngine.Clients;
+
+public static class MonitorClients
+{
+    /// <summary>The client factory's name for the client <c>AddGrpcClient&lt;Monitor.MonitorClient&gt;</c> registers.</summary>
+    public const string FactoryClientName = nameof(Monitor.MonitorClient);
+
+    /// <summary>
+    /// The engine and every strategy of <see cref="StrategyList"/>, keyed by name. The host configures
+    /// <see cref="EngineOptions"/> (the service address and limits).
+    /// </summary>
+    public static IServiceCollection AddLoadEngine(this IServiceCollection services)
+    {
+        services.AddSingleton<MonitorChannelFactory>();
+        services.AddSingleton<MonitorClientWrapper>();
+        services.AddGrpcClient<Monitor.MonitorClient>((provider, client) => client.Address = provider.GetRequiredService<IOptions<EngineOptions>>().Value.ServerUri)
+            // The factory's own primary handler, as a .NET app gets it (multiple HTTP/2 connections on, connections recycled
+            // every HandlerLifetime), with only the engine's limits added: a connect timeout, no proxy.
+            .ConfigurePrimaryHttpMessageHandler((handler, provider) =>
+                provider.GetRequiredService<MonitorChannelFactory>().ApplyEngineLimits((SocketsHttpHandler)handler));
+        foreach (var strategy in StrategyList.All)
+        {
+            if (strategy.OnePerRun)
+            {
+                services.AddKeyedTransient<IClientStrategy>(strategy.Info.Name, (provider, _) => strategy.Create(provider));
+            }
+            else
+            {
+                services.AddKeyedSingleton<IClientStrategy>(strategy.Info.Name, (provider, _) => strategy.Create(provider));
+            }
+        }
+
+        services.AddSingleton<Runs.RunEngine>();
+        return services;
+    }
+}

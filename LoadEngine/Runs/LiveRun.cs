@@ -1,0 +1,101 @@
+using System.Runtime.CompilerServices;
+using System.Text.Json.Serialization;
+
+namespace LoadEngine.Runs;
+
+[JsonConverter(typeof(JsonStringEnumConverter<RunPhase>))]
+public enum RunPhase
+{
+    Starting,
+    Warmup,
+    Measured,
+    Finished,
+}
+
+/// <summary>
+/// A moment of a running run, as the live view shows it: rolling figures cover the last tick only. <see cref="Total"/>
+/// is the phase's call count (0 when only time bounds it; then <see cref="DurationMs"/> says how long it lasts).
+/// </summary>
+public sealed record ProgressSnapshot(
+    long Sequence,
+    RunPhase Phase,
+    int Total,
+    long Completed,
+    long Succeeded,
+    long Failed,
+    double ElapsedMs,
+    double CurrentThroughputPerSecond,
+    double? RollingP50Ms,
+    double? RollingP99Ms)
+{
+    public double? DurationMs { get; init; }
+
+    /// <summary>Arrival-rate loads: sends that went out late so far.</summary>
+    public long? Late { get; init; }
+
+    /// <summary>Arrival-rate loads: calls that could not be started at all so far.</summary>
+    public long? Dropped { get; init; }
+}
+
+/// <summary>
+/// The live side of one run: the engine pushes a snapshot every tick to whoever follows, and, when the plan asked for
+/// them, leaves each answer here for the caller.
+/// </summary>
+public sealed class LiveRun
+{
+    private readonly Broadcast<ProgressSnapshot> _broadcast = new(capacityPerFollower: 64);
+    private readonly TaskCompletionSource _finished = new(TaskCreationOptions.RunContinuationsAsynchronously);
+    private ProgressSnapshot _latest = new(0, RunPhase.Starting, 0, 0, 0, 0, 0, 0, null, null);
+    private long _sequence;
+    private int _finishing;
+
+    public ProgressSnapshot Latest => Volatile.Read(ref _latest);
+
+    public Task Finished => _finished.Task;
+
+    /// <summary>Each answer in call order, when the plan kept them (<see cref="RunPlan.IncludeStatuses"/>).</summary>
+    public IReadOnlyList<PerformanceStatus> Statuses { get; internal set; } = [];
+
+    /// <summary>The latest snapshot at once, then each new one as the engine publishes it, until the run has finished.</summary>
+    public async IAsyncEnumerable<ProgressSnapshot> FollowAsync([EnumeratorCancellation] CancellationToken cancellation = default)
+    {
+        var reader = _broadcast.Follow();
+        try
+        {
+            var sent = Latest;
+            yield return sent;
+            await foreach (var snapshot in reader.ReadAllAsync(cancellation))
+            {
+                if (snapshot.Sequence > sent.Sequence)
+                {
+                    sent = snapshot;
+                    yield return snapshot;
+                }
+            }
+        }
+        finally
+        {
+            _broadcast.Forget(reader);
+        }
+    }
+
+    internal void Publish(ProgressSnapshot snapshot)
+    {
+        var numbered = snapshot with { Sequence = Interlocked.Increment(ref _sequence) };
+        Volatile.Write(ref _latest, numbered);
+        _broadcast.Publish(numbered);
+    }
+
+    /// <summary>Publishes the last snapshot as Finished and ends every follower; only the first call does anything.</summary>
+    public void Finish(ProgressSnapshot last)
+    {
+        if (_finished.Task.IsCompleted || Interlocked.Exchange(ref _finishing, 1) == 1)
+        {
+            return;
+        }
+
+        Publish(last with { Phase = RunPhase.Finished });
+        _broadcast.Complete();
+        _finished.TrySetResult();
+    }
+}

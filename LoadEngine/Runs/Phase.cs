@@ -1,0 +1,482 @@
+using System.Collections.Concurrent;
+using System.Diagnostics;
+using System.Runtime.ExceptionServices;
+using System.Threading.Channels;
+using Grpc.Core;
+using LoadEngine.Strategies;
+using Performance;
+
+namespace LoadEngine.Runs;
+
+/// <summary>
+/// One phase of a run (warm-up or measured) under one load model: which call comes next, when it is due, and what
+/// happened to it. Failed calls are counted by status and the phase goes on, except when the service is unreachable:
+/// then it stops, as no later call can succeed.
+/// </summary>
+internal sealed class Phase : IDisposable
+{
+    private readonly RunPlan _plan;
+    private readonly RunPhase _name;
+    private readonly int? _count;
+    private readonly long? _durationTicks;
+    private readonly EngineOptions _options;
+    private readonly CancellationTokenSource _stop;
+    private readonly string _clientName;
+    private readonly long _start = Stopwatch.GetTimestamp();
+    private readonly TaskCompletionSource _drained = new(TaskCreationOptions.RunContinuationsAsynchronously);
+    private readonly object _admission = new();
+    private readonly Queue<DueCall> _waiting = new();
+    private long _lastTick;
+    private long _next = -1;
+    private int _inFlight;
+    private bool _scheduleEnded;
+    private RpcException? _unreachable;
+    private ExceptionDispatchInfo? _crash;
+
+    public Phase(RunPlan plan, RunPhase name, RunRecorder recorder, int? count, double? durationSeconds, EngineOptions options, CancellationToken cancellation)
+    {
+        _plan = plan;
+        _name = name;
+        Recorder = recorder;
+        _count = count;
+        _durationTicks = durationSeconds is { } seconds ? (long)(seconds * Stopwatch.Frequency) : null;
+        _options = options;
+        _stop = CancellationTokenSource.CreateLinkedTokenSource(cancellation);
+        _clientName = name == RunPhase.Warmup ? plan.Strategy + " warm-up #" : plan.Strategy + " #";
+        _lastTick = _start;
+        Schedule = plan.Load switch
+        {
+            LoadKind.Open => ArrivalSchedule.Constant(plan.Rate ?? 0, durationSeconds ?? (count ?? 0) / (plan.Rate ?? 1)),
+            LoadKind.Ramping => ArrivalSchedule.Ramping(plan.Rate ?? 0, plan.Stages ?? [], durationSeconds),
+            _ => null,
+        };
+    }
+
+    public RunRecorder Recorder { get; }
+
+    /// <summary>Arrival-rate loads: when each call is due.</summary>
+    public ArrivalSchedule? Schedule { get; }
+
+    /// <summary>Arrival-rate loads: how long the schedule ran until its last call was due (or the phase stopped).</summary>
+    public TimeSpan Sending { get; private set; }
+
+    public TimeSpan Elapsed => Stopwatch.GetElapsedTime(_start);
+
+    public bool Stopped => _stop.IsCancellationRequested;
+
+    public RpcException? Unreachable => Volatile.Read(ref _unreachable);
+
+    /// <summary>Live figures for one tick: totals so far, and the rate and latency since the last tick.</summary>
+    public ProgressSnapshot Snapshot(TickFigures tick, TimeSpan elapsed)
+    {
+        var now = Stopwatch.GetTimestamp();
+        var seconds = Stopwatch.GetElapsedTime(Interlocked.Exchange(ref _lastTick, now), now).TotalSeconds;
+        var arrivalRate = Recorder.IsArrivalRate;
+        return new ProgressSnapshot(
+            0,
+            _name,
+            _count ?? 0,
+            Recorder.Completed,
+            Recorder.Succeeded,
+            Recorder.Failed,
+            Math.Round(elapsed.TotalMilliseconds, 3),
+            seconds > 0 ? Math.Round(tick.Calls / seconds, 1) : 0,
+            tick.Latency.Count > 0 ? Math.Round(tick.Latency.P50Ms, 4) : null,
+            tick.Latency.Count > 0 ? Math.Round(tick.Latency.P99Ms, 4) : null)
+        {
+            DurationMs = _durationTicks is { } duration ? Math.Round(duration * 1000.0 / Stopwatch.Frequency, 3) : Schedule?.Seconds * 1000,
+            Late = arrivalRate ? Recorder.Late : null,
+            Dropped = arrivalRate ? Recorder.Dropped : null,
+        };
+    }
+
+    /// <summary>Sequential (one worker) and closed loads: each worker starts its next call when its last one ended.</summary>
+    public Task RunClosedAsync(IUnaryStrategy unary, int workers)
+    {
+        var tasks = new Task[Math.Max(1, Math.Min(workers, _count ?? workers))];
+        for (var worker = 0; worker < tasks.Length; worker++)
+        {
+            tasks[worker] = WorkAsync();
+        }
+
+        return Task.WhenAll(tasks);
+
+        async Task WorkAsync()
+        {
+            while (TryTakeNext(out var index))
+            {
+                await CallAsync(unary, index, dueAt: 0);
+            }
+        }
+    }
+
+    /// <summary>
+    /// Open and ramping loads: calls start when they are due, whether or not earlier ones have answered. A call due while
+    /// the client already has its maximum in flight waits for one to end and starts late (counted late; its latency still
+    /// runs from when it was due); one that finds that many already waiting, or is still waiting when the schedule ends,
+    /// is dropped (counted, never sent).
+    /// </summary>
+    public async Task RunOpenAsync(IUnaryStrategy unary)
+    {
+        try
+        {
+            await ScheduleAsync((index, dueAt) =>
+            {
+                var call = new DueCall(this, unary, index, dueAt);
+                lock (_admission)
+                {
+                    if (_inFlight >= _options.MaxInFlight)
+                    {
+                        if (_waiting.Count < _options.MaxInFlight)
+                        {
+                            _waiting.Enqueue(call);
+                        }
+                        else
+                        {
+                            Recorder.RecordDropped();
+                        }
+
+                        return;
+                    }
+
+                    _inFlight++;
+                }
+
+                Start(call);
+            });
+        }
+        finally
+        {
+            lock (_admission)
+            {
+                // Calls still waiting when the schedule ends could not be started within the run: dropped.
+                while (_waiting.TryDequeue(out _))
+                {
+                    Recorder.RecordDropped();
+                }
+
+                _scheduleEnded = true;
+                if (_inFlight == 0)
+                {
+                    _drained.TrySetResult();
+                }
+            }
+        }
+
+        await _drained.Task;
+    }
+
+    /// <summary>
+    /// Messages on one bidirectional stream, answered in order. At most <paramref name="window"/> may be unanswered at
+    /// once (1 = ping-pong); under an arrival rate, each is written when it is due.
+    /// </summary>
+    public async Task RunStreamAsync(IStreamingStrategy streaming, int window)
+    {
+        var outstanding = new ConcurrentQueue<SentMessage>();
+        var unanswered = 0;
+        long answered = 0;
+        using var slots = new SemaphoreSlim(Math.Max(1, window));
+        // No deadline for the whole stream (its length depends on the plan); instead it may not stay silent longer than
+        // one call's timeout while any message waits for its answer.
+        using var silence = CancellationTokenSource.CreateLinkedTokenSource(_stop.Token);
+        using var call = streaming.OpenStream(new CallOptions(cancellationToken: silence.Token));
+        var reading = ReadAsync();
+        RpcException? ended = null;
+        try
+        {
+            if (Schedule is null)
+            {
+                while (!reading.IsCompleted && TryTakeNext(out var index))
+                {
+                    await slots.WaitAsync(_stop.Token);
+                    var now = Stopwatch.GetTimestamp();
+                    await WriteAsync(new SentMessage(index, now, now));
+                }
+            }
+            else
+            {
+                await WriteWhenDueAsync();
+            }
+
+            await call.RequestStream.CompleteAsync();
+            await reading;
+            if (!Stopped && (!outstanding.IsEmpty || (_count is { } count && answered < count)))
+            {
+                ended = new RpcException(new Status(StatusCode.Internal, $"The stream ended after {answered} answers, with {outstanding.Count} messages unanswered."));
+            }
+        }
+        catch (RpcException error)
+        {
+            ended = error;
+        }
+        catch (OperationCanceledException) when (silence.IsCancellationRequested)
+        {
+            ended = new RpcException(new Status(StatusCode.Cancelled, "The run was stopped."));
+        }
+
+        if (ended is not null)
+        {
+            // Abort the stream so the reader ends too; only then is the count of answers final.
+            call.Dispose();
+            await Quietly(reading);
+            if (silence.IsCancellationRequested && !_stop.IsCancellationRequested)
+            {
+                ended = new RpcException(new Status(StatusCode.DeadlineExceeded, $"The stream stayed silent longer than the call timeout ({_options.CallTimeout.TotalSeconds:0.###} s)."));
+            }
+
+            // Every message that got no answer is a failed call, under the status that ended the stream: with a count,
+            // those never sent too, as the plan asked for them.
+            var unansweredCalls = _count is { } planned ? planned - Interlocked.Read(ref answered) : outstanding.Count;
+            for (var failed = 0L; failed < unansweredCalls; failed++)
+            {
+                if (!Fail(ended))
+                {
+                    break;
+                }
+            }
+        }
+
+        async Task WriteAsync(SentMessage message)
+        {
+            outstanding.Enqueue(message);
+            if (Interlocked.Increment(ref unanswered) == 1)
+            {
+                silence.CancelAfter(_options.CallTimeout);
+            }
+
+            await call.RequestStream.WriteAsync(NewRequest(message.Index));
+        }
+
+        // Each message is written when it is due, or as soon as the window has room (late); a due message that finds as
+        // many already waiting, or still waits when the schedule ends, is dropped.
+        async Task WriteWhenDueAsync()
+        {
+            var due = Channel.CreateBounded<(long Index, long DueAt)>(new BoundedChannelOptions(_options.MaxInFlight) { SingleReader = true, SingleWriter = true });
+            var scheduleEnded = false;
+            var scheduling = ScheduleAsync((index, dueAt) =>
+            {
+                if (!due.Writer.TryWrite((index, dueAt)))
+                {
+                    Recorder.RecordDropped();
+                }
+            });
+            _ = scheduling.ContinueWith(_ => { Volatile.Write(ref scheduleEnded, true); due.Writer.TryComplete(); }, TaskScheduler.Default);
+            await foreach (var (index, dueAt) in due.Reader.ReadAllAsync(_stop.Token))
+            {
+                var waited = !slots.Wait(0);
+                if (waited)
+                {
+                    await slots.WaitAsync(_stop.Token);
+                }
+
+                if (reading.IsCompleted || (waited && Volatile.Read(ref scheduleEnded)))
+                {
+                    slots.Release();
+                    Recorder.RecordDropped();
+                    continue;
+                }
+
+                var sentAt = Stopwatch.GetTimestamp();
+                Recorder.RecordSent(dueAt, sentAt);
+                await WriteAsync(new SentMessage(index, dueAt, sentAt));
+            }
+
+            await scheduling;
+        }
+
+        async Task ReadAsync()
+        {
+            while (await call.ResponseStream.MoveNext(silence.Token))
+            {
+                if (!outstanding.TryDequeue(out var sent))
+                {
+                    throw new RpcException(new Status(StatusCode.Internal, "The service sent an answer to a message that was never written."));
+                }
+
+                Recorder.RecordSuccess(sent.Index, sent.DueAt, sent.SentAt, Stopwatch.GetTimestamp(), call.ResponseStream.Current);
+                Interlocked.Increment(ref answered);
+                // Silence only counts while a message waits for its answer.
+                silence.CancelAfter(Interlocked.Decrement(ref unanswered) > 0 ? _options.CallTimeout : Timeout.InfiniteTimeSpan);
+                slots.Release();
+            }
+        }
+    }
+
+    /// <summary>Re-throws, once the phase has ended, anything other than a gRPC failure that a call threw.</summary>
+    public void ThrowIfCrashed() => _crash?.Throw();
+
+    public void Dispose() => _stop.Dispose();
+
+    // Started from the thread pool, so the scheduler's thread only keeps time.
+    private static void Start(DueCall call) =>
+        ThreadPool.UnsafeQueueUserWorkItem(static due => _ = due.Phase.FireAsync(due), call, preferLocal: false);
+
+    private async Task FireAsync(DueCall due)
+    {
+        try
+        {
+            await CallAsync(due.Unary, due.Index, due.DueAt);
+        }
+        catch (Exception crash)
+        {
+            Interlocked.CompareExchange(ref _crash, ExceptionDispatchInfo.Capture(crash), null);
+            await _stop.CancelAsync();
+        }
+
+        // The call's slot goes to the longest-waiting due call, if any.
+        DueCall next;
+        lock (_admission)
+        {
+            if (!_waiting.TryDequeue(out next))
+            {
+                if (--_inFlight == 0 && _scheduleEnded)
+                {
+                    _drained.TrySetResult();
+                }
+
+                return;
+            }
+        }
+
+        Start(next);
+    }
+
+    /// <summary>One unary call, timed from when it was due (<paramref name="dueAt"/>, 0 for a closed load: when it went out).</summary>
+    private async Task CallAsync(IUnaryStrategy unary, long index, long dueAt)
+    {
+        var request = NewRequest(index);
+        var sentAt = Stopwatch.GetTimestamp();
+        if (dueAt == 0)
+        {
+            dueAt = sentAt;
+        }
+        else
+        {
+            Recorder.RecordSent(dueAt, sentAt);
+        }
+
+        try
+        {
+            var response = await unary.CallAsync(request, new CallOptions(deadline: DateTime.UtcNow + _options.CallTimeout, cancellationToken: _stop.Token));
+            Recorder.RecordSuccess(index, dueAt, sentAt, Stopwatch.GetTimestamp(), response);
+        }
+        catch (RpcException error)
+        {
+            Fail(error);
+        }
+    }
+
+    /// <summary>Counts a failed call under its status; an unreachable service stops the phase. False when the phase is stopping.</summary>
+    private bool Fail(RpcException error)
+    {
+        // Calls cut short because the phase is stopping are not the service's failures.
+        if (error.StatusCode == StatusCode.Cancelled && Stopped)
+        {
+            return false;
+        }
+
+        Recorder.RecordFailure(error.StatusCode);
+        if (error.StatusCode == StatusCode.Unavailable && Interlocked.CompareExchange(ref _unreachable, error, null) is null)
+        {
+            _stop.Cancel();
+        }
+
+        return true;
+    }
+
+    private bool TryTakeNext(out long index)
+    {
+        index = -1;
+        if (Stopped || (_durationTicks is { } duration && Stopwatch.GetTimestamp() - _start >= duration))
+        {
+            return false;
+        }
+
+        index = Interlocked.Increment(ref _next);
+        return _count is not { } count || index < count;
+    }
+
+    private PerformanceStatusRequest NewRequest(long index) => new()
+    {
+        ClientName = _clientName + (index + 1),
+        DelayMs = _plan.DelayMs,
+        PayloadBytes = _plan.PayloadBytes,
+    };
+
+    /// <summary>
+    /// Calls <paramref name="due"/> for each call as it falls due, on a thread of its own that only keeps time: it sleeps
+    /// until a millisecond before, then yields until the moment.
+    /// </summary>
+    private Task ScheduleAsync(Action<long, long> due)
+    {
+        var schedule = Schedule!;
+        var done = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+        var thread = new Thread(() =>
+        {
+            try
+            {
+                for (var index = 0L; _count is not { } count || index < count; index++)
+                {
+                    if (schedule.DueAt(index) is not { } seconds || !WaitUntil(_start + (long)(seconds * Stopwatch.Frequency)))
+                    {
+                        break;
+                    }
+
+                    Recorder.RecordDue();
+                    due(index, _start + (long)(seconds * Stopwatch.Frequency));
+                }
+
+                Sending = Elapsed;
+                done.TrySetResult();
+            }
+            catch (Exception crash)
+            {
+                done.TrySetException(crash);
+            }
+        })
+        {
+            IsBackground = true,
+            Name = "LoadEngine arrival schedule",
+        };
+        thread.Start();
+        return done.Task;
+    }
+
+    private bool WaitUntil(long timestamp)
+    {
+        while (!Stopped)
+        {
+            var remaining = Stopwatch.GetElapsedTime(Stopwatch.GetTimestamp(), timestamp);
+            if (remaining <= TimeSpan.Zero)
+            {
+                return true;
+            }
+
+            if (remaining > TimeSpan.FromMilliseconds(1.5))
+            {
+                _stop.Token.WaitHandle.WaitOne(remaining - TimeSpan.FromMilliseconds(1));
+            }
+            else
+            {
+                Thread.Yield();
+            }
+        }
+
+        return false;
+    }
+
+    private static async Task Quietly(Task reading)
+    {
+        try
+        {
+            await reading;
+        }
+        catch (Exception ended) when (ended is RpcException or OperationCanceledException)
+        {
+        }
+    }
+
+    private readonly record struct SentMessage(long Index, long DueAt, long SentAt);
+
+    private readonly record struct DueCall(Phase Phase, IUnaryStrategy Unary, long Index, long DueAt);
+}

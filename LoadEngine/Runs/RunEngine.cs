@@ -1,0 +1,121 @@
+using System.Diagnostics;
+using Grpc.Core;
+using LoadEngine.Strategies;
+using Microsoft.Extensions.Options;
+
+namespace LoadEngine.Runs;
+
+/// <summary>
+/// Runs one strategy under one plan: the warm-up calls first, apart, then the measured phase. The engine owns the
+/// loop, the clock and the recording; a strategy only says how one call is made. Timestamps are taken raw on the hot
+/// path and turned into statistics once, at the end; a tick every 100 ms pushes live progress and builds the time series.
+/// </summary>
+public sealed class RunEngine(IOptions<EngineOptions> options)
+{
+    public static readonly TimeSpan TickInterval = TimeSpan.FromMilliseconds(100);
+
+    /// <summary>
+    /// Runs <paramref name="strategy"/> under <paramref name="run"/>'s plan and returns the run as it ended: Completed,
+    /// Failed (the service unreachable, or no call succeeded) or Cancelled, with what it measured. Never throws for a
+    /// failed call; <paramref name="cancellation"/> stops the run, and the record says what was measured until then.
+    /// </summary>
+    public async Task<RunRecord> ExecuteAsync(IClientStrategy strategy, RunRecord run, LiveRun live, CancellationToken cancellation)
+    {
+        var plan = run.Plan;
+        var warmupTime = TimeSpan.Zero;
+        try
+        {
+            if (plan.Warmup > 0)
+            {
+                var warmup = new RunRecorder(plan.Warmup, plan.IsOpen);
+                var phase = await RunPhaseAsync(strategy, plan, RunPhase.Warmup, warmup, plan.Warmup, null, live, cancellation);
+                warmupTime = phase.WallTime;
+                if (phase.Unreachable is not null || cancellation.IsCancellationRequested)
+                {
+                    var warmupStats = warmup.ToStats(TimeSpan.Zero, 0, plan.Warmup, warmupTime, plan.Percentiles);
+                    return Ended(run with { Stats = warmupStats, Measured = strategy.DescribeMeasurement() }, phase, warmup, cancellation);
+                }
+            }
+
+            var recorder = new RunRecorder(plan.Count, plan.IsOpen, plan.IncludeStatuses);
+            var allocatedBefore = GC.GetTotalAllocatedBytes(precise: false);
+            var measured = await RunPhaseAsync(strategy, plan, RunPhase.Measured, recorder, plan.Count, plan.Duration, live, cancellation);
+            var allocated = GC.GetTotalAllocatedBytes(precise: false) - allocatedBefore;
+            live.Statuses = recorder.Statuses;
+            var stats = recorder.ToStats(measured.WallTime, allocated, plan.Warmup, warmupTime, plan.Percentiles, measured.Schedule);
+            return Ended(run with { Stats = stats, Series = recorder.ToSeries(measured.WallTime), Measured = strategy.DescribeMeasurement() }, measured, recorder, cancellation);
+        }
+        finally
+        {
+            live.Finish(live.Latest);
+        }
+    }
+
+    private static RunRecord Ended(RunRecord run, PhaseOutcome phase, RunRecorder recorder, CancellationToken cancellation)
+    {
+        var (state, error) = (phase.Unreachable, recorder) switch
+        {
+            ({ } unreachable, _) => (RunState.Failed, $"The service is unreachable: {unreachable.Status.Detail}"),
+            _ when cancellation.IsCancellationRequested => (RunState.Cancelled, "The run was cancelled before it finished."),
+            (_, { Succeeded: 0 }) => (RunState.Failed, $"No call succeeded ({Describe(recorder.StatusCounts)})."),
+            _ => (RunState.Completed, (string?)null),
+        };
+        return run with { State = state, Error = error, FinishedAt = DateTimeOffset.UtcNow };
+    }
+
+    private static string Describe(IReadOnlyDictionary<string, long> counts) =>
+        counts.Count == 0 ? "no call was made" : string.Join(", ", counts.Select(pair => $"{pair.Value} × {pair.Key}"));
+
+    private async Task<PhaseOutcome> RunPhaseAsync(
+        IClientStrategy strategy, RunPlan plan, RunPhase phaseName, RunRecorder recorder, int? count, double? duration, LiveRun live, CancellationToken cancellation)
+    {
+        using var phase = new Phase(plan, phaseName, recorder, count, duration, options.Value, cancellation);
+        using var ticking = new CancellationTokenSource();
+        var ticker = TickAsync(phase, live, ticking.Token);
+        try
+        {
+            var calls = (strategy, plan.Load) switch
+            {
+                (IUnaryStrategy unary, LoadKind.Sequential) => phase.RunClosedAsync(unary, workers: 1),
+                (IUnaryStrategy unary, LoadKind.Closed) => phase.RunClosedAsync(unary, plan.Concurrency),
+                (IUnaryStrategy unary, _) => phase.RunOpenAsync(unary),
+                (IStreamingStrategy streaming, LoadKind.Sequential) => phase.RunStreamAsync(streaming, window: 1),
+                (IStreamingStrategy streaming, LoadKind.Closed) => phase.RunStreamAsync(streaming, plan.Concurrency),
+                (IStreamingStrategy streaming, _) => phase.RunStreamAsync(streaming, options.Value.MaxInFlight),
+                _ => throw new InvalidOperationException($"{strategy.Info.Name} makes neither unary calls nor stream messages."),
+            };
+            await calls;
+        }
+        catch (OperationCanceledException) when (phase.Stopped)
+        {
+        }
+        finally
+        {
+            await ticking.CancelAsync();
+            await ticker;
+        }
+
+        var wallTime = phase.Elapsed;
+        live.Publish(phase.Snapshot(recorder.Tick(wallTime.TotalMilliseconds, last: true), wallTime));
+        phase.ThrowIfCrashed();
+        return new PhaseOutcome(wallTime, phase.Unreachable, phase.Schedule is { } schedule ? (schedule.Arrivals / schedule.Seconds, phase.Sending) : null);
+    }
+
+    private static async Task TickAsync(Phase phase, LiveRun live, CancellationToken stop)
+    {
+        using var timer = new PeriodicTimer(TickInterval);
+        try
+        {
+            while (await timer.WaitForNextTickAsync(stop))
+            {
+                var elapsed = phase.Elapsed;
+                live.Publish(phase.Snapshot(phase.Recorder.Tick(elapsed.TotalMilliseconds), elapsed));
+            }
+        }
+        catch (OperationCanceledException) when (stop.IsCancellationRequested)
+        {
+        }
+    }
+
+    private sealed record PhaseOutcome(TimeSpan WallTime, RpcException? Unreachable, (double RequestedRate, TimeSpan Sending)? Schedule);
+}

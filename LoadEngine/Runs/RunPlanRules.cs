@@ -1,0 +1,332 @@
+using System.Globalization;
+using LoadEngine.Strategies;
+
+namespace LoadEngine.Runs;
+
+/// <summary>
+/// A run plan as a user typed it, from a query string, a JSON body or the command line; every value still text.
+/// <see cref="Stages"/> is "seconds:rate" pairs ("10:5000,20:5000"), <see cref="Percentiles"/> a comma-separated list.
+/// </summary>
+public sealed record RunPlanInput(
+    string? Strategy,
+    string? Count,
+    string? Concurrency = null,
+    string? Warmup = null,
+    string? DelayMs = null,
+    string? PayloadBytes = null,
+    string? IncludeStatuses = null)
+{
+    public string? Load { get; init; }
+
+    public string? Rate { get; init; }
+
+    public string? Duration { get; init; }
+
+    public string? Stages { get; init; }
+
+    public string? Percentiles { get; init; }
+
+    public IReadOnlyList<string>? Thresholds { get; init; }
+}
+
+/// <summary>The limits every plan obeys (the gateway's Runs section, or the CLI's own).</summary>
+public sealed record PlanLimits(int MaxCount, int MaxConcurrency, int MaxWarmup, int MaxRunSeconds)
+{
+    public const double MaxRate = 1_000_000;
+    public const int MaxStages = 100;
+    public const int MaxPercentiles = 20;
+}
+
+/// <summary>Turns input into a <see cref="RunPlan"/>, or says what was wrong and what is allowed.</summary>
+public static class RunPlanRules
+{
+    public const int MaxDelayMs = 60_000;
+    public const int DefaultPayloadBytes = 100;
+    public const int MaxPayloadBytes = 1024 * 1024;
+    public const double MinDurationSeconds = 0.1;
+
+    public static readonly string LoadNames = string.Join(", ", Enum.GetValues<LoadKind>().Select(Name));
+
+    public static string Name(LoadKind load) => load.ToString().ToLowerInvariant();
+
+    public static bool TryCreate(RunPlanInput input, PlanLimits limits, IReadOnlyCollection<string> strategies, out RunPlan plan, out string error)
+    {
+        plan = null!;
+        if (string.IsNullOrWhiteSpace(input.Strategy) || !strategies.Contains(input.Strategy) || StrategyList.Find(input.Strategy) is not { } strategy)
+        {
+            error = $"strategy was '{input.Strategy}'; it must be one of: {string.Join(", ", strategies)}.";
+            return false;
+        }
+
+        var load = strategy.DefaultLoad;
+        if (input.Load is { Length: > 0 } loadText && !TryLoad(loadText, out load))
+        {
+            error = $"load was '{loadText}'; it must be one of: {LoadNames}.";
+            return false;
+        }
+
+        if (!TryOptionalWhole(input.Count, "count", 1, limits.MaxCount, out var count, out error)
+            || !TrySeconds(input.Duration, "duration", limits.MaxRunSeconds, out var duration, out error)
+            || !TryWhole(input.Warmup, "warmup", 0, limits.MaxWarmup, 0, out var warmup, out error)
+            || !TryWhole(input.DelayMs, "delayMs", 0, MaxDelayMs, 0, out var delayMs, out error)
+            || !TryWhole(input.PayloadBytes, "payloadBytes", 1, MaxPayloadBytes, DefaultPayloadBytes, out var payloadBytes, out error)
+            || !TryRate(input.Rate, load, out var rate, out error)
+            || !TryStages(input.Stages, load, limits, out var stages, out error)
+            || !TryPercentiles(input.Percentiles, out var percentiles, out error))
+        {
+            return false;
+        }
+
+        if (count is null && duration is null && load != LoadKind.Ramping)
+        {
+            error = $"{(load == LoadKind.Open ? "An" : "A")} {Name(load)} run needs a count (calls) or a duration (seconds) to end; neither was given.";
+            return false;
+        }
+
+        if (!TryConcurrency(input.Concurrency, load, input.Load is { Length: > 0 }, count, limits, out var concurrency, out error))
+        {
+            return false;
+        }
+
+        var includeStatuses = count is not null;
+        if (!string.IsNullOrEmpty(input.IncludeStatuses) && !bool.TryParse(input.IncludeStatuses, out includeStatuses))
+        {
+            error = $"includeStatuses was '{input.IncludeStatuses}'; it must be true or false.";
+            return false;
+        }
+
+        if (includeStatuses && count is null)
+        {
+            error = "includeStatuses needs a count: a run bounded only by its duration would keep an answer for every call it makes.";
+            return false;
+        }
+
+        string[] thresholds = [.. input.Thresholds?.Where(text => !string.IsNullOrWhiteSpace(text)) ?? []];
+        plan = new RunPlan
+        {
+            Strategy = input.Strategy,
+            Load = load,
+            Count = count,
+            Duration = duration,
+            Concurrency = concurrency,
+            Rate = rate,
+            Stages = stages,
+            Warmup = warmup,
+            DelayMs = delayMs,
+            PayloadBytes = payloadBytes,
+            IncludeStatuses = includeStatuses,
+            Percentiles = percentiles,
+            Thresholds = thresholds,
+        };
+        return true;
+    }
+
+    public static bool TryLoad(string text, out LoadKind load) =>
+        Enum.TryParse(text, ignoreCase: true, out load) && Enum.IsDefined(load) && !int.TryParse(text, out _);
+
+    /// <summary>A whole number in [<paramref name="min"/>, <paramref name="max"/>]; missing text means <paramref name="fallback"/> when there is one.</summary>
+    public static bool TryWhole(string? text, string name, int min, int max, int? fallback, out int value, out string error, string hint = "")
+    {
+        error = string.Empty;
+        if (string.IsNullOrEmpty(text) && fallback is { } defaultValue)
+        {
+            value = defaultValue;
+            return true;
+        }
+
+        if (int.TryParse(text, NumberStyles.None, CultureInfo.InvariantCulture, out value) && value >= min && value <= max)
+        {
+            return true;
+        }
+
+        error = $"{name} was '{text}'; it must be a whole number from {min.ToString(CultureInfo.InvariantCulture)} to {max.ToString(CultureInfo.InvariantCulture)}{hint}.";
+        return false;
+    }
+
+    private static bool TryOptionalWhole(string? text, string name, int min, int max, out int? value, out string error)
+    {
+        value = null;
+        error = string.Empty;
+        if (string.IsNullOrEmpty(text))
+        {
+            return true;
+        }
+
+        if (!TryWhole(text, name, min, max, null, out var whole, out error))
+        {
+            return false;
+        }
+
+        value = whole;
+        return true;
+    }
+
+    private static bool TryConcurrency(string? text, LoadKind load, bool loadNamed, int? count, PlanLimits limits, out int concurrency, out string error)
+    {
+        concurrency = 1;
+        error = string.Empty;
+        if (load is LoadKind.Closed)
+        {
+            if (string.IsNullOrEmpty(text) && count is null)
+            {
+                error = $"A closed run bounded by its duration needs a concurrency (calls in flight), from 1 to {limits.MaxConcurrency}.";
+                return false;
+            }
+
+            if (!TryWhole(text, "concurrency", 1, limits.MaxConcurrency, Math.Min(count ?? 1, limits.MaxConcurrency), out concurrency, out error,
+                $" (leave it out for all calls at once, at most {limits.MaxConcurrency.ToString(CultureInfo.InvariantCulture)} in flight)"))
+            {
+                return false;
+            }
+
+            concurrency = Math.Min(concurrency, count ?? concurrency);
+            return true;
+        }
+
+        // A strategy's own sequential load ignores concurrency (still checked), as the chapter's routes always did; a load
+        // named in the request that has no use for it says so.
+        if (!string.IsNullOrEmpty(text) && !loadNamed)
+        {
+            return TryWhole(text, "concurrency", 1, limits.MaxConcurrency, null, out _, out error);
+        }
+
+        if (!string.IsNullOrEmpty(text))
+        {
+            error = $"concurrency applies only to the closed load; load was '{Name(load)}'" +
+                (load is LoadKind.Open or LoadKind.Ramping ? " (its calls start on a schedule: set rate instead)." : ".");
+            return false;
+        }
+
+        return true;
+    }
+
+    private static bool TrySeconds(string? text, string name, int maxSeconds, out double? seconds, out string error)
+    {
+        seconds = null;
+        error = string.Empty;
+        if (string.IsNullOrEmpty(text))
+        {
+            return true;
+        }
+
+        if (double.TryParse(text, NumberStyles.AllowDecimalPoint, CultureInfo.InvariantCulture, out var value) && value >= MinDurationSeconds && value <= maxSeconds)
+        {
+            seconds = value;
+            return true;
+        }
+
+        error = $"{name} was '{text}'; it must be a number of seconds from {MinDurationSeconds.ToString(CultureInfo.InvariantCulture)} to {maxSeconds} (Runs:MaxRunSeconds).";
+        return false;
+    }
+
+    private static bool TryRate(string? text, LoadKind load, out double? rate, out string error)
+    {
+        rate = null;
+        error = string.Empty;
+        if (string.IsNullOrEmpty(text))
+        {
+            if (load == LoadKind.Open)
+            {
+                error = "An open run needs a rate: the calls per second to start, e.g. rate=1000.";
+                return false;
+            }
+
+            return true;
+        }
+
+        if (load is not (LoadKind.Open or LoadKind.Ramping))
+        {
+            error = $"rate applies only to the open and ramping loads; load was '{Name(load)}'.";
+            return false;
+        }
+
+        var minimum = load == LoadKind.Ramping ? 0 : 0.001;
+        if (double.TryParse(text, NumberStyles.AllowDecimalPoint, CultureInfo.InvariantCulture, out var value) && value >= minimum && value <= PlanLimits.MaxRate)
+        {
+            rate = value;
+            return true;
+        }
+
+        error = $"rate was '{text}'; it must be a number of calls per second from {minimum.ToString(CultureInfo.InvariantCulture)} to {PlanLimits.MaxRate.ToString(CultureInfo.InvariantCulture)}" +
+            (load == LoadKind.Ramping ? " (for a ramping load, the rate it starts from)." : ".");
+        return false;
+    }
+
+    private static bool TryStages(string? text, LoadKind load, PlanLimits limits, out IReadOnlyList<RampStage>? stages, out string error)
+    {
+        const string Form = "stages is a list of seconds:rate pairs, each stage moving the rate linearly to its target, e.g. \"10:5000,20:5000\" (0 → 5000/s over 10 s, hold 20 s)";
+        stages = null;
+        error = string.Empty;
+        if (string.IsNullOrWhiteSpace(text))
+        {
+            if (load == LoadKind.Ramping)
+            {
+                error = $"A ramping run needs stages: {Form}.";
+                return false;
+            }
+
+            return true;
+        }
+
+        if (load != LoadKind.Ramping)
+        {
+            error = $"stages applies only to the ramping load; load was '{Name(load)}'.";
+            return false;
+        }
+
+        var parsed = new List<RampStage>();
+        foreach (var pair in text.Split(',', StringSplitOptions.TrimEntries))
+        {
+            var parts = pair.Split(':', StringSplitOptions.TrimEntries);
+            if (parts.Length != 2
+                || !double.TryParse(parts[0], NumberStyles.AllowDecimalPoint, CultureInfo.InvariantCulture, out var seconds) || seconds < MinDurationSeconds
+                || !double.TryParse(parts[1], NumberStyles.AllowDecimalPoint, CultureInfo.InvariantCulture, out var target) || target > PlanLimits.MaxRate)
+            {
+                error = $"stages was '{text}'; '{pair}' is not a stage. {Form}; seconds at least {MinDurationSeconds.ToString(CultureInfo.InvariantCulture)}, rates from 0 to {PlanLimits.MaxRate.ToString(CultureInfo.InvariantCulture)}.";
+                return false;
+            }
+
+            parsed.Add(new RampStage(seconds, target));
+        }
+
+        if (parsed.Count > PlanLimits.MaxStages || parsed.Sum(stage => stage.Duration) > limits.MaxRunSeconds)
+        {
+            error = $"stages was '{text}'; at most {PlanLimits.MaxStages} stages lasting at most {limits.MaxRunSeconds} s in all (Runs:MaxRunSeconds).";
+            return false;
+        }
+
+        stages = parsed;
+        return true;
+    }
+
+    private static bool TryPercentiles(string? text, out IReadOnlyList<double> percentiles, out string error)
+    {
+        percentiles = RunPlan.DefaultPercentiles;
+        error = string.Empty;
+        if (string.IsNullOrWhiteSpace(text))
+        {
+            return true;
+        }
+
+        var values = new List<double>();
+        foreach (var item in text.Split(',', StringSplitOptions.TrimEntries))
+        {
+            if (!double.TryParse(item.TrimStart('p', 'P'), NumberStyles.AllowDecimalPoint, CultureInfo.InvariantCulture, out var value) || value <= 0 || value > 100)
+            {
+                error = $"percentiles was '{text}'; '{item}' is not a percentile. Give numbers above 0 and at most 100, e.g. \"50,90,99,99.9\".";
+                return false;
+            }
+
+            values.Add(value);
+        }
+
+        if (values.Distinct().Count() > PlanLimits.MaxPercentiles)
+        {
+            error = $"percentiles was '{text}'; at most {PlanLimits.MaxPercentiles} percentiles.";
+            return false;
+        }
+
+        percentiles = [.. values.Distinct().Order()];
+        return true;
+    }
+}

@@ -1,0 +1,340 @@
+using System.Collections.Concurrent;
+using System.Diagnostics;
+using System.Runtime.InteropServices;
+using Grpc.Core;
+using Performance;
+
+namespace LoadEngine.Runs;
+
+/// <summary>
+/// Collects one phase of a run from many threads at once: latency, outcomes by status, connections, the service's
+/// own figures, and (for arrival-rate loads) how well the schedule was kept. Memory is fixed by design (histograms,
+/// counters, one time-series point per second) unless the caller asked for the per-call statuses.
+/// </summary>
+public sealed class RunRecorder
+{
+    /// <summary>A send that went out more than this after it was due counts as late.</summary>
+    public const double LateAfterMs = 1;
+
+    /// <summary>A phase shorter than this keeps its time series in 100 ms buckets; a longer one in 1 s buckets.</summary>
+    public const double FineSeriesLimitMs = 5_000;
+
+    private static readonly TimeSpan LoadSampleSpacing = TimeSpan.FromMilliseconds(10);
+    private static readonly long LateAfterTicks = (long)(LateAfterMs * Stopwatch.Frequency / 1000);
+    private static readonly int StatusCodes = Enum.GetValues<StatusCode>().Max(code => (int)code) + 1;
+
+    private readonly LatencyRecorder _latency = new();
+    private readonly LatencyRecorder? _fromActualSend;
+    private readonly LatencyRecorder? _sendLag;
+    private readonly long[] _statusCounts = new long[StatusCodes];
+    private readonly ConcurrentDictionary<string, byte> _connections = new(StringComparer.Ordinal);
+    private readonly PerformanceStatus?[]? _statuses;
+    private readonly object _loadGate = new();
+    private readonly object _seriesGate = new();
+    private readonly List<TimePoint> _fine = [];
+    private readonly List<TimePoint> _coarse = [];
+    private long[] _statusesAtTick = new long[StatusCodes];
+    private long[] _statusesAtSecond = new long[StatusCodes];
+    private long _completedAtTick;
+    private long _completedAtSecond;
+    private double _nextSecondMs = 1000;
+    private long _firstCallTicks = -1;
+    private long _completed;
+    private long _failed;
+    private long _due;
+    private long _sent;
+    private long _late;
+    private long _dropped;
+    private long _lastLoadSample;
+    private double _cpuSum;
+    private double _cpuMax;
+    private double _memoryMax;
+    private int _loadSamples;
+
+    /// <param name="count">The phase's calls when a count bounds it.</param>
+    /// <param name="arrivalRate">Whether calls are due on a schedule (open and ramping loads): then send lag and latency from the actual send are kept too.</param>
+    /// <param name="keepStatuses">Keep each answer (needs <paramref name="count"/>).</param>
+    public RunRecorder(int? count, bool arrivalRate = false, bool keepStatuses = false)
+    {
+        Count = count;
+        if (arrivalRate)
+        {
+            _fromActualSend = new LatencyRecorder();
+            _sendLag = new LatencyRecorder();
+        }
+
+        _statuses = keepStatuses && count is { } calls ? new PerformanceStatus?[calls] : null;
+    }
+
+    public int? Count { get; }
+
+    public long Completed => Interlocked.Read(ref _completed);
+
+    public long Failed => Interlocked.Read(ref _failed);
+
+    public long Succeeded => Completed - Failed;
+
+    public long Late => Interlocked.Read(ref _late);
+
+    public long Dropped => Interlocked.Read(ref _dropped);
+
+    public bool IsArrivalRate => _sendLag is not null;
+
+    public int ConnectionsUsed => _connections.Count;
+
+    /// <summary>
+    /// A call that succeeded. Its latency runs from when it was due (<paramref name="dueAt"/>; for a closed load that is
+    /// when it went out) to <paramref name="endedAt"/>; the first call of the phase is reported apart.
+    /// </summary>
+    public void RecordSuccess(long index, long dueAt, long sentAt, long endedAt, PerformanceStatusResponse response)
+    {
+        // The first call pays for what later calls reuse (connection, JIT, pools): it is kept apart from the distribution.
+        var apart = index == 0 && Interlocked.CompareExchange(ref _firstCallTicks, endedAt - dueAt, -1) == -1 && Count is not 1;
+        if (!apart)
+        {
+            _latency.Record(endedAt - dueAt);
+            _fromActualSend?.Record(endedAt - sentAt);
+        }
+
+        Interlocked.Increment(ref _statusCounts[(int)StatusCode.OK]);
+        _connections.TryAdd(response.ConnectionId, 0);
+        SampleServiceLoad(response);
+        if (_statuses is not null && index < _statuses.Length)
+        {
+            _statuses[index] = PerformanceStatus.From(response);
+        }
+
+        Interlocked.Increment(ref _completed);
+    }
+
+    /// <summary>A failed call counts under its status and never as a success; its latency is not in the distribution.</summary>
+    public void RecordFailure(StatusCode status)
+    {
+        Interlocked.Increment(ref _statusCounts[(int)status]);
+        Interlocked.Increment(ref _failed);
+        Interlocked.Increment(ref _completed);
+    }
+
+    /// <summary>Arrival-rate loads: a call fell due.</summary>
+    public void RecordDue() => Interlocked.Increment(ref _due);
+
+    /// <summary>Arrival-rate loads: a due call went out at <paramref name="sentAt"/>.</summary>
+    public void RecordSent(long dueAt, long sentAt)
+    {
+        Interlocked.Increment(ref _sent);
+        _sendLag?.Record(sentAt - dueAt);
+        if (sentAt - dueAt > LateAfterTicks)
+        {
+            Interlocked.Increment(ref _late);
+        }
+    }
+
+    /// <summary>Arrival-rate loads: a due call could not be started (the client already had its maximum in flight).</summary>
+    public void RecordDropped() => Interlocked.Increment(ref _dropped);
+
+    public IReadOnlyList<PerformanceStatus> Statuses =>
+        _statuses is null ? [] : [.. _statuses.Where(status => status is not null).Select(status => status!)];
+
+    public IReadOnlyDictionary<string, long> StatusCounts => Named(Snapshot(), includeOk: true);
+
+    /// <summary>The non-OK status seen most often, for a one-line summary of a failed run.</summary>
+    public StatusCode? MostCommonError =>
+        Enumerable.Range(1, StatusCodes - 1)
+            .Where(code => Interlocked.Read(ref _statusCounts[code]) > 0)
+            .OrderByDescending(code => Interlocked.Read(ref _statusCounts[code]))
+            .Select(code => (StatusCode?)code)
+            .FirstOrDefault();
+
+    /// <summary>
+    /// One tick of the clock, <paramref name="elapsedMs"/> into the phase: the latencies and outcomes since the last tick
+    /// (for live progress), which also become the time series' points. <paramref name="last"/> closes the series.
+    /// </summary>
+    public TickFigures Tick(double elapsedMs, bool last = false)
+    {
+        lock (_seriesGate)
+        {
+            var window = _latency.TakeWindow();
+            var statuses = Snapshot();
+            var completed = statuses.Sum();
+            var calls = completed - _completedAtTick;
+            if (elapsedMs <= FineSeriesLimitMs + 1000)
+            {
+                _fine.Add(Point(elapsedMs, calls, statuses, _statusesAtTick, window));
+            }
+
+            _completedAtTick = completed;
+            _statusesAtTick = statuses;
+            if (elapsedMs >= _nextSecondMs || last)
+            {
+                _coarse.Add(Point(elapsedMs, completed - _completedAtSecond, statuses, _statusesAtSecond, _latency.TakeBucket()));
+                _completedAtSecond = completed;
+                _statusesAtSecond = statuses;
+                _nextSecondMs = (Math.Floor(elapsedMs / 1000) + 1) * 1000;
+            }
+
+            return new TickFigures(calls, window);
+        }
+    }
+
+    /// <summary>The phase's figures over time: 100 ms buckets if it lasted under 5 s, else 1 s buckets.</summary>
+    public TimeSeries ToSeries(TimeSpan wallTime)
+    {
+        lock (_seriesGate)
+        {
+            return wallTime.TotalMilliseconds < FineSeriesLimitMs
+                ? new TimeSeries(100, [.. _fine.Where(point => point.AtMs <= wallTime.TotalMilliseconds + 1)])
+                : new TimeSeries(1000, [.. _coarse]);
+        }
+    }
+
+    /// <param name="schedule">Arrival-rate loads: the requested calls per second and how long sending lasted.</param>
+    public RunStats ToStats(TimeSpan wallTime, long allocatedBytes, int warmupCalls, TimeSpan warmupTime, IReadOnlyList<double> percentiles, (double RequestedRate, TimeSpan Sending)? schedule = null)
+    {
+        var calls = Completed;
+        var firstCall = Interlocked.Read(ref _firstCallTicks);
+        var latency = _latency.Total();
+        return new RunStats(
+            Round(wallTime.TotalMilliseconds),
+            Round(wallTime > TimeSpan.Zero ? Succeeded / wallTime.TotalSeconds : 0),
+            calls,
+            Succeeded,
+            Failed,
+            firstCall < 0 ? null : Round(Stopwatch.GetElapsedTime(0, firstCall).TotalMilliseconds),
+            Rounded(latency.Summarize(percentiles)),
+            latency.ToBins(),
+            StatusCounts,
+            ConnectionsUsed,
+            Round(calls > 0 ? (double)allocatedBytes / calls : 0),
+            ServiceLoad(),
+            warmupCalls,
+            Round(warmupTime.TotalMilliseconds))
+        {
+            LatencyFromActualSend = _fromActualSend is null ? null : Rounded(_fromActualSend.Total().Summarize(percentiles)),
+            Sends = _sendLag is null ? null : SendStats(schedule),
+        };
+    }
+
+    private SendStats SendStats((double RequestedRate, TimeSpan Sending)? schedule)
+    {
+        var lag = _sendLag!.Total().Summarize([50, 99]);
+        var sent = Interlocked.Read(ref _sent);
+        var seconds = schedule?.Sending.TotalSeconds ?? 0;
+        return new SendStats(
+            Interlocked.Read(ref _due),
+            sent,
+            Late,
+            Dropped,
+            LateAfterMs,
+            Round(schedule?.RequestedRate ?? 0),
+            Round(seconds > 0 ? sent / seconds : 0),
+            Round(lag?.P50Ms ?? 0),
+            Round(lag?.P99Ms ?? 0),
+            Round(lag?.MaxMs ?? 0));
+    }
+
+    private long[] Snapshot()
+    {
+        var counts = new long[StatusCodes];
+        for (var code = 0; code < counts.Length; code++)
+        {
+            counts[code] = Interlocked.Read(ref _statusCounts[code]);
+        }
+
+        return counts;
+    }
+
+    private static Dictionary<string, long> Named(long[] counts, bool includeOk) =>
+        Enumerable.Range(includeOk ? 0 : 1, counts.Length - (includeOk ? 0 : 1))
+            .Where(code => counts[code] > 0)
+            .ToDictionary(code => ((StatusCode)code).ToString(), code => counts[code]);
+
+    private static TimePoint Point(double atMs, long calls, long[] statuses, long[] before, LatencyWindow latency)
+    {
+        var errors = new long[statuses.Length];
+        for (var code = 1; code < statuses.Length; code++)
+        {
+            errors[code] = statuses[code] - before[code];
+        }
+
+        return new TimePoint(
+            Round(atMs),
+            calls,
+            errors.Sum(),
+            Named(errors, includeOk: false),
+            latency.Count == 0 ? null : Round(latency.P50Ms),
+            latency.Count == 0 ? null : Round(latency.P90Ms),
+            latency.Count == 0 ? null : Round(latency.P99Ms),
+            latency.Count == 0 ? null : Round(latency.MaxMs));
+    }
+
+    // The service refreshes its figures a few times a second; sampling every answer would only add contention.
+    private void SampleServiceLoad(PerformanceStatusResponse response)
+    {
+        var now = Stopwatch.GetTimestamp();
+        var last = Interlocked.Read(ref _lastLoadSample);
+        if (last != 0 && Stopwatch.GetElapsedTime(last, now) < LoadSampleSpacing)
+        {
+            return;
+        }
+
+        if (Interlocked.CompareExchange(ref _lastLoadSample, now, last) != last)
+        {
+            return;
+        }
+
+        lock (_loadGate)
+        {
+            _cpuSum += response.CpuPercentageUsage;
+            _cpuMax = Math.Max(_cpuMax, response.CpuPercentageUsage);
+            _memoryMax = Math.Max(_memoryMax, response.MemoryUsage);
+            _loadSamples++;
+        }
+    }
+
+    private ServiceLoad ServiceLoad()
+    {
+        lock (_loadGate)
+        {
+            return _loadSamples == 0
+                ? new ServiceLoad(null, null, null, 0)
+                : new ServiceLoad(Round(_cpuSum / _loadSamples), Round(_cpuMax), Round(_memoryMax), _loadSamples);
+        }
+    }
+
+    private static LatencySummary? Rounded(LatencySummary? s) => s is null
+        ? null
+        : new LatencySummary(Round(s.MinMs), Round(s.MeanMs), Round(s.StdDevMs), Round(s.P50Ms), Round(s.P90Ms), Round(s.P99Ms), Round(s.P999Ms), Round(s.MaxMs))
+        {
+            Percentiles = [.. s.Percentiles.Select(p => p with { Ms = Round(p.Ms) })],
+        };
+
+    private static double Round(double value) => Math.Round(value, 4);
+}
+
+/// <summary>What one tick of the clock saw: calls that ended since the last tick, and their latencies.</summary>
+public readonly record struct TickFigures(long Calls, LatencyWindow Latency);
+
+/// <summary>One answer, in the chapter's JSON shape. Byte fields serialize as base64.</summary>
+public sealed record PerformanceStatus(
+    double CpuPercentageUsage,
+    double MemoryUsage,
+    int ProcessesRunning,
+    int ActiveConnections,
+    byte[] DataLoad1,
+    byte[] DataLoad2)
+{
+    public static PerformanceStatus From(PerformanceStatusResponse response) => new(
+        response.CpuPercentageUsage,
+        response.MemoryUsage,
+        response.ProcessesRunning,
+        response.ActiveConnections,
+        // Copies: always safe, always allocates.
+        response.DataLoad1.ToByteArray(),
+        WithoutCopy(response.DataLoad2));
+
+    // The parsed ByteString owns its array; take it when the segment is the whole array, copy only the slice otherwise.
+    private static byte[] WithoutCopy(Google.Protobuf.ByteString bytes) =>
+        MemoryMarshal.TryGetArray(bytes.Memory, out var segment) && segment.Array is { } array && segment.Offset == 0 && segment.Count == array.Length
+            ? array
+            : bytes.Memory.ToArray();
+}

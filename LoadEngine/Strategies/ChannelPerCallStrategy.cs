@@ -1,0 +1,28 @@
+using Grpc.Core;
+using LoadEngine.Clients;
+using LoadEngine.Runs;
+using Performance;
+
+namespace LoadEngine.Strategies;
+
+/// <summary>Each call on a brand-new channel (so a new TCP connection and HTTP/2 handshake), disposed after the call.</summary>
+public sealed class ChannelPerCallStrategy(MonitorChannelFactory channels) : IUnaryStrategy
+{
+    public static StrategyInfo Definition { get; } = new(
+        "initialized-client",
+        "Performance",
+        "count sequential unary calls, each on a brand-new channel that is disposed after the call.",
+        "A new channel per call pays a new connection and HTTP/2 handshake every time: this is what not reusing the channel costs.",
+        "https://learn.microsoft.com/aspnet/core/grpc/performance#reuse-grpc-channels",
+        LoadKind.Sequential);
+
+    public StrategyInfo Info => Definition;
+
+    public string DescribeMeasurement() => "GrpcChannel.ForAddress with a new SocketsHttpHandler for every call, disposed after it: a new connection each time.";
+
+    public async Task<PerformanceStatusResponse> CallAsync(PerformanceStatusRequest request, CallOptions options)
+    {
+        using var channel = channels.CreateChannel(channels.CreateHandler());
+        return await new Monitor.MonitorClient(channel).GetPerformanceAsync(request, options);
+    }
+}

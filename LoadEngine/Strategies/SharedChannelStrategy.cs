@@ -1,0 +1,70 @@
+using Grpc.Core;
+using Grpc.Net.Client;
+using LoadEngine.Clients;
+using LoadEngine.Runs;
+using Performance;
+
+namespace LoadEngine.Strategies;
+
+/// <summary>
+/// Calls on one long-lived channel whose handler decides how many HTTP/2 connections it may use: the chapter's
+/// single-connection and multiple-connections strategies are this one recipe with two handler settings.
+/// </summary>
+public sealed class SharedChannelStrategy : IUnaryStrategy, IDisposable
+{
+    public static StrategyInfo SingleConnection { get; } = new(
+        "single-connection",
+        "Concurrency",
+        "count concurrent unary calls over one HTTP/2 connection (EnableMultipleHttp2Connections = false).",
+        "One HTTP/2 connection carries about 100 concurrent streams (Kestrel's default limit); calls past that wait in a queue.",
+        "https://learn.microsoft.com/aspnet/core/grpc/performance#connection-concurrency",
+        LoadKind.Closed);
+
+    public static StrategyInfo MultipleConnections { get; } = new(
+        "multiple-connections",
+        "Concurrency",
+        "count concurrent unary calls with EnableMultipleHttp2Connections = true and keep-alive pings (delay 60 s, timeout 30 s, no idle timeout).",
+        "When one connection's ~100 streams are busy, the client opens another instead of queueing; pings keep idle connections ready.",
+        "https://learn.microsoft.com/aspnet/core/grpc/performance#connection-concurrency",
+        LoadKind.Closed);
+
+    private readonly GrpcChannel _channel;
+    private readonly Monitor.MonitorClient _client;
+    private readonly string _measured;
+
+    private SharedChannelStrategy(StrategyInfo info, GrpcChannel channel, string measured)
+    {
+        Info = info;
+        _channel = channel;
+        _client = new Monitor.MonitorClient(channel);
+        _measured = measured;
+    }
+
+    public StrategyInfo Info { get; }
+
+    // GrpcChannel turns multiple connections on by default, so "single" has to be said explicitly.
+    public static SharedChannelStrategy OneConnection(MonitorChannelFactory channels)
+    {
+        var handler = channels.CreateHandler();
+        handler.EnableMultipleHttp2Connections = false;
+        return new(SingleConnection, channels.CreateChannel(handler), "One long-lived channel limited to a single HTTP/2 connection (EnableMultipleHttp2Connections = false).");
+    }
+
+    public static SharedChannelStrategy ManyConnections(MonitorChannelFactory channels)
+    {
+        var handler = channels.CreateHandler();
+        handler.EnableMultipleHttp2Connections = true;
+        handler.KeepAlivePingDelay = TimeSpan.FromSeconds(60);
+        handler.KeepAlivePingTimeout = TimeSpan.FromSeconds(30);
+        handler.PooledConnectionIdleTimeout = Timeout.InfiniteTimeSpan;
+        return new(MultipleConnections, channels.CreateChannel(handler),
+            "One long-lived channel that may open more HTTP/2 connections when one is full (EnableMultipleHttp2Connections = true); keep-alive pings on.");
+    }
+
+    public string DescribeMeasurement() => _measured;
+
+    public Task<PerformanceStatusResponse> CallAsync(PerformanceStatusRequest request, CallOptions options) =>
+        _client.GetPerformanceAsync(request, options).ResponseAsync;
+
+    public void Dispose() => _channel.Dispose();
+}

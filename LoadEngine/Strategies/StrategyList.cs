@@ -1,0 +1,34 @@
+using LoadEngine.Clients;
+using Microsoft.Extensions.DependencyInjection;
+
+namespace LoadEngine.Strategies;
+
+/// <summary>
+/// How to make one strategy. <see cref="OnePerRun"/>: a fresh one for each run, as the chapter's controller got a fresh
+/// client from DI per request; otherwise one for the app's life (it holds its channel).
+/// </summary>
+public sealed record StrategyDefinition(StrategyInfo Info, Func<IServiceProvider, IClientStrategy> Create, bool OnePerRun = false);
+
+/// <summary>
+/// Every strategy, in the order the chapter presents them. This one list drives DI, the gateway's routes, the catalog,
+/// the OpenAPI text, the error hints and the CLI: adding a strategy is one line here.
+/// </summary>
+public static class StrategyList
+{
+    public static IReadOnlyList<StrategyDefinition> All { get; } =
+    [
+        new(FactoryClientStrategy.Definition, services => ActivatorUtilities.CreateInstance<FactoryClientStrategy>(services), OnePerRun: true),
+        new(ClientWrapperStrategy.Definition, services => ActivatorUtilities.CreateInstance<ClientWrapperStrategy>(services)),
+        new(ChannelPerCallStrategy.Definition, services => ActivatorUtilities.CreateInstance<ChannelPerCallStrategy>(services)),
+        new(StreamingCallStrategy.Definition, services => new StreamingCallStrategy(services.GetRequiredService<MonitorClientWrapper>().CreateClient())),
+        new(SharedChannelStrategy.SingleConnection, services => SharedChannelStrategy.OneConnection(services.GetRequiredService<MonitorChannelFactory>())),
+        new(SharedChannelStrategy.MultipleConnections, services => SharedChannelStrategy.ManyConnections(services.GetRequiredService<MonitorChannelFactory>())),
+    ];
+
+    public static IReadOnlyList<string> Names { get; } = [.. All.Select(strategy => strategy.Info.Name)];
+
+    public static StrategyInfo? Find(string? name) => All.FirstOrDefault(strategy => strategy.Info.Name == name)?.Info;
+
+    /// <summary>The strategy for one run; resolve it from the run's own DI scope, so a one-per-run strategy is disposed with it.</summary>
+    public static IClientStrategy Resolve(IServiceProvider scope, string name) => scope.GetRequiredKeyedService<IClientStrategy>(name);
+}

@@ -4,6 +4,31 @@ namespace GrpcBestPractices.Tests.Unit;
 
 public sealed class ThresholdTests
 {
+    private static readonly LatencySummary Latency = new(MinMs: 0.2, MeanMs: 1.5, StdDevMs: 0.7, P50Ms: 1.2, P90Ms: 2.5, P99Ms: 4.8, P999Ms: 9.5, MaxMs: 20)
+    {
+        Percentiles = [new(75, 1.8), new(99.99, 15)],
+    };
+
+    private static readonly SendStats Sends = new(Intended: 1005, Sent: 1002, Late: 7, Dropped: 3, LateAfterMs: 1, RequestedRatePerSecond: 1000,
+        AchievedRatePerSecond: 998, LagP50Ms: 0.1, LagP99Ms: 0.9, LagMaxMs: 4);
+
+    private static RunStats Stats(LatencySummary? latency, SendStats? sends = null) =>
+        new(WallTimeMs: 1000, ThroughputPerSecond: 12000, Calls: 1000, Succeeded: 995, Failed: 5, FirstCallMs: 3, latency, Histogram: [],
+            StatusCounts: new Dictionary<string, long>(), ConnectionsUsed: 1, AllocatedBytesPerCall: 0, Service: new ServiceLoad(null, null, null, 0),
+            WarmupCalls: 0, WarmupMs: 0)
+        {
+            Sends = sends,
+        };
+
+    private static RunRecord Run(RunStats? stats, RunState state = RunState.Completed) =>
+        new(Guid.NewGuid(), new RunPlan { Strategy = "client-wrapper" }, state, DateTimeOffset.UnixEpoch, DateTimeOffset.UnixEpoch, stats, null, null);
+
+    private static Verdict Judged(RunRecord run, params string[] texts)
+    {
+        Assert.True(Threshold.TryParseAll(texts, out var thresholds, out var error), error);
+        return ThresholdJudge.Judge(thresholds, run);
+    }
+
     [Theory]
     [InlineData("p99 < 5ms", "p99", "<", 5, "ms")]
     [InlineData("p50 <= 2", "p50", "<=", 2, "ms")]
@@ -162,5 +187,147 @@ public sealed class ThresholdTests
         Assert.True(Threshold.TryParseAll(["p99.99 < 9ms", "mean < 1ms", "p50 < 1ms", "P99.990 < 8ms", "p99 < 5ms"], out var thresholds, out _));
 
         Assert.Equal([50, 99, 99.99], Threshold.PercentilesNeeded(thresholds));
+    }
+
+    [Theory]
+    [InlineData("p50 >= 0", 1.2)]
+    [InlineData("p90 >= 0", 2.5)]
+    [InlineData("p99 >= 0", 4.8)]
+    [InlineData("p99.9 >= 0", 9.5)]
+    [InlineData("p75 >= 0", 1.8)]
+    [InlineData("p99.99 >= 0", 15)]
+    [InlineData("mean >= 0", 1.5)]
+    [InlineData("min >= 0", 0.2)]
+    [InlineData("max >= 0", 20)]
+    [InlineData("stdDev >= 0", 0.7)]
+    [InlineData("errorRate >= 0", 0.005)]
+    [InlineData("throughput >= 0", 12000)]
+    [InlineData("failed >= 0", 5)]
+    [InlineData("late >= 0", 7)]
+    [InlineData("dropped >= 0", 3)]
+    public void EachMetricIsMeasuredOnItsFigureOfTheRun(string text, double measured)
+    {
+        var verdict = Judged(Run(Stats(Latency, Sends)), text);
+
+        var result = Assert.Single(verdict.Thresholds);
+        Assert.Equal((measured, true, null), (result.Measured, result.Passed, result.Reason));
+        Assert.True(verdict.Passed);
+    }
+
+    [Fact]
+    public void APercentileInThePlansListIsPreferredOverTheFixedField()
+    {
+        var latency = Latency with { Percentiles = [new(99, 4.7)] };
+
+        Assert.Equal(4.7, Assert.Single(Judged(Run(Stats(latency)), "p99 < 5ms").Thresholds).Measured);
+    }
+
+    [Theory]
+    [InlineData("p99 < 5ms", 4.9, true)]
+    [InlineData("p99 < 5ms", 5, false)]
+    [InlineData("p99 < 5ms", 5.1, false)]
+    [InlineData("p99 <= 5ms", 4.9, true)]
+    [InlineData("p99 <= 5ms", 5, true)]
+    [InlineData("p99 <= 5ms", 5.1, false)]
+    [InlineData("p99 > 5ms", 4.9, false)]
+    [InlineData("p99 > 5ms", 5, false)]
+    [InlineData("p99 > 5ms", 5.1, true)]
+    [InlineData("p99 >= 5ms", 4.9, false)]
+    [InlineData("p99 >= 5ms", 5, true)]
+    [InlineData("p99 >= 5ms", 5.1, true)]
+    [InlineData("p99 <= 5000us", 5, true)]
+    [InlineData("p99 < 0.005s", 5, false)]
+    [InlineData("p99 <= 1.1s", 1100, true)]
+    public void EachOperatorIsJudgedBelowAtAndAboveTheLimit(string text, double p99, bool passes)
+    {
+        var verdict = Judged(Run(Stats(Latency with { P99Ms = p99 })), text);
+
+        Assert.Equal(passes, Assert.Single(verdict.Thresholds).Passed);
+        Assert.Equal(passes, verdict.Passed);
+    }
+
+    [Fact]
+    public void TheVerdictPassesOnlyWhenEveryThresholdHolds()
+    {
+        var run = Run(Stats(Latency));
+
+        Assert.True(Judged(run, "p99 < 5ms", "errorRate < 1%").Passed);
+        Assert.False(Judged(run, "p99 < 5ms", "errorRate < 0.1%").Passed);
+    }
+
+    [Fact]
+    public void AResultCarriesTheThresholdAsWrittenTheMetricCanonicallyAndTheLimitInItsReportingUnit()
+    {
+        var result = Assert.Single(Judged(Run(Stats(Latency)), "P99.90 <= 500 us").Thresholds);
+
+        Assert.Equal(new ThresholdResult("P99.90 <= 500 us", "p99.9", "<=", 0.5, "ms", 9.5, false), result);
+    }
+
+    [Theory]
+    [InlineData(RunState.Failed, "the run failed before it measured anything")]
+    [InlineData(RunState.Cancelled, "the run was cancelled before it measured anything")]
+    [InlineData(RunState.Running, "the run has not finished")]
+    public void ARunWithoutStatisticsFailsEveryThresholdWithNothingMeasured(RunState state, string reason)
+    {
+        var verdict = Judged(Run(null, state), "p99 < 5ms", "errorRate <= 100%", "failed >= 0");
+
+        Assert.False(verdict.Passed);
+        Assert.All(verdict.Thresholds, result => Assert.Equal((null, false, reason), (result.Measured, result.Passed, result.Reason)));
+    }
+
+    [Theory]
+    [InlineData(RunState.Failed)]
+    [InlineData(RunState.Cancelled)]
+    public void AFailedOrCancelledRunFailsTheVerdictEvenWhenItsFiguresHold(RunState state)
+    {
+        var verdict = Judged(Run(Stats(Latency), state), "p99 < 5ms", "errorRate < 1%");
+
+        Assert.All(verdict.Thresholds, result => Assert.True(result.Passed));
+        Assert.False(verdict.Passed);
+    }
+
+    [Fact]
+    public void APercentileTheRunDidNotReportFailsWithNothingMeasured()
+    {
+        var verdict = Judged(Run(Stats(Latency)), "p95 < 100ms", "p99 < 100ms");
+
+        Assert.False(verdict.Passed);
+        Assert.Equal(
+            new ThresholdResult("p95 < 100ms", "p95", "<", 100, "ms", null, false) { Reason = "the run did not report p95; the plan's percentiles must include 95" },
+            verdict.Thresholds[0]);
+        Assert.True(verdict.Thresholds[1].Passed);
+    }
+
+    [Theory]
+    [InlineData("late <= 1000")]
+    [InlineData("dropped <= 1000")]
+    public void LateAndDroppedFailOnAClosedRunWhichKeepsNoSchedule(string text)
+    {
+        var verdict = Judged(Run(Stats(Latency, sends: null)), text);
+
+        var result = Assert.Single(verdict.Thresholds);
+        Assert.Equal((null, false), (result.Measured, result.Passed));
+        Assert.StartsWith("only arrival-rate loads (open, ramping) count", result.Reason);
+        Assert.False(verdict.Passed);
+    }
+
+    [Fact]
+    public void LatencyThresholdsFailWhenNoCallSucceededWhileTheOthersAreStillJudged()
+    {
+        var verdict = Judged(Run(Stats(latency: null)), "mean < 100ms", "errorRate < 1%");
+
+        Assert.Equal((null, false, "no call succeeded, so the run has no latency"), (verdict.Thresholds[0].Measured, verdict.Thresholds[0].Passed, verdict.Thresholds[0].Reason));
+        Assert.True(verdict.Thresholds[1].Passed);
+    }
+
+    [Theory]
+    [InlineData(RunState.Completed)]
+    [InlineData(RunState.Failed)]
+    public void NoThresholdsGiveAPassingVerdictWithNoResultsSoTheCallerAttachesNone(RunState state)
+    {
+        var verdict = ThresholdJudge.Judge([], Run(null, state));
+
+        Assert.True(verdict.Passed);
+        Assert.Empty(verdict.Thresholds);
     }
 }

@@ -88,7 +88,7 @@ internal static class ThresholdReader
 
         // Right after the number: "5ms", "5 ms", "1%" and "10k/s" all read; anything after the unit is garbage.
         var unit = Token(text, ref position, c => !char.IsWhiteSpace(c));
-        Token(text, ref position, _ => false);
+        SkipSpace(text, ref position);
         if (position < text.Length)
         {
             return $"'{Rest(text, position)}' after the value is not understood";
@@ -166,11 +166,7 @@ internal static class ThresholdReader
     /// <summary>Skips white space, then takes the characters that fit.</summary>
     private static string Token(string text, ref int position, Func<char, bool> fits)
     {
-        while (position < text.Length && char.IsWhiteSpace(text[position]))
-        {
-            position++;
-        }
-
+        SkipSpace(text, ref position);
         var start = position;
         while (position < text.Length && fits(text[position]))
         {
@@ -178,6 +174,14 @@ internal static class ThresholdReader
         }
 
         return text[start..position];
+    }
+
+    private static void SkipSpace(string text, ref int position)
+    {
+        while (position < text.Length && char.IsWhiteSpace(text[position]))
+        {
+            position++;
+        }
     }
 
     private static string Rest(string text, int position) => text[position..].TrimEnd();

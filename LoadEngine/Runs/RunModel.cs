@@ -210,7 +210,11 @@ public sealed record TimePoint(
 public sealed record Verdict(bool Passed, IReadOnlyList<ThresholdResult> Thresholds);
 
 /// <summary>One threshold judged: <see cref="Measured"/> is null when the run has no such figure (it then fails).</summary>
-public sealed record ThresholdResult(string Threshold, string Metric, string Operator, double Limit, string Unit, double? Measured, bool Passed);
+public sealed record ThresholdResult(string Threshold, string Metric, string Operator, double Limit, string Unit, double? Measured, bool Passed)
+{
+    /// <summary>Why there was nothing to measure, when <see cref="Measured"/> is null; otherwise null.</summary>
+    public string? Reason { get; init; }
+}
 
 /// <summary>The one JSON shape for runs: in HTTP answers, Server-Sent Events, the history file, the CLI and its reports.</summary>
 public static class RunJson

@@ -1,5 +1,5 @@
 using System.Text.Json;
-using ApiGateway.Runs;
+using LoadEngine.Thresholds;
 
 namespace ApiGateway.Endpoints;
 
@@ -143,7 +143,7 @@ public static class RunRequestReader
                 {
                     "stages" => $"stages must be an array of {{\"duration\": seconds, \"target\": calls per second}}, e.g. [{{\"duration\": 10, \"target\": 5000}}]; it held {item.GetRawText()}.",
                     "percentiles" => $"percentiles must be an array of numbers, e.g. [50, 90, 99, 99.9]; it held {item.GetRawText()}.",
-                    _ => $"thresholds must be an array of strings, e.g. [\"p99 < 5ms\", \"errorRate < 1%\"]; it held {item.GetRawText()}.",
+                    _ => $"thresholds must be an array of strings; it held {item.GetRawText()}. {Threshold.AcceptedForm}",
                 });
             }
 

@@ -46,6 +46,9 @@ public sealed record SuiteView(
     IReadOnlyList<RunRecord> Runs,
     IReadOnlyList<SuiteRow> Comparison)
 {
+    /// <summary>With thresholds: whether every run completed and passed its verdict (each run's verdict has the figures). Null without.</summary>
+    public bool? Passed => Plan.Thresholds.Count == 0 ? null : State == RunState.Completed && Runs.Count == Strategies.Count && Runs.All(run => run.Verdict?.Passed == true);
+
     public static SuiteView From(SuiteRecord suite, IReadOnlyList<RunRecord> runs, ActiveSuite? active)
     {
         var fastest = runs.Where(run => run is { State: RunState.Completed, Stats: not null }).Select(run => run.Stats!.WallTimeMs).DefaultIfEmpty().Min();

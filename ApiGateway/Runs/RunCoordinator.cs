@@ -2,6 +2,7 @@ using System.Collections.Concurrent;
 using ApiGateway.Configuration;
 using ApiGateway.History;
 using LoadEngine.Strategies;
+using LoadEngine.Thresholds;
 using Microsoft.Extensions.Options;
 
 namespace ApiGateway.Runs;
@@ -116,7 +117,7 @@ public sealed partial class RunCoordinator(
             var ended = await ExecuteStrategyAsync(run);
             if (ended.State == RunState.Cancelled && run.StopReason is { } stop)
             {
-                ended = ended with { State = stop.State, Error = stop.Reason };
+                ended = ThresholdJudge.WithVerdict(ended with { State = stop.State, Error = stop.Reason });
             }
 
             await SaveAsync(() => store.SaveAsync(ended), "The run");

@@ -1,6 +1,7 @@
 using System.Diagnostics;
 using Grpc.Core;
 using LoadEngine.Strategies;
+using LoadEngine.Thresholds;
 using Microsoft.Extensions.Options;
 
 namespace LoadEngine.Runs;
@@ -60,7 +61,7 @@ public sealed class RunEngine(IOptions<EngineOptions> options)
             (_, { Succeeded: 0 }) => (RunState.Failed, $"No call succeeded ({Describe(recorder.StatusCounts)})."),
             _ => (RunState.Completed, (string?)null),
         };
-        return run with { State = state, Error = error, FinishedAt = DateTimeOffset.UtcNow };
+        return ThresholdJudge.WithVerdict(run with { State = state, Error = error, FinishedAt = DateTimeOffset.UtcNow });
     }
 
     private static string Describe(IReadOnlyDictionary<string, long> counts) =>

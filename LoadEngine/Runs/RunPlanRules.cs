@@ -1,5 +1,6 @@
 using System.Globalization;
 using LoadEngine.Strategies;
+using LoadEngine.Thresholds;
 
 namespace LoadEngine.Runs;
 
@@ -101,7 +102,11 @@ public static class RunPlanRules
             return false;
         }
 
-        string[] thresholds = [.. input.Thresholds?.Where(text => !string.IsNullOrWhiteSpace(text)) ?? []];
+        if (!Threshold.TryParseAll(input.Thresholds, out var thresholds, out error))
+        {
+            return false;
+        }
+
         plan = new RunPlan
         {
             Strategy = input.Strategy,
@@ -115,8 +120,9 @@ public static class RunPlanRules
             DelayMs = delayMs,
             PayloadBytes = payloadBytes,
             IncludeStatuses = includeStatuses,
-            Percentiles = percentiles,
-            Thresholds = thresholds,
+            // A percentile a threshold judges is reported, asked for or not.
+            Percentiles = [.. percentiles.Union(Threshold.PercentilesNeeded(thresholds)).Order()],
+            Thresholds = [.. thresholds.Select(threshold => threshold.Text)],
         };
         return true;
     }

@@ -14,6 +14,12 @@ public static class ThresholdJudge
     /// <inheritdoc cref="Judge(IReadOnlyList{Threshold}, RunState, RunStats?)"/>
     public static Verdict Judge(IReadOnlyList<Threshold> thresholds, RunRecord run) => Judge(thresholds, run.State, run.Stats);
 
+    /// <summary>The run with its plan's thresholds judged; a plan without thresholds gets no verdict (it would say nothing).</summary>
+    public static RunRecord WithVerdict(RunRecord run) =>
+        run.Plan.Thresholds.Count > 0 && Threshold.TryParseAll(run.Plan.Thresholds, out var thresholds, out _)
+            ? run with { Verdict = Judge(thresholds, run) }
+            : run;
+
     /// <summary>
     /// Each threshold against its figure. A run that did not complete fails the verdict whatever its figures say (they
     /// cover only part of the plan); a figure the run does not have fails its threshold, with nothing measured and the

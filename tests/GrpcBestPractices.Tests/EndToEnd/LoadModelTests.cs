@@ -109,6 +109,44 @@ public sealed class LoadModelTests(SystemFixture system)
         Assert.NotEmpty(after.GetProperty("series").GetProperty("points").EnumerateArray());
     }
 
+    [Fact]
+    public async Task ARunCarriesAVerdictWithEachThresholdsMeasuredValue()
+    {
+        var run = await RunAsync(system.Http, """{"strategy": "client-wrapper", "count": 200, "thresholds": ["p99 < 10s", "errorRate < 1%", "throughput > 1", "p50 < 1us", "p99.9 < 10s"]}""");
+
+        var verdict = run.GetProperty("verdict");
+        Assert.False(verdict.GetProperty("passed").GetBoolean());
+        var results = verdict.GetProperty("thresholds").EnumerateArray().ToList();
+        Assert.Equal([true, true, true, false, true], results.Select(result => result.GetProperty("passed").GetBoolean()));
+        Assert.All(results, result => Assert.Equal(JsonValueKind.Number, result.GetProperty("measured").ValueKind));
+        Assert.Equal(run.GetProperty("stats").GetProperty("latency").GetProperty("p50Ms").GetDouble(), results[3].GetProperty("measured").GetDouble());
+        // A percentile a threshold judges is reported even when the plan's list did not name it.
+        Assert.Contains(run.GetProperty("stats").GetProperty("latency").GetProperty("percentiles").EnumerateArray(), p => p.GetProperty("percentile").GetDouble() == 99.9);
+    }
+
+    [Fact]
+    public async Task AChapterRouteTakesThresholdsAndAnswersWithTheVerdict()
+    {
+        var run = await system.GetRunAsync("/Performance/client-wrapper/50?includeStatuses=false&thresholds=p99%20%3C%2010s&thresholds=failed%20%3D%3D%200".Replace("%3D%3D", "%3C%3D", StringComparison.Ordinal));
+
+        Assert.True(run.GetProperty("verdict").GetProperty("passed").GetBoolean());
+        Assert.Equal(2, run.GetProperty("verdict").GetProperty("thresholds").GetArrayLength());
+    }
+
+    [Theory]
+    [InlineData("""{"strategy": "client-wrapper", "count": 10, "thresholds": ["p99 <"]}""", "threshold 'p99 <' (thresholds[0]) could not be read")]
+    [InlineData("""{"strategy": "client-wrapper", "count": 10, "thresholds": ["p99 < 5ms", "speed > 1"]}""", "threshold 'speed > 1' (thresholds[1]) could not be read")]
+    [InlineData("""{"strategy": "client-wrapper", "count": 10, "thresholds": [5]}""", "thresholds must be an array of strings")]
+    public async Task AThresholdThatCannotBeReadIsA400NamingItAndShowingTheAcceptedForm(string body, string expected)
+    {
+        using var response = await system.Http.PostJsonAsync("/api/runs", body);
+
+        Assert.Equal(System.Net.HttpStatusCode.BadRequest, response.StatusCode);
+        var detail = (await SystemFixture.ReadProblemAsync(response)).GetProperty("detail").GetString();
+        Assert.Contains(expected, detail);
+        Assert.Contains("e.g. \"p99 < 5ms\"", detail);
+    }
+
     private static async Task<JsonElement> RunAsync(HttpClient http, string body)
     {
         var started = await http.StartRunAsync(body);

@@ -34,14 +34,14 @@ public sealed class RunPlanTests
     }
 
     [Fact]
-    public void EveryValueCanBeSet()
+    public void EveryValueCanBeSetAndAPercentileAThresholdJudgesIsReported()
     {
         var plan = Create(new RunPlanInput("single-connection", "100", "10", "5", "50", "4096", "false") { Percentiles = "99.9,50", Thresholds = ["p99 < 5ms"] });
 
         AssertSame(new RunPlan
         {
             Strategy = "single-connection", Load = LoadKind.Closed, Count = 100, Concurrency = 10, Warmup = 5, DelayMs = 50, PayloadBytes = 4096,
-            IncludeStatuses = false, Percentiles = [50, 99.9], Thresholds = ["p99 < 5ms"],
+            IncludeStatuses = false, Percentiles = [50, 99, 99.9], Thresholds = ["p99 < 5ms"],
         }, plan);
     }
 

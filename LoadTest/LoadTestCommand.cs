@@ -1,0 +1,160 @@
+using System.CommandLine;
+using System.Globalization;
+using LoadEngine.Strategies;
+using LoadEngine.Thresholds;
+
+namespace LoadTest;
+
+/// <summary>
+/// Every option of the command line. The plan's options carry the run API's field names (--delay-ms for delayMs) and stay
+/// text, so that <see cref="RunPlanRules"/> reads them and a bad one gets the same sentence the gateway gives.
+/// </summary>
+public sealed class LoadTestCommand
+{
+    public const string Name = "./loadtest";
+
+    public const string AllStrategies = "all";
+
+    private static readonly string Percentiles = string.Join(',', RunPlan.DefaultPercentiles.Select(p => p.ToString(CultureInfo.InvariantCulture)));
+
+    public Option<string> Target { get; } = new("--target")
+    {
+        Description = "The PerformanceService to load: an absolute http:// or https:// address with no path, e.g. http://127.0.0.1:5000.",
+        HelpName = "url",
+        Required = true,
+    };
+
+    public Option<string> Strategy { get; } = new("--strategy")
+    {
+        Description = $"The client strategy, or all: each in turn, as a suite. One of: {string.Join(", ", StrategyList.Names)}.",
+        HelpName = "name|all",
+        DefaultValueFactory = _ => AllStrategies,
+    };
+
+    public Option<string> Count { get; } = new("--count")
+    {
+        Description = $"Measured calls (stream messages for streaming-call), 1 to {PlanLimits.Defaults.MaxCount}. A run needs a count, a duration, or both (whichever ends first).",
+        HelpName = "calls",
+    };
+
+    public Option<string> Duration { get; } = new("--duration")
+    {
+        Description = $"Seconds the measured phase lasts, {RunPlanRules.MinDurationSeconds.ToString(CultureInfo.InvariantCulture)} to {PlanLimits.Defaults.MaxRunSeconds}.",
+        HelpName = "seconds",
+    };
+
+    public Option<string> Load { get; } = new("--load")
+    {
+        Description = $"The load shape: {RunPlanRules.LoadNames}. Left out, each strategy's own (sequential for the Performance strategies but the stream, closed for the rest).",
+        HelpName = "shape",
+    };
+
+    public Option<string> Concurrency { get; } = new("--concurrency")
+    {
+        Description = "Closed load: calls in flight at once. Left out, all calls at once, at most --max-in-flight.",
+        HelpName = "calls",
+    };
+
+    public Option<string> Rate { get; } = new("--rate")
+    {
+        Description = "Open load: calls started per second, on a schedule. Ramping: the rate it starts from (default 0).",
+        HelpName = "per-second",
+    };
+
+    public Option<string> Stages { get; } = new("--stages")
+    {
+        Description = "Ramping load: seconds:rate pairs, each moving the rate linearly to its target, e.g. \"10:5000,20:5000\".",
+        HelpName = "list",
+    };
+
+    public Option<string> Warmup { get; } = new("--warmup")
+    {
+        Description = $"Calls made first under the same load and kept out of the figures, 0 to {PlanLimits.Defaults.MaxWarmup} (default 0).",
+        HelpName = "calls",
+    };
+
+    public Option<string> DelayMs { get; } = new("--delay-ms")
+    {
+        Description = $"The service waits this long before each answer, 0 to {RunPlanRules.MaxDelayMs} (default 0).",
+        HelpName = "ms",
+    };
+
+    public Option<string> PayloadBytes { get; } = new("--payload-bytes")
+    {
+        Description = $"Size of each of the answer's two data fields, 1 to {RunPlanRules.MaxPayloadBytes} (default {RunPlanRules.DefaultPayloadBytes}).",
+        HelpName = "bytes",
+    };
+
+    public Option<string> PercentileList { get; } = new("--percentiles")
+    {
+        Description = $"The latency percentiles to report (default {Percentiles}); any a threshold judges is added.",
+        HelpName = "list",
+    };
+
+    public Option<string[]> Thresholds { get; } = new("--threshold")
+    {
+        Description = $"A pass/fail condition, repeatable, e.g. \"p99 < 5ms\" or \"errorRate < 1%\". {Threshold.AcceptedForm}",
+        HelpName = "condition",
+    };
+
+    public Option<string> CallTimeout { get; } = new("--call-timeout")
+    {
+        Description = $"Deadline of each call in seconds, {LoadTestSettings.MinTimeoutSeconds.ToString(CultureInfo.InvariantCulture)} to {LoadTestSettings.MaxCallTimeoutSeconds} (default 10); also the longest a stream may stay silent.",
+        HelpName = "seconds",
+    };
+
+    public Option<string> ConnectTimeout { get; } = new("--connect-timeout")
+    {
+        Description = $"A connection not made within this many seconds fails the call, {LoadTestSettings.MinTimeoutSeconds.ToString(CultureInfo.InvariantCulture)} to {LoadTestSettings.MaxConnectTimeoutSeconds} (default 3).",
+        HelpName = "seconds",
+    };
+
+    public Option<string> MaxInFlight { get; } = new("--max-in-flight")
+    {
+        Description = $"Most calls in flight at once, 1 to {LoadTestSettings.MaxInFlightLimit} (default {PlanLimits.Defaults.MaxConcurrency}): caps --concurrency; an arrival-rate load drops (and counts) calls due beyond it.",
+        HelpName = "calls",
+    };
+
+    public Option<string> Json { get; } = new("--json")
+    {
+        Description = "Write the run (for a suite, the suite and its runs) to this file, in the JSON shape of the gateway's run API.",
+        HelpName = "file",
+    };
+
+    public Option<bool> Plain { get; } = new("--plain")
+    {
+        Description = "Plain progress lines, at most one a second, even on a terminal (the default when output is redirected).",
+    };
+
+    public Option<bool> Quiet { get; } = new("--quiet")
+    {
+        Description = "No progress; only the summary.",
+    };
+
+    public Option<string> LogLevel { get; } = new("--log-level")
+    {
+        Description = $"The engine's log lines on stderr from this level up: {string.Join(", ", LoadTestSettings.LogLevelNames)} (default error).",
+        HelpName = "level",
+    };
+
+    public RootCommand Root { get; }
+
+    public LoadTestCommand()
+    {
+        Root = new RootCommand(
+            "Load-tests PerformanceService in-process with the gateway's run engine: one strategy, or all in turn. " +
+            "Exit codes: 0 every run completed and every threshold held; 99 a threshold failed (with thresholds, so does a run that did not complete); " +
+            "1 a run did not complete (no thresholds given) or a result file could not be written; 105 interrupted (Ctrl+C or SIGTERM); 2 a usage error.")
+        {
+            HelpName = Name,
+        };
+        foreach (var option in new Option[]
+                 {
+                     Target, Strategy, Count, Duration, Load, Concurrency, Rate, Stages, Warmup, DelayMs, PayloadBytes, PercentileList, Thresholds,
+                     CallTimeout, ConnectTimeout, MaxInFlight, Json, Plain, Quiet, LogLevel,
+                 })
+        {
+            Root.Options.Add(option);
+        }
+    }
+}

@@ -157,9 +157,7 @@
   const toggle = document.getElementById('large-type');
   toggle.addEventListener('change', () => setLargeType(toggle.checked));
 
-  // Print lays the page out anew; redraw each chart at its box's printed size, and back after.
-  const print = window.matchMedia('print');
-  print.addEventListener('change', () => charts.forEach((chart) => chart.resize()));
-  window.addEventListener('beforeprint', () => charts.forEach((chart) => chart.resize()));
-  window.addEventListener('afterprint', () => charts.forEach((chart) => chart.resize()));
+  // Print lays the page out anew: redraw each chart at its printed box's size as print media applies, and back after.
+  // Chart.js's own resize observer runs too late for the printout, and at beforeprint the layout is still the screen's.
+  window.matchMedia('print').addEventListener('change', () => charts.forEach((chart) => chart.resize()));
 })();

@@ -126,16 +126,21 @@ try {
   check(await page.evaluate(() => document.documentElement.classList.contains('large') && Chart.defaults.font.size > 14), 'large type did not scale the page and charts');
   await page.uncheck('#large-type');
 
-  // Print: the charts redraw at their printed boxes' size.
-  await page.emulateMedia({ media: 'print' });
-  await page.waitForTimeout(200);
-  const misfits = await page.$$eval('canvas[data-chart]', (canvases) => canvases
-    .map((canvas) => ({ chart: Chart.getChart(canvas), box: canvas.parentElement.getBoundingClientRect() }))
-    .filter(({ chart, box }) => Math.abs(chart.width - box.width) > 2 || Math.abs(chart.height - box.height) > 2)
-    .map(({ chart, box }) => `${chart.canvas.dataset.chart} ${chart.width}x${chart.height} in ${box.width}x${box.height}`));
-  check(misfits.length === 0, `charts do not fit their printed boxes: ${misfits.join(', ')}`);
-  await shoot(page, 'report-print.png');
+  // Print: the moment print media applies, every chart has been redrawn at its printed box's size. This listener is
+  // added after the report's, so it sees what the printout gets; Chart.js's own resize observer would come too late.
+  await page.evaluate(() => window.matchMedia('print').addEventListener('change', (event) => {
+    if (!event.matches) return;
+    window.printMisfits = [...document.querySelectorAll('canvas[data-chart]')]
+      .map((canvas) => ({ chart: Chart.getChart(canvas), box: canvas.parentElement.getBoundingClientRect() }))
+      .filter(({ chart, box }) => Math.abs(chart.width - box.width) > 2 || Math.abs(chart.height - box.height) > 2)
+      .map(({ chart, box }) => `${chart.canvas.dataset.chart} ${chart.width}x${chart.height} in ${box.width}x${box.height}`);
+  }));
   await page.pdf({ path: join(outDir, 'report.pdf'), format: 'A4', printBackground: true });
+  const misfits = await page.evaluate(() => window.printMisfits);
+  check(Array.isArray(misfits), 'printing never switched the page to print media');
+  check(misfits?.length === 0, `charts do not fit their printed boxes: ${misfits?.join(', ')}`);
+  await page.emulateMedia({ media: 'print' });
+  await shoot(page, 'report-print.png');
   await page.emulateMedia({ media: 'screen' });
 
   // Without JavaScript: the verdict, figures and tables are there, and no empty chart box is.

@@ -1,4 +1,5 @@
 using System.Text;
+using LoadEngine.Runs;
 
 namespace LoadEngine.Reports;
 
@@ -18,8 +19,38 @@ internal sealed record Cell(string Html, bool IsNumber = false)
     }
 
     /// <summary>"passed" or "failed" in words and a sign, never colour alone.</summary>
-    public static Cell Outcome(bool passed) =>
-        new(passed ? "<span class=\"pass\">✓ passed</span>" : "<span class=\"fail\">✗ failed</span>");
+    public static Cell Outcome(bool passed) => Outcome(passed ? Judgement.Passed : Judgement.Failed);
+
+    public static Cell Outcome(Judgement judgement) => new(judgement switch
+    {
+        Judgement.Passed => "<span class=\"pass\">✓ passed</span>",
+        Judgement.Failed => "<span class=\"fail\">✗ failed</span>",
+        Judgement.NotJudged => "<span class=\"fail\">✗ not judged</span>",
+        _ => "no thresholds",
+    });
+}
+
+/// <summary>How a run stands against its plan's thresholds.</summary>
+internal enum Judgement
+{
+    /// <summary>The plan set none.</summary>
+    None,
+    Passed,
+    Failed,
+
+    /// <summary>The plan set thresholds but the run has no verdict (it ended before it had figures); it does not pass.</summary>
+    NotJudged,
+}
+
+internal static class Judgements
+{
+    public static Judgement Of(RunRecord run) => run.Verdict switch
+    {
+        { Passed: true } => Judgement.Passed,
+        { Passed: false } => Judgement.Failed,
+        null when run.Plan.Thresholds.Count > 0 => Judgement.NotJudged,
+        _ => Judgement.None,
+    };
 }
 
 /// <summary>The few pieces of markup the report repeats.</summary>

@@ -80,11 +80,13 @@ public static class HtmlReport
         return indexes;
     }
 
-    /// <summary>passed when every judged run passed, failed when any failed, none when no run had thresholds.</summary>
+    /// <summary>failed when any run failed or could not be judged, passed when the others all passed, none when no run had thresholds.</summary>
     private static string Summary(IReadOnlyList<RunRecord> runs)
     {
-        var judged = runs.Where(run => run.Verdict is not null).ToList();
-        return judged.Count == 0 ? "none" : judged.All(run => run.Verdict!.Passed) ? "passed" : "failed";
+        var judgements = runs.Select(Judgements.Of).ToList();
+        return judgements.Any(judgement => judgement is Judgement.Failed or Judgement.NotJudged) ? "failed"
+            : judgements.Contains(Judgement.Passed) ? "passed"
+            : "none";
     }
 
     private static void WriteHeader(StringBuilder html, ReportContent content)
@@ -102,9 +104,6 @@ public static class HtmlReport
     private static void WriteSummary(StringBuilder html, ReportContent content, string verdict, Dictionary<string, int> colours)
     {
         var runs = content.Runs;
-        var judged = runs.Where(run => run.Verdict is not null).ToList();
-        var thresholds = judged.Sum(run => run.Verdict!.Thresholds.Count);
-        var failedThresholds = judged.Sum(run => run.Verdict!.Thresholds.Count(threshold => !threshold.Passed));
         html.Append("<section class=\"panel summary verdict-").Append(verdict).Append("\" aria-labelledby=\"summary-title\"><h2 id=\"summary-title\">")
             .Append(verdict switch
             {
@@ -112,12 +111,7 @@ public static class HtmlReport
                 "failed" => "✗ FAILED",
                 _ => "No verdict",
             })
-            .Append("</h2><p class=\"summary-line\">").Append(verdict switch
-            {
-                "passed" => $"Every threshold held: {thresholds} in {judged.Count} {Plural(judged.Count, "run")}.",
-                "failed" => $"{failedThresholds} of {thresholds} thresholds failed, in {judged.Count(run => !run.Verdict!.Passed)} of {judged.Count} judged {Plural(judged.Count, "run")}.",
-                _ => "No thresholds were set, so there is nothing to pass or fail.",
-            }).Append(' ')
+            .Append("</h2><p class=\"summary-line\">").Append(Escape(VerdictLine(runs))).Append(' ')
             .Append(Escape(string.Join(", ", runs.GroupBy(run => run.State).Select(group => $"{group.Count()} of {runs.Count} {Plural(runs.Count, "run")} {group.Key.ToString().ToLowerInvariant()}"))))
             .Append(".</p>");
         if (runs.Count > 1)
@@ -126,15 +120,35 @@ public static class HtmlReport
             for (var index = 0; index < runs.Count; index++)
             {
                 var run = runs[index];
-                var outcome = run.Verdict is null ? "" : run.Verdict.Passed ? " — ✓ passed" : " — ✗ failed";
                 html.Append("<li>").Append(Cell.Strategy(run.Plan.Strategy, colours[run.Plan.Strategy], RunSection.Anchor(index)).Html)
-                    .Append(" <span class=\"state state-").Append(run.State).Append("\">").Append(run.State).Append("</span>").Append(outcome).Append("</li>");
+                    .Append(" <span class=\"state state-").Append(run.State).Append("\">").Append(run.State).Append("</span> — ")
+                    .Append(Cell.Outcome(Judgements.Of(run)).Html).Append("</li>");
             }
 
             html.Append("</ol></nav>");
         }
 
         html.Append("</section>\n");
+    }
+
+    /// <summary>The thresholds of every judged run, and the runs that had thresholds but no verdict, in one sentence or two.</summary>
+    private static string VerdictLine(IReadOnlyList<RunRecord> runs)
+    {
+        var judged = runs.Where(run => run.Verdict is not null).ToList();
+        var notJudged = runs.Count(run => Judgements.Of(run) == Judgement.NotJudged);
+        if (judged.Count == 0 && notJudged == 0)
+        {
+            return "No thresholds were set, so there is nothing to pass or fail.";
+        }
+
+        var thresholds = judged.Sum(run => run.Verdict!.Thresholds.Count);
+        var failedThresholds = judged.Sum(run => run.Verdict!.Thresholds.Count(threshold => !threshold.Passed));
+        var failedRuns = judged.Count(run => !run.Verdict!.Passed);
+        var line = judged.Count == 0 ? ""
+            : failedRuns == 0 ? $"Every threshold held: {thresholds} in {judged.Count} {Plural(judged.Count, "run")}."
+            : $"{failedThresholds} of {thresholds} thresholds failed, in {failedRuns} of {judged.Count} judged {Plural(judged.Count, "run")}.";
+        return notJudged == 0 ? line
+            : $"{line} {notJudged} {Plural(notJudged, "run")} with thresholds ended without a verdict.".TrimStart();
     }
 
     private static void WriteSuite(StringBuilder html, SuiteRecord suite, IReadOnlyList<RunRecord> runs, Dictionary<string, int> colours)
@@ -172,7 +186,7 @@ public static class HtmlReport
                 Cell.Number(Whole(run.Stats?.Failed)),
                 Cell.Number(Percent(run.Stats?.ErrorRate)),
                 Cell.Number(Whole(run.Stats?.ConnectionsUsed)),
-                run.Verdict is null ? Cell.Text("no thresholds") : Cell.Outcome(run.Verdict.Passed),
+                Cell.Outcome(Judgements.Of(run)),
             ]));
 
         html.Append("<h3>Charts</h3><div class=\"charts suite-charts\">");

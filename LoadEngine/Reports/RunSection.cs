@@ -22,12 +22,14 @@ internal static class RunSection
             html.Append("<p class=\"measured\"><strong>Measured:</strong> ").Append(Escape(run.Measured)).Append("</p>");
         }
 
-        WriteVerdict(html, run.Verdict);
+        WriteVerdict(html, run);
         html.Append("<h3>Plan</h3>");
         HtmlMarkup.Facts(html, "facts", PlanFacts(run));
         if (run.Stats is not { } stats)
         {
-            html.Append("<p class=\"hint\">No figures: the run ended before it measured any call.</p></section>");
+            html.Append(run.State == RunState.Running
+                ? "<p class=\"hint\">No figures yet: the run is still running.</p></section>"
+                : "<p class=\"hint\">No figures: the run ended before it measured any call.</p></section>");
             return;
         }
 
@@ -84,11 +86,13 @@ internal static class RunSection
         yield return ("Service memory", service.MemoryMaxMegabytes is { } memory ? $"{Number(memory)} MiB at most" : null);
     }
 
-    private static void WriteVerdict(StringBuilder html, Verdict? verdict)
+    private static void WriteVerdict(StringBuilder html, RunRecord run)
     {
-        if (verdict is null)
+        if (run.Verdict is not { } verdict)
         {
-            html.Append("<p class=\"verdict verdict-none\"><strong>Verdict:</strong> no thresholds were set.</p>");
+            html.Append(Judgements.Of(run) == Judgement.NotJudged
+                ? $"<div class=\"verdict verdict-failed\"><p><strong>Verdict: ✗ NOT JUDGED</strong> — the run ended without a verdict on its thresholds: {Escape(string.Join(", ", run.Plan.Thresholds))}.</p></div>"
+                : "<p class=\"verdict verdict-none\"><strong>Verdict:</strong> no thresholds were set.</p>");
             return;
         }
 

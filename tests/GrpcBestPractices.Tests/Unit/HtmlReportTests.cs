@@ -98,12 +98,12 @@ public sealed partial class HtmlReportTests
 
         Assert.Equal("Suite of 3 strategies: report", report.Title);
         Assert.Equal("failed", report.Verdict);
-        Assert.Contains("✗ FAILED 1 of 4 thresholds failed, in 1 of 2 judged runs. 2 of 3 runs completed, 1 of 3 runs failed.", report.Text);
+        Assert.Contains("✗ FAILED 1 of 4 thresholds failed, in 1 of 2 judged runs. 1 run with thresholds ended without a verdict. 2 of 3 runs completed, 1 of 3 runs failed.", report.Text);
         Assert.Contains("Suite: 3 strategies, one after another Completed", report.Text);
         Assert.Contains("Strategy State Wall ms × fastest Calls/s p50 ms p99 ms Failed Error rate Connections Verdict " +
                         "client-wrapper Completed 2,512 1.00× 398 0.980 3.43 0 0 % 1 ✓ passed " +
                         "single-connection Completed 5,025 2.00× 199 1.96 6.86 0 0 % 1 ✗ failed " +
-                        "channel-per-call Failed — — — — — — — — no thresholds", report.Text);
+                        "channel-per-call Failed — — — — — — — — ✗ not judged", report.Text);
         Assert.Contains("Error: The service at http://127.0.0.1:1 refused the connection.", report.Text);
         Assert.Contains("No figures: the run ended before it measured any call.", report.Text);
         Assert.Equal(["suite-wall", "suite-throughput", "suite-p50", "suite-p99", "suite-distribution", "histogram:0", "rate:0", "latency:0", "histogram:1", "rate:1", "latency:1"], report.Charts);
@@ -257,8 +257,10 @@ public sealed partial class HtmlReportTests
 
     [Theory]
     [InlineData("no series", "No time series: the run recorded its figures only as a whole.")]
-    [InlineData("no verdict", "Verdict: no thresholds were set.")]
+    [InlineData("no thresholds", "Verdict: no thresholds were set.")]
+    [InlineData("no verdict", "Verdict: ✗ NOT JUDGED — the run ended without a verdict on its thresholds: p99 < 5ms, error_rate < 1%.")]
     [InlineData("failed before any call", "No figures: the run ended before it measured any call.")]
+    [InlineData("still running", "No figures yet: the run is still running.")]
     [InlineData("no latency", "No latency: no call after the first succeeded.")]
     [InlineData("a suite with no runs", "Error: the service was not reachable.")]
     public void MissingOptionalPartsRenderWithoutErrors(string missing, string expected)
@@ -267,8 +269,10 @@ public sealed partial class HtmlReportTests
         var content = missing switch
         {
             "no series" => ReportContent.ForRun(run with { Series = null }, GeneratedAt),
-            "no verdict" => ReportContent.ForRun(run with { Verdict = null, Measured = null }, GeneratedAt),
+            "no thresholds" => ReportContent.ForRun(run with { Verdict = null, Measured = null, Plan = run.Plan with { Thresholds = [] } }, GeneratedAt),
+            "no verdict" => ReportContent.ForRun(run with { Verdict = null }, GeneratedAt),
             "failed before any call" => ReportContent.ForRun(SampleRuns.Failed("client-wrapper", "boom"), GeneratedAt),
+            "still running" => ReportContent.ForRun(new RunRecord(Guid.NewGuid(), SampleRuns.Plan("client-wrapper"), RunState.Running, SampleRuns.Started, null, null, null, null), GeneratedAt),
             "no latency" => ReportContent.ForRun(run with
             {
                 Stats = run.Stats! with { Latency = null, Histogram = [], StatusCounts = new Dictionary<string, long>(), FirstCallMs = null },

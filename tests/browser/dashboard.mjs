@@ -4,7 +4,7 @@
 // Prints one JSON line; exits 1 on any failure.
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium } from 'playwright-core';
+import { finish, launch } from './harness.mjs';
 
 const [gateway, outDir, countArg = '30', timeoutArg = '120'] = process.argv.slice(2);
 if (!gateway || !outDir) {
@@ -32,10 +32,7 @@ async function getJson(path) {
 }
 
 mkdirSync(outDir, { recursive: true });
-const browser = await chromium.launch({
-  executablePath: '/usr/bin/chromium',
-  args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-});
+const browser = await launch();
 try {
   const context = await browser.newContext({ viewport: { width: 1440, height: 900 }, acceptDownloads: true });
   context.on('request', (request) => {
@@ -227,6 +224,4 @@ try {
   await browser.close();
 }
 
-result.ok = failures.length === 0;
-console.log(JSON.stringify(result));
-process.exit(result.ok ? 0 : 1);
+finish(result);

@@ -130,6 +130,16 @@ try {
     ], `chart-history ${name} wall/p50/p99`);
   }
 
+  // The suite's report: one HTML file, linked once the suite ended, that holds every strategy.
+  const reportHref = await page.$eval('#report-link', (link) => (link.hidden ? null : link.getAttribute('href')));
+  same(reportHref, `/api/suites/${result.suiteId}/report`, 'the report link after the suite');
+  const report = await page.evaluate(async (url) => {
+    const response = await fetch(url);
+    return { status: response.status, type: response.headers.get('content-type'), body: await response.text() };
+  }, reportHref);
+  check(report.status === 200 && report.type?.startsWith('text/html'), `the suite report answered ${report.status} ${report.type}`);
+  check(strategies.every((name) => report.body.includes(name)) && !/<script[^>]+src=/i.test(report.body), 'the suite report does not hold every strategy inline');
+
   const rows = await page.$$('#history-table tbody tr');
   check(rows.length >= strategies.length, `the history table has ${rows.length} rows`);
   await shoot('dashboard-after-run.png');

@@ -38,6 +38,10 @@ function row(run) {
     text: format.toUpperCase(),
     attrs: { href: `/api/runs/${run.id}/export?format=${format}`, download: '', 'aria-label': `Export the ${run.plan.strategy} run as ${format.toUpperCase()}` },
   }));
+  exports.push(el('a', {
+    text: 'Report',
+    attrs: { href: `/api/runs/${run.id}/report`, download: '', 'aria-label': `Download the ${run.plan.strategy} run as an HTML report that opens offline` },
+  }));
   tr.append(
     el('td', {}, [pick]),
     el('td', {}, [swatch, run.plan.strategy]),

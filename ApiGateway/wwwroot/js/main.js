@@ -98,6 +98,7 @@ async function start() {
   setState('running');
   say('Starting…');
   $('progress').value = 0;
+  $('report-link').hidden = true;
   resetLive();
 
   let view;
@@ -150,6 +151,10 @@ async function finish(kind, final) {
   // The time series of what just ran, read back from the history (the same a reload shows).
   await showRunsOverTime(kind === 'suites' ? final.runs.map((run) => run.id) : [final.id]);
   const verdict = verdictText(kind === 'suites' ? final.runs : [final]);
+  const report = $('report-link');
+  report.href = `/api/${kind}/${final.id}/report`;
+  report.textContent = `Download the ${kind === 'suites' ? 'suite' : 'run'}'s report (one HTML file, opens offline)`;
+  report.hidden = false;
   if (final.state === 'Completed') {
     const fastest = kind === 'suites' ? final.comparison.find((row) => row.wallTimeVsFastest === 1) : null;
     say(`${what} completed at ${time(final.finishedAt ?? new Date().toISOString())}` +

@@ -4,6 +4,9 @@ using System.Text.Json;
 using ApiGateway.Errors;
 using ApiGateway.History;
 using ApiGateway.Runs;
+using LoadEngine.Clients;
+using LoadEngine.Reports;
+using LoadEngine.Strategies;
 
 namespace ApiGateway.Endpoints;
 
@@ -20,8 +23,50 @@ public static class RunExportEndpoints
             .Produces(StatusCodes.Status200OK, contentType: "application/json")
             .Produces(StatusCodes.Status200OK, contentType: "text/csv")
             .ProducesProblem(StatusCodes.Status400BadRequest).ProducesProblem(StatusCodes.Status404NotFound);
+        app.MapGet("/api/runs/{id:guid}/report", RunReportAsync)
+            .WithTags("Runs")
+            .WithSummary("Download one run as a single-file HTML report: figures, percentiles, verdict, distribution and time series, Chart.js inlined; it opens with no network.")
+            .Produces(StatusCodes.Status200OK, contentType: "text/html")
+            .ProducesProblem(StatusCodes.Status404NotFound);
+        app.MapGet("/api/suites/{id:guid}/report", SuiteReportAsync)
+            .WithTags("Suites")
+            .WithSummary("Download a suite as a single-file HTML report: the strategies compared, then each run's section.")
+            .Produces(StatusCodes.Status200OK, contentType: "text/html")
+            .ProducesProblem(StatusCodes.Status404NotFound);
         return app;
     }
+
+    private static async Task<IResult> RunReportAsync(Guid id, RunCoordinator coordinator, IRunStore store, MonitorChannelFactory channels)
+    {
+        var record = coordinator.FindRun(id) is { } active ? active.Record with { Progress = active.Live.Latest } : await store.GetAsync(id);
+        return record is null
+            ? TypedResults.Problem(statusCode: StatusCodes.Status404NotFound, title: "No such run", detail: $"There is no run {id}; GET /api/runs lists the runs there are.")
+            : Report(ReportContent.ForRun(record, DateTimeOffset.UtcNow, channels.ServerUri.ToString()), $"report-{record.Plan.Strategy}-{record.Id}.html");
+    }
+
+    private static async Task<IResult> SuiteReportAsync(Guid id, RunCoordinator coordinator, IRunStore store, MonitorChannelFactory channels)
+    {
+        var suite = coordinator.FindSuite(id)?.Record ?? await store.GetSuiteAsync(id);
+        if (suite is null)
+        {
+            return TypedResults.Problem(statusCode: StatusCodes.Status404NotFound, title: "No such suite", detail: $"There is no suite {id}; start one with POST /api/suites.");
+        }
+
+        // Lists leave the time series out; the report draws them, so read each run whole.
+        var runs = new List<RunRecord>();
+        foreach (var listed in await store.ListSuiteRunsAsync(id))
+        {
+            runs.Add(await store.GetAsync(listed.Id) ?? listed);
+        }
+
+        return Report(ReportContent.ForSuite(suite, runs, DateTimeOffset.UtcNow, channels.ServerUri.ToString()), $"report-suite-{suite.Id}.html");
+    }
+
+    private static IResult Report(ReportContent content, string fileName) =>
+        TypedResults.File(
+            Encoding.UTF8.GetBytes(HtmlReport.Render(content with { Tool = "the GrpcBestPractices gateway", ColourOrder = StrategyList.Names })),
+            "text/html; charset=utf-8",
+            fileName);
 
     private static async Task<IResult> ExportAsync(Guid id, string? format, RunCoordinator coordinator, IRunStore store)
     {

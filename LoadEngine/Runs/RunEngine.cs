@@ -40,10 +40,12 @@ public sealed class RunEngine(IOptions<EngineOptions> options)
 
             var recorder = new RunRecorder(plan.Count, plan.IsOpen, plan.IncludeStatuses);
             var allocatedBefore = GC.GetTotalAllocatedBytes(precise: false);
+            var gcBefore = GcNow();
             var measured = await RunPhaseAsync(strategy, plan, RunPhase.Measured, recorder, plan.Count, plan.Duration, live, cancellation);
+            var gc = GcNow() - gcBefore;
             var allocated = GC.GetTotalAllocatedBytes(precise: false) - allocatedBefore;
             live.Statuses = recorder.Statuses;
-            var stats = recorder.ToStats(measured.WallTime, allocated, plan.Warmup, warmupTime, plan.Percentiles, measured.Schedule);
+            var stats = recorder.ToStats(measured.WallTime, allocated, plan.Warmup, warmupTime, plan.Percentiles, measured.Schedule) with { ClientGc = gc.ToStats() };
             return Ended(run with { Stats = stats, Series = recorder.ToSeries(measured.WallTime), Measured = strategy.DescribeMeasurement() }, measured, recorder, cancellation);
         }
         finally
@@ -116,6 +118,17 @@ public sealed class RunEngine(IOptions<EngineOptions> options)
         catch (OperationCanceledException) when (stop.IsCancellationRequested)
         {
         }
+    }
+
+    private static GcCounts GcNow() => new(GC.CollectionCount(0), GC.CollectionCount(1), GC.CollectionCount(2), GC.GetTotalPauseDuration());
+
+    private readonly record struct GcCounts(int Gen0, int Gen1, int Gen2, TimeSpan Pause)
+    {
+        public static GcCounts operator -(GcCounts after, GcCounts before) =>
+            new(after.Gen0 - before.Gen0, after.Gen1 - before.Gen1, after.Gen2 - before.Gen2, after.Pause - before.Pause);
+
+        // A gen-1 collection counts in gen 0's count too (and gen 2 in both): say each generation's own.
+        public GcStats ToStats() => new(Gen0 - Gen1, Gen1 - Gen2, Gen2, Math.Round(Pause.TotalMilliseconds, 3));
     }
 
     private sealed record PhaseOutcome(TimeSpan WallTime, RpcException? Unreachable, (double RequestedRate, TimeSpan Sending)? Schedule);

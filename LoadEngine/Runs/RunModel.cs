@@ -146,7 +146,13 @@ public sealed record RunStats(
 
     /// <summary>Arrival-rate loads only: how well the schedule was kept.</summary>
     public SendStats? Sends { get; init; }
+
+    /// <summary>The load generator's own garbage collections during the measured phase: a pause shows in the latency tail.</summary>
+    public GcStats? ClientGc { get; init; }
 }
+
+/// <summary>Collections by generation in the client process during the measured phase, and the time they paused it.</summary>
+public sealed record GcStats(int Gen0, int Gen1, int Gen2, double PauseMs);
 
 /// <summary>
 /// Latency of the calls after the first (the first is reported apart). Percentiles come from the run's HdrHistogram

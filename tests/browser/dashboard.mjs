@@ -4,7 +4,7 @@
 // Prints one JSON line; exits 1 on any failure.
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium } from 'playwright-core';
+import { finish, launch } from './harness.mjs';
 
 const [gateway, outDir, countArg = '30', timeoutArg = '120'] = process.argv.slice(2);
 if (!gateway || !outDir) {
@@ -32,10 +32,7 @@ async function getJson(path) {
 }
 
 mkdirSync(outDir, { recursive: true });
-const browser = await chromium.launch({
-  executablePath: '/usr/bin/chromium',
-  args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-});
+const browser = await launch();
 try {
   const context = await browser.newContext({ viewport: { width: 1440, height: 900 }, acceptDownloads: true });
   context.on('request', (request) => {
@@ -112,6 +109,16 @@ try {
     check(live.datasets.some((dataset) => dataset.label === `${name} calls/s` && dataset.data.length > 0), `the live chart has no throughput point for ${name}`);
   }
 
+  // Over time: each run of the suite, from its stored time series (calls per bucket as calls/s, and its p99).
+  const series = await chartData('chart-series');
+  for (const run of latest) {
+    const stored = await getJson(`/api/runs/${run.id}`);
+    const throughput = series.datasets.find((dataset) => dataset.label === `${run.plan.strategy} calls/s`);
+    check(stored.series?.points.length > 0, `${run.plan.strategy}: the stored run has no time series`);
+    same(throughput?.data.map((point) => point.y), stored.series?.points.map((point) => point.calls / (stored.series.intervalMs / 1000)), `chart-series ${run.plan.strategy} calls/s`);
+    same(throughput?.data.map((point) => point.x), stored.series?.points.map((point) => point.atMs / 1000), `chart-series ${run.plan.strategy} times`);
+  }
+
   // The history chart, for the strategy shown first and after picking another.
   for (const name of [await page.$eval('#history-strategy', (select) => select.value), strategies.at(-1)]) {
     await page.selectOption('#history-strategy', name);
@@ -122,6 +129,16 @@ try {
       runs.map((run) => run.stats.wallTimeMs), runs.map((run) => run.stats.latency.p50Ms), runs.map((run) => run.stats.latency.p99Ms),
     ], `chart-history ${name} wall/p50/p99`);
   }
+
+  // The suite's report: one HTML file, linked once the suite ended, that holds every strategy.
+  const reportHref = await page.$eval('#report-link', (link) => (link.hidden ? null : link.getAttribute('href')));
+  same(reportHref, `/api/suites/${result.suiteId}/report`, 'the report link after the suite');
+  const report = await page.evaluate(async (url) => {
+    const response = await fetch(url);
+    return { status: response.status, type: response.headers.get('content-type'), body: await response.text() };
+  }, reportHref);
+  check(report.status === 200 && report.type?.startsWith('text/html'), `the suite report answered ${report.status} ${report.type}`);
+  check(strategies.every((name) => report.body.includes(name)) && !/<script[^>]+src=/i.test(report.body), 'the suite report does not hold every strategy inline');
 
   const rows = await page.$$('#history-table tbody tr');
   check(rows.length >= strategies.length, `the history table has ${rows.length} rows`);
@@ -160,6 +177,30 @@ try {
   const [download] = await Promise.all([page.waitForEvent('download', { timeout: 10000 }), page.click('#history-table tbody tr:first-child a >> nth=0')]);
   check(download.suggestedFilename() === `run-${newer.plan.strategy}-${newer.id}.csv`, `the CSV link downloads ${download.suggestedFilename()}`);
 
+  // A run's "Show" button draws that one run over time, with its p50 and max too.
+  await page.click('#history-table tbody tr:first-child button');
+  await page.waitForFunction((label) => Chart.getChart('chart-series').data.datasets.length === 4
+    && Chart.getChart('chart-series').data.datasets[0].label === label, `${newer.plan.strategy} calls/s`, { timeout: 10000 });
+
+  // The load settings reach the API: an open load at a rate with a threshold, and the verdict comes back.
+  await page.selectOption('#strategy', strategies[0]);
+  await page.selectOption('#load', 'open');
+  check(await page.isVisible('#rate') && !(await page.isVisible('#stages')), 'the open load does not show rate alone');
+  await page.fill('#count', '');
+  await page.fill('#duration', '1');
+  await page.fill('#rate', '50');
+  await page.fill('#thresholds', 'p99 < 10s; errorRate < 1%');
+  await page.click('#start');
+  await page.waitForFunction(() => ['done', 'error'].includes(document.body.dataset.state), null, { timeout, polling: 50 });
+  const openRun = (await getJson(`/api/runs?strategy=${strategies[0]}&limit=1`)).runs[0];
+  check(openRun.plan.load === 'open' && openRun.plan.rate === 50 && openRun.plan.duration === 1, `the page's open load did not reach the API: ${JSON.stringify(openRun.plan)}`);
+  check(openRun.verdict?.passed === true && openRun.verdict.thresholds.length === 2, `the open run's verdict: ${JSON.stringify(openRun.verdict)}`);
+  check((await page.textContent('#status')).includes('Thresholds: 2 of 2 held'), `the status line does not give the verdict: ${await page.textContent('#status')}`);
+  check(await page.textContent('#history-table tbody tr:first-child .verdict-passed') === 'passed', 'the history table does not show the verdict');
+  await page.selectOption('#load', '');
+  await page.fill('#thresholds', '');
+  await page.fill('#duration', '');
+
   // Large type: scales the page and the charts, and survives a reload.
   await page.check('#large-type');
   check(await page.evaluate(() => document.documentElement.classList.contains('large') && Chart.defaults.font.size > 13), 'large type did not scale the page and charts');
@@ -193,6 +234,4 @@ try {
   await browser.close();
 }
 
-result.ok = failures.length === 0;
-console.log(JSON.stringify(result));
-process.exit(result.ok ? 0 : 1);
+finish(result);

@@ -73,6 +73,19 @@ export function createCharts() {
       },
     },
   });
+  create('chart-series', {
+    type: 'line',
+    data: { datasets: [] },
+    options: {
+      parsing: false,
+      interaction: { mode: 'nearest', intersect: false },
+      scales: {
+        x: axis('time into the measured phase (s)', { type: 'linear', min: 0 }),
+        y: axis('throughput (calls/s)', { type: 'linear', beginAtZero: true, position: 'left' }),
+        y1: axis('latency (ms)', { type: 'linear', beginAtZero: true, position: 'right', grid: { drawOnChartArea: false } }),
+      },
+    },
+  });
   create('chart-connections', {
     type: 'bar',
     data: { labels: [], datasets: [] },
@@ -153,6 +166,34 @@ export function showHistory(strategy, runs, label) {
   ];
   chart.update();
   describe('chart-history', `${strategy}: ${runs.length} runs over time; wall times ${runs.map((run) => run.stats.wallTimeMs).join(', ')} ms`);
+}
+
+/**
+ * runs: stored runs with their time series. Each run's throughput per bucket is a solid line in its strategy's colour;
+ * one run also shows p50, p99 and max, several show only their p99 (dashed), so a suite stays readable.
+ */
+export function showSeries(runs) {
+  const chart = charts['chart-series'];
+  const perSecond = (series, point) => point.calls / (series.intervalMs / 1000);
+  const at = (point) => point.atMs / 1000;
+  const single = runs.length === 1;
+  chart.data.datasets = runs.filter((run) => run.series?.points.length).flatMap((run) => {
+    const { series } = run;
+    const colour = colourOf(run.plan.strategy);
+    const line = (label, data, extra) => ({ label, data, borderColor: colour, backgroundColor: hollow, pointRadius: 0, borderWidth: 2, ...extra });
+    const latency = (field) => series.points.filter((point) => point[field] !== null).map((point) => ({ x: at(point), y: point[field] }));
+    const lines = [line(`${run.plan.strategy} calls/s`, series.points.map((point) => ({ x: at(point), y: perSecond(series, point) })), { yAxisID: 'y', borderWidth: 3, backgroundColor: colour })];
+    lines.push(line(`${run.plan.strategy} p99 (ms)`, latency('p99Ms'), { yAxisID: 'y1', borderDash: [10, 6] }));
+    if (single) {
+      lines.push(line(`${run.plan.strategy} p50 (ms)`, latency('p50Ms'), { yAxisID: 'y1', borderDash: [2, 4] }));
+      lines.push(line(`${run.plan.strategy} max (ms)`, latency('maxMs'), { yAxisID: 'y1', borderDash: [1, 2], borderWidth: 1 }));
+    }
+    return lines;
+  });
+  chart.update();
+  const title = single ? `${runs[0].plan.strategy} (${runs[0].series ? `${runs[0].series.intervalMs} ms buckets` : 'no series'})` : `${runs.length} runs`;
+  document.getElementById('series-title').textContent = `calls per second and latency of ${title}`;
+  describe('chart-series', `Over time: ${runs.map((run) => `${run.plan.strategy}, ${run.series?.points.length ?? 0} points of ${run.series?.intervalMs ?? '—'} ms`).join('; ')}`);
 }
 
 // The live chart: one throughput line per strategy (its colour), and the rolling p50/p99 of whatever is running.

@@ -1,7 +1,7 @@
 // The history table, compare-two and export links.
 
-import { api } from './api.js';
-import { colourOf } from './charts.js';
+import { api, showError } from './api.js';
+import { colourOf, showSeries } from './charts.js';
 import { dateTime, el, ms, whole } from './format.js';
 
 const picked = new Map();
@@ -13,7 +13,7 @@ export async function loadHistory() {
   for (const id of picked.keys()) if (!stillThere.has(id)) picked.delete(id);
   body.replaceChildren(...page.runs.map(row));
   if (page.runs.length === 0) {
-    body.append(el('tr', {}, [el('td', { text: 'No runs yet: start one above.', attrs: { colspan: '12' } })]));
+    body.append(el('tr', {}, [el('td', { text: 'No runs yet: start one above.', attrs: { colspan: '14' } })]));
   }
   updateCompareButton();
   return page.runs;
@@ -38,6 +38,10 @@ function row(run) {
     text: format.toUpperCase(),
     attrs: { href: `/api/runs/${run.id}/export?format=${format}`, download: '', 'aria-label': `Export the ${run.plan.strategy} run as ${format.toUpperCase()}` },
   }));
+  exports.push(el('a', {
+    text: 'Report',
+    attrs: { href: `/api/runs/${run.id}/report`, download: '', 'aria-label': `Download the ${run.plan.strategy} run as an HTML report that opens offline` },
+  }));
   tr.append(
     el('td', {}, [pick]),
     el('td', {}, [swatch, run.plan.strategy]),
@@ -49,10 +53,35 @@ function row(run) {
     el('td', { text: ms(stats?.latency?.p99Ms), className: 'num' }),
     el('td', { text: whole(stats?.connectionsUsed), className: 'num' }),
     el('td', { text: whole(stats?.failed), className: 'num' }),
+    verdictCell(run),
     el('td', { text: dateTime(run.startedAt) }),
+    el('td', {}, [overTime(run)]),
     el('td', {}, exports),
   );
   return tr;
+}
+
+/** Whether the run's thresholds held; the cell's title lists each with its measured value. */
+function verdictCell(run) {
+  if (!run.verdict) return el('td', { text: '—' });
+  const passed = run.verdict.passed;
+  const detail = run.verdict.thresholds.map((result) =>
+    `${result.passed ? 'held' : 'failed'}: ${result.threshold} (${result.measured === null ? result.reason ?? 'not measured' : `${ms(result.measured)} ${result.unit}`})`).join('\n');
+  return el('td', { text: passed ? 'passed' : 'failed', className: passed ? 'verdict-passed' : 'verdict-failed', attrs: { title: detail } });
+}
+
+function overTime(run) {
+  const button = el('button', { text: 'Show', attrs: { type: 'button', 'aria-label': `Show the ${run.plan.strategy} run started ${dateTime(run.startedAt)} over time` } });
+  button.disabled = !run.stats;
+  button.addEventListener('click', () => showRunsOverTime([run.id]).catch(showError));
+  return button;
+}
+
+/** Reads each run with its time series (lists leave series out) and draws them on the over-time chart. */
+export async function showRunsOverTime(ids) {
+  const runs = await Promise.all(ids.map((id) => api(`/api/runs/${id}`)));
+  showSeries(runs);
+  return runs;
 }
 
 function updateCompareButton() {

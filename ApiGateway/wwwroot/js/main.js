@@ -2,7 +2,7 @@
 
 import { api, clearErrors, showError } from './api.js';
 import { addLivePoint, addRunPoint, assignColours, createCharts, resetLive, setLargeType, showHistory, showLatest } from './charts.js';
-import { comparePicked, loadHistory } from './history.js';
+import { comparePicked, loadHistory, showRunsOverTime } from './history.js';
 import { follow } from './live.js';
 import { el, ms, time } from './format.js';
 
@@ -30,6 +30,8 @@ async function init() {
   $('cancel').addEventListener('click', () => cancel().catch(showError));
   $('compare').addEventListener('click', () => comparePicked().catch(showError));
   $('history-strategy').addEventListener('change', () => loadStrategyHistory().catch(showError));
+  $('load').addEventListener('change', showLoadFields);
+  showLoadFields();
 
   try {
     strategies = (await api('/api/strategies')).map((strategy) => strategy.name);
@@ -57,16 +59,32 @@ function initLargeType() {
   });
 }
 
-/** Reads the form; the browser's own constraint messages explain a bad value next to its field. */
+/** Rate and stages matter only to the loads that start calls on a schedule. */
+function showLoadFields() {
+  const load = $('load').value;
+  document.querySelectorAll('[data-for-load]').forEach((label) => {
+    label.hidden = !label.dataset.forLoad.split(' ').includes(load);
+  });
+}
+
+/** Reads the form; the browser's own constraint messages explain a bad value next to its field, the API the rest. */
 function readPlan() {
   const form = $('run-form');
   if (!form.reportValidity()) return null;
   const number = (id) => ($(id).value === '' ? undefined : Number($(id).value));
+  const load = $('load').value || undefined;
+  const scheduled = load === 'open' || load === 'ramping';
+  const thresholds = $('thresholds').value.split(';').map((text) => text.trim()).filter(Boolean);
   return {
+    load,
     count: number('count'),
+    duration: number('duration'),
     concurrency: number('concurrency'),
+    rate: scheduled ? number('rate') : undefined,
+    stages: load === 'ramping' && $('stages').value.trim() ? $('stages').value.trim() : undefined,
     delayMs: number('delay') ?? 0,
     payloadBytes: number('payload') ?? 100,
+    thresholds: thresholds.length ? thresholds : undefined,
   };
 }
 
@@ -80,6 +98,7 @@ async function start() {
   setState('running');
   say('Starting…');
   $('progress').value = 0;
+  $('report-link').hidden = true;
   resetLive();
 
   let view;
@@ -109,12 +128,15 @@ async function start() {
 }
 
 function onProgress({ strategy, index, of, progress }, seconds) {
-  const done = progress.total > 0 ? progress.completed / progress.total : 0;
+  const done = progress.total > 0 ? progress.completed / progress.total
+    : progress.durationMs ? Math.min(1, progress.elapsedMs / progress.durationMs) : 0;
   $('progress').value = Math.min(1, (index - 1 + (progress.phase === 'Finished' ? 1 : done)) / of);
   const phase = { Starting: 'starting', Warmup: 'warm-up', Measured: 'measuring', Finished: 'finished' }[progress.phase] ?? progress.phase;
   const where = of > 1 ? `Strategy ${index} of ${of}: ${strategy}` : strategy;
-  const text = `${where} — ${phase}, ${progress.completed.toLocaleString('en-US')} of ${progress.total.toLocaleString('en-US')} calls` +
-    `${progress.failed ? `, ${progress.failed} failed` : ''}, ${Math.round(progress.currentThroughputPerSecond).toLocaleString('en-US')} calls/s`;
+  const tally = progress.total > 0 ? ` of ${progress.total.toLocaleString('en-US')}` : ` in ${(progress.elapsedMs / 1000).toFixed(1)} s`;
+  const text = `${where} — ${phase}, ${progress.completed.toLocaleString('en-US')}${tally} calls` +
+    `${progress.failed ? `, ${progress.failed} failed` : ''}, ${Math.round(progress.currentThroughputPerSecond).toLocaleString('en-US')} calls/s` +
+    `${progress.late ? `, ${progress.late} sent late` : ''}${progress.dropped ? `, ${progress.dropped} dropped` : ''}`;
   $('status').dataset.last = text;
   say(text);
   if (progress.phase !== 'Starting') addLivePoint(strategy, seconds, progress);
@@ -126,10 +148,17 @@ async function finish(kind, final) {
   $('progress').value = final.state === 'Completed' ? 1 : $('progress').value;
   const what = kind === 'suites' ? `All ${final.strategies.length} strategies` : final.plan.strategy;
   await refresh();
+  // The time series of what just ran, read back from the history (the same a reload shows).
+  await showRunsOverTime(kind === 'suites' ? final.runs.map((run) => run.id) : [final.id]);
+  const verdict = verdictText(kind === 'suites' ? final.runs : [final]);
+  const report = $('report-link');
+  report.href = `/api/${kind}/${final.id}/report`;
+  report.textContent = `Download the ${kind === 'suites' ? 'suite' : 'run'}'s report (one HTML file, opens offline)`;
+  report.hidden = false;
   if (final.state === 'Completed') {
     const fastest = kind === 'suites' ? final.comparison.find((row) => row.wallTimeVsFastest === 1) : null;
     say(`${what} completed at ${time(final.finishedAt ?? new Date().toISOString())}` +
-      (fastest ? `; fastest: ${fastest.strategy} (${ms(fastest.wallTimeMs)} ms).` : `: ${ms(final.stats?.wallTimeMs)} ms wall time.`));
+      (fastest ? `; fastest: ${fastest.strategy} (${ms(fastest.wallTimeMs)} ms).` : `: ${ms(final.stats?.wallTimeMs)} ms wall time.`) + verdict);
     setState('done');
   } else if (final.state === 'Cancelled') {
     say(`${what}: cancelled — ${final.error ?? 'on request'}.`);
@@ -139,6 +168,16 @@ async function finish(kind, final) {
     showError(new Error(`The ${kind === 'suites' ? 'suite' : 'run'} failed: ${final.error ?? 'no reason given'}`));
     setState('error');
   }
+}
+
+/** " Thresholds: 2 of 3 held; failed: p99 < 5ms (7.2 ms)." for runs that had thresholds, else nothing. */
+function verdictText(runs) {
+  const results = runs.flatMap((run) => run.verdict?.thresholds.map((result) => ({ ...result, strategy: run.plan.strategy })) ?? []);
+  if (results.length === 0) return '';
+  const failed = results.filter((result) => !result.passed);
+  const several = runs.length > 1;
+  return ` Thresholds: ${results.length - failed.length} of ${results.length} held` +
+    (failed.length ? `; failed: ${failed.map((result) => `${several ? `${result.strategy} ` : ''}${result.threshold} (${result.measured === null ? 'not measured' : `${ms(result.measured)} ${result.unit}`})`).join(', ')}.` : '.');
 }
 
 async function cancel() {

@@ -1,0 +1,224 @@
+using System.Text;
+using LoadEngine.Runs;
+using static LoadEngine.Reports.ReportText;
+
+namespace LoadEngine.Reports;
+
+/// <summary>One run's section of the report: what it did, what it measured, its verdict, and its charts with their data.</summary>
+internal static class RunSection
+{
+    public static void Write(StringBuilder html, RunRecord run, int index, int colour)
+    {
+        html.Append("<section class=\"panel run c").Append(colour).Append("\" id=\"").Append(Anchor(index)).Append("\" aria-labelledby=\"").Append(Anchor(index)).Append("-title\">");
+        html.Append("<h2 id=\"").Append(Anchor(index)).Append("-title\"><span class=\"swatch c").Append(colour).Append("\" aria-hidden=\"true\"></span>")
+            .Append(Escape(run.Plan.Strategy)).Append(" <span class=\"state state-").Append(run.State).Append("\">").Append(run.State).Append("</span></h2>");
+        if (run.Error is not null)
+        {
+            html.Append("<p class=\"error\"><strong>Error:</strong> ").Append(Escape(run.Error)).Append("</p>");
+        }
+
+        if (run.Measured is not null)
+        {
+            html.Append("<p class=\"measured\"><strong>Measured:</strong> ").Append(Escape(run.Measured)).Append("</p>");
+        }
+
+        WriteVerdict(html, run);
+        html.Append("<h3>Plan</h3>");
+        HtmlMarkup.Facts(html, "facts", PlanFacts(run));
+        if (run.Stats is not { } stats)
+        {
+            html.Append(run.State == RunState.Running
+                ? "<p class=\"hint\">No figures yet: the run is still running.</p></section>"
+                : "<p class=\"hint\">No figures: the run ended before it measured any call.</p></section>");
+            return;
+        }
+
+        html.Append("<h3>Key figures</h3>");
+        HtmlMarkup.Facts(html, "figures", KeyFigures(stats));
+        HtmlMarkup.Facts(html, "facts", MoreFigures(stats));
+        html.Append("<div class=\"tables\">");
+        WriteLatency(html, stats);
+        WriteSends(html, stats.Sends);
+        WriteStatusCounts(html, stats);
+        html.Append("</div>");
+        html.Append("<h3>Charts</h3><div class=\"charts\">");
+        WriteHistogram(html, run, index, stats.Histogram);
+        WriteSeries(html, run, index);
+        html.Append("</div></section>");
+    }
+
+    public static string Anchor(int index) => $"run-{index + 1}";
+
+    private static IEnumerable<(string, string?)> PlanFacts(RunRecord run)
+    {
+        var plan = run.Plan;
+        yield return ("Load model", LoadName(plan.Load));
+        yield return ("Bounded by", Bound(plan));
+        yield return ("Concurrency", plan.Load == LoadKind.Sequential ? null : $"{Whole(plan.Concurrency)} in flight at most");
+        yield return (plan.Load == LoadKind.Ramping ? "Starting rate" : "Rate", plan.Rate is { } rate ? $"{Number(rate)} calls/s" : null);
+        yield return ("Stages", plan.Stages is { Count: > 0 } stages ? Stages(stages) : null);
+        yield return ("Warm-up", $"{Whole(plan.Warmup)} calls, not measured");
+        yield return ("Server delay", $"{Whole(plan.DelayMs)} ms");
+        yield return ("Payload", $"{Whole(plan.PayloadBytes)} bytes per field");
+        yield return ("Started", Time(run.StartedAt));
+        yield return ("Finished", Time(run.FinishedAt));
+        yield return ("Run id", run.Id.ToString());
+    }
+
+    private static IEnumerable<(string, string?)> KeyFigures(RunStats stats)
+    {
+        yield return ("Wall time", $"{Number(stats.WallTimeMs)} ms");
+        yield return ("Throughput", $"{Number(stats.ThroughputPerSecond)} calls/s");
+        yield return ("Calls", Whole(stats.Calls));
+        yield return ("Succeeded", Whole(stats.Succeeded));
+        yield return ("Failed", Whole(stats.Failed));
+        yield return ("Error rate", Percent(stats.ErrorRate));
+        yield return ("First call", stats.FirstCallMs is { } first ? $"{Number(first)} ms" : "—");
+        yield return ("Connections", Whole(stats.ConnectionsUsed));
+    }
+
+    private static IEnumerable<(string, string?)> MoreFigures(RunStats stats)
+    {
+        yield return ("Warm-up", $"{Whole(stats.WarmupCalls)} calls in {Number(stats.WarmupMs)} ms");
+        yield return ("Allocated per call", $"{Number(stats.AllocatedBytesPerCall)} bytes");
+        var service = stats.Service;
+        yield return ("Service CPU", service.Samples == 0 ? null : $"{Number(service.CpuMeanPercent)} % mean, {Number(service.CpuMaxPercent)} % max ({Whole(service.Samples)} samples)");
+        yield return ("Service memory", service.MemoryMaxMegabytes is { } memory ? $"{Number(memory)} MiB at most" : null);
+    }
+
+    private static void WriteVerdict(StringBuilder html, RunRecord run)
+    {
+        if (run.Verdict is not { } verdict)
+        {
+            html.Append(Judgements.Of(run) == Judgement.NotJudged
+                ? $"<div class=\"verdict verdict-failed\"><p><strong>Verdict: ✗ NOT JUDGED</strong> — the run ended without a verdict on its thresholds: {Escape(string.Join(", ", run.Plan.Thresholds))}.</p></div>"
+                : "<p class=\"verdict verdict-none\"><strong>Verdict:</strong> no thresholds were set.</p>");
+            return;
+        }
+
+        var failed = verdict.Thresholds.Count(threshold => !threshold.Passed);
+        html.Append("<div class=\"verdict verdict-").Append(verdict.Passed ? "passed" : "failed").Append("\"><p><strong>Verdict: ")
+            .Append(verdict.Passed ? "✓ PASSED" : "✗ FAILED").Append("</strong> — ")
+            .Append(verdict.Passed ? $"all {verdict.Thresholds.Count} thresholds held." : $"{failed} of {verdict.Thresholds.Count} thresholds failed.").Append("</p>");
+        HtmlMarkup.Table(html, "Thresholds", ["Threshold", "Measured", "Limit", "Result"], verdict.Thresholds.Select(threshold => (IReadOnlyList<Cell>)
+        [
+            Cell.Text(threshold.Threshold),
+            Cell.Number(Figure(threshold.Measured, threshold.Unit)),
+            Cell.Number($"{threshold.Operator} {Figure(threshold.Limit, threshold.Unit)}"),
+            Cell.Outcome(threshold.Passed),
+        ]));
+        html.Append("</div>");
+    }
+
+    private static void WriteLatency(StringBuilder html, RunStats stats)
+    {
+        if (stats.Latency is not { } latency)
+        {
+            html.Append("<div><p class=\"hint\">No latency: no call after the first succeeded.</p></div>");
+            return;
+        }
+
+        var actual = stats.LatencyFromActualSend;
+        html.Append("<div><h3>Latency percentiles</h3>");
+        if (actual is not null)
+        {
+            html.Append("<p class=\"hint\">The calls started on a schedule: latency from the intended send counts any wait the client added when it fell behind (coordinated omission corrected); from the actual send it does not.</p>");
+        }
+
+        string[] headers = actual is null
+            ? ["Percentile", "Latency (ms)"]
+            : ["Percentile", "From the intended send (coordinated-omission corrected), ms", "From the actual send, ms"];
+        var percentiles = latency.Percentiles.Count > 0
+            ? latency.Percentiles
+            : [new(50, latency.P50Ms), new(90, latency.P90Ms), new(99, latency.P99Ms), new(99.9, latency.P999Ms)];
+        var rows = new List<(string Name, double Value, double? Actual)> { ("min", latency.MinMs, actual?.MinMs) };
+        rows.AddRange(percentiles.Select(entry =>
+            (PercentileName(entry.Percentile), entry.Ms, actual?.Percentiles.FirstOrDefault(other => other.Percentile == entry.Percentile)?.Ms)));
+        rows.Add(("max", latency.MaxMs, actual?.MaxMs));
+        rows.Add(("mean", latency.MeanMs, actual?.MeanMs));
+        rows.Add(("standard deviation", latency.StdDevMs, actual?.StdDevMs));
+        HtmlMarkup.Table(html, "Latency percentiles in milliseconds", headers, rows.Select(row => (IReadOnlyList<Cell>)(actual is null
+            ? [Cell.Text(row.Name), Cell.Number(Number(row.Value))]
+            : [Cell.Text(row.Name), Cell.Number(Number(row.Value)), Cell.Number(Number(row.Actual))])));
+        html.Append("</div>");
+    }
+
+    private static void WriteSends(StringBuilder html, SendStats? sends)
+    {
+        if (sends is null)
+        {
+            return;
+        }
+
+        html.Append("<div><h3>How the schedule was kept</h3>");
+        HtmlMarkup.Table(html, "Sends against the schedule", ["Figure", "Value"],
+        [
+            [Cell.Text("Intended (due) calls"), Cell.Number(Whole(sends.Intended))],
+            [Cell.Text("Sent"), Cell.Number(Whole(sends.Sent))],
+            [Cell.Text($"Late (more than {Number(sends.LateAfterMs)} ms after their time)"), Cell.Number(Whole(sends.Late))],
+            [Cell.Text("Dropped (the client had its maximum in flight)"), Cell.Number(Whole(sends.Dropped))],
+            [Cell.Text("Requested rate"), Cell.Number($"{Number(sends.RequestedRatePerSecond)} calls/s")],
+            [Cell.Text("Achieved rate"), Cell.Number($"{Number(sends.AchievedRatePerSecond)} calls/s")],
+            [Cell.Text("Send lag p50"), Cell.Number($"{Number(sends.LagP50Ms)} ms")],
+            [Cell.Text("Send lag p99"), Cell.Number($"{Number(sends.LagP99Ms)} ms")],
+            [Cell.Text("Send lag max"), Cell.Number($"{Number(sends.LagMaxMs)} ms")],
+        ]);
+        html.Append("</div>");
+    }
+
+    private static void WriteStatusCounts(StringBuilder html, RunStats stats)
+    {
+        if (stats.StatusCounts.Count == 0)
+        {
+            return;
+        }
+
+        var total = stats.StatusCounts.Values.Sum();
+        html.Append("<div><h3>Status codes</h3>");
+        HtmlMarkup.Table(html, "Calls by gRPC status", ["Status", "Calls", "Share"], stats.StatusCounts.OrderByDescending(pair => pair.Value).Select(pair => (IReadOnlyList<Cell>)
+            [Cell.Text(pair.Key), Cell.Number(Whole(pair.Value)), Cell.Number(Percent(total == 0 ? 0 : (double)pair.Value / total))]));
+        html.Append("</div>");
+    }
+
+    private static void WriteHistogram(StringBuilder html, RunRecord run, int index, IReadOnlyList<HistogramBin> bins)
+    {
+        if (bins.Count == 0)
+        {
+            html.Append("<p class=\"hint\">No latency distribution: the run recorded no latencies.</p>");
+            return;
+        }
+
+        HtmlMarkup.Chart(html, "Latency distribution: calls per latency bin (log scale)", "histogram", index,
+            $"Latency distribution of {run.Plan.Strategy}: {bins.Count} bins from {Number(bins[0].FromMs)} to {Number(bins[^1].ToMs)} ms",
+            table => HtmlMarkup.Table(table, "Latency histogram bins", ["From (ms)", "To (ms)", "Calls"],
+                bins.Select(bin => (IReadOnlyList<Cell>)[Cell.Number(Number(bin.FromMs)), Cell.Number(Number(bin.ToMs)), Cell.Number(Whole(bin.Count))])));
+    }
+
+    private static void WriteSeries(StringBuilder html, RunRecord run, int index)
+    {
+        if (run.Series is not { Points.Count: > 0 } series)
+        {
+            html.Append("<p class=\"hint\">No time series: the run recorded its figures only as a whole.</p>");
+            return;
+        }
+
+        var seconds = series.IntervalMs / 1000;
+        HtmlMarkup.Chart(html, $"Calls and errors per second, per {Number(series.IntervalMs)} ms bucket", "rate", index,
+            $"Calls and errors per second of {run.Plan.Strategy} over {series.Points.Count} buckets; peak {Number(series.Points.Max(point => point.Calls) / seconds)} calls/s",
+            table => HtmlMarkup.Table(table, "Calls and errors per bucket", ["Bucket end (s)", "Calls", "Calls/s", "Errors", "Errors/s", "Errors by status"],
+                series.Points.Select(point => (IReadOnlyList<Cell>)
+                [
+                    Cell.Number(Number(point.AtMs / 1000)), Cell.Number(Whole(point.Calls)), Cell.Number(Number(point.Calls / seconds)),
+                    Cell.Number(Whole(point.Errors)), Cell.Number(Number(point.Errors / seconds)),
+                    Cell.Text(string.Join(", ", point.ErrorsByStatus.Select(pair => $"{pair.Key} {Whole(pair.Value)}"))),
+                ])));
+        HtmlMarkup.Chart(html, "Latency over time: p50, p90, p99 and max of each bucket (ms, log scale)", "latency", index,
+            $"Latency percentiles of {run.Plan.Strategy} over {series.Points.Count} buckets",
+            table => HtmlMarkup.Table(table, "Latency per bucket in milliseconds", ["Bucket end (s)", "p50", "p90", "p99", "max"],
+                series.Points.Select(point => (IReadOnlyList<Cell>)
+                [
+                    Cell.Number(Number(point.AtMs / 1000)), Cell.Number(Number(point.P50Ms)), Cell.Number(Number(point.P90Ms)),
+                    Cell.Number(Number(point.P99Ms)), Cell.Number(Number(point.MaxMs)),
+                ])));
+    }
+}

@@ -121,6 +121,12 @@ public sealed class LoadTestCommand
         HelpName = "file",
     };
 
+    public Option<string> Report { get; } = new("--report")
+    {
+        Description = "Write an HTML report of the run (or the suite) to this file: one self-contained page that opens offline, as the gateway's report.",
+        HelpName = "file",
+    };
+
     public Option<bool> Plain { get; } = new("--plain")
     {
         Description = "Plain progress lines, at most one a second, even on a terminal (the default when output is redirected).",
@@ -151,7 +157,7 @@ public sealed class LoadTestCommand
         foreach (var option in new Option[]
                  {
                      Target, Strategy, Count, Duration, Load, Concurrency, Rate, Stages, Warmup, DelayMs, PayloadBytes, PercentileList, Thresholds,
-                     CallTimeout, ConnectTimeout, MaxInFlight, Json, Plain, Quiet, LogLevel,
+                     CallTimeout, ConnectTimeout, MaxInFlight, Json, Report, Plain, Quiet, LogLevel,
                  })
         {
             Root.Options.Add(option);

@@ -25,6 +25,7 @@ public sealed record LoadTestSettings(
     EngineOptions Engine,
     PlanLimits Limits,
     string? JsonPath,
+    string? ReportPath,
     ProgressMode Progress,
     LogLevel LogLevel)
 {
@@ -51,7 +52,8 @@ public sealed record LoadTestSettings(
             || !TrySeconds(parsed.GetValue(command.ConnectTimeout), "connect-timeout", MaxConnectTimeoutSeconds, defaults.ConnectTimeout, out var connectTimeout, out error)
             || !RunPlanRules.TryWhole(parsed.GetValue(command.MaxInFlight), "max-in-flight", 1, MaxInFlightLimit, PlanLimits.Defaults.MaxConcurrency, out var maxInFlight, out error)
             || !TryLogLevel(parsed.GetValue(command.LogLevel), out var logLevel, out error)
-            || !TryOutputFile(parsed.GetValue(command.Json), "json", out var jsonPath, out error))
+            || !TryOutputFile(parsed.GetValue(command.Json), "json", out var jsonPath, out error)
+            || !TryOutputFile(parsed.GetValue(command.Report), "report", out var reportPath, out error))
         {
             return false;
         }
@@ -67,7 +69,7 @@ public sealed record LoadTestSettings(
             : parsed.GetValue(command.Plain) || outputRedirected ? ProgressMode.Plain
             : ProgressMode.Live;
         var engine = new EngineOptions { ServerUri = target, CallTimeout = callTimeout, ConnectTimeout = connectTimeout, MaxInFlight = maxInFlight };
-        settings = new LoadTestSettings(target, plans, isSuite, engine, limits, jsonPath, progress, logLevel);
+        settings = new LoadTestSettings(target, plans, isSuite, engine, limits, jsonPath, reportPath, progress, logLevel);
         return true;
     }
 

@@ -48,7 +48,7 @@ public sealed class LoadTestCliTests(SystemFixture system)
         var json = folder.File("run.json");
 
         var result = await CliProcess.RunAsync("--target", Target, "--strategy", "client-wrapper", "--count", "100",
-            "--threshold", "p50 < 1us", "--threshold", "errorRate < 1%", "--json", json);
+            "--threshold", "p50 < 1us", "--threshold", "errorRate < 1%", "--json", json, "--report", folder.File("run.html"));
 
         Assert.True(result.ExitCode == ExitCodes.ThresholdFailed, result.ToString());
         Assert.Matches(@"\| client-wrapper \| p50 < 1us +\| +[\d.]+ ms \| +< 0\.001 ms \| failed +\|", result.Output);
@@ -58,6 +58,29 @@ public sealed class LoadTestCliTests(SystemFixture system)
         Assert.False(verdict.GetProperty("passed").GetBoolean());
         Assert.False(verdict.GetProperty("thresholds")[0].GetProperty("passed").GetBoolean());
         Assert.True(verdict.GetProperty("thresholds")[0].GetProperty("measured").GetDouble() > 0.001);
+        Assert.Contains("data-verdict=\"failed\"", File.ReadAllText(folder.File("run.html")));
+    }
+
+    [Fact]
+    public async Task ReportWritesOneSelfContainedHtmlFileOfTheSuiteWithEveryStrategyAndItsVerdict()
+    {
+        using var folder = new TemporaryFolder();
+        var (report, json) = (folder.File("suite.html"), folder.File("suite.json"));
+
+        var result = await CliProcess.RunAsync("--target", Target, "--strategy", "all", "--count", "30", "--threshold", "errorRate < 1%", "--report", report, "--json", json);
+
+        Assert.True(result.ExitCode == ExitCodes.Passed, result.ToString());
+        Assert.Contains($"Report: {report}", result.Output);
+        var html = File.ReadAllText(report);
+        Assert.StartsWith("<!doctype html>", html);
+        Assert.Contains("data-verdict=\"passed\"", html);
+        Assert.Contains($"Target: <strong>{Target}/</strong>", html);
+        Assert.Contains("the GrpcBestPractices CLI (./loadtest)", html);
+        Assert.All(StrategyList.Names, name => Assert.Contains(name, html));
+        Assert.All(ReadJson(json).GetProperty("runs").EnumerateArray(), run => Assert.Contains(run.GetProperty("id").GetString()!, html));
+        // Self-contained: scripts and styles are inline and nothing is fetched, so it opens from a CI artifact offline.
+        Assert.DoesNotMatch("<script[^>]+src=|<link[^>]+href=|<img[^>]+src=|url\\(", html);
+        Assert.Contains("default-src 'none'", html);
     }
 
     [Fact]

@@ -12,7 +12,7 @@ public sealed class LoadTestCommandTests
     public static readonly string[] EveryOption =
     [
         "--target", "--strategy", "--count", "--duration", "--load", "--concurrency", "--rate", "--stages", "--warmup", "--delay-ms",
-        "--payload-bytes", "--percentiles", "--threshold", "--call-timeout", "--connect-timeout", "--max-in-flight", "--json", "--plain",
+        "--payload-bytes", "--percentiles", "--threshold", "--call-timeout", "--connect-timeout", "--max-in-flight", "--json", "--report", "--plain",
         "--quiet", "--log-level", "--help", "--version",
     ];
 
@@ -45,6 +45,7 @@ public sealed class LoadTestCommandTests
     [InlineData("connect-timeout was 'soon'; it must be a number of seconds from 0.01 to 120.", "--target", Target, "--count", "10", "--connect-timeout", "soon")]
     [InlineData("log-level was 'loud'; it must be one of: trace, debug, information, warning, error, critical, none.", "--target", Target, "--count", "10", "--log-level", "loud")]
     [InlineData("json was '/no-such-folder/out.json'; it must name a file in a folder that exists", "--target", Target, "--count", "10", "--json", "/no-such-folder/out.json")]
+    [InlineData("report was '/'; that is a folder, and it must name a file.", "--target", Target, "--count", "10", "--report", "/")]
     public async Task AnUnusableCommandLineExitsTwoWithOneSentenceAndAPointerToHelp(string sentence, params string[] arguments)
     {
         var (code, output, error) = await InvokeAsync(arguments);
@@ -86,7 +87,7 @@ public sealed class LoadTestCommandTests
     public void OneStrategyIsOneRunAgainstTheTargetWithTheEngineSettingsGiven()
     {
         var settings = Read("--target", "https://example.test:7000", "--strategy", "single-connection", "--count", "1000", "--max-in-flight", "64",
-            "--call-timeout", "2.5", "--connect-timeout", "0.5", "--json", Path.Combine(Path.GetTempPath(), "run.json"));
+            "--call-timeout", "2.5", "--connect-timeout", "0.5", "--json", Path.Combine(Path.GetTempPath(), "run.json"), "--report", "report.html");
 
         Assert.False(settings.IsSuite);
         var plan = Assert.Single(settings.Plans);
@@ -94,6 +95,7 @@ public sealed class LoadTestCommandTests
         Assert.Equal(new Uri("https://example.test:7000"), settings.Engine.ServerUri);
         Assert.Equal((TimeSpan.FromSeconds(2.5), TimeSpan.FromSeconds(0.5), 64), (settings.Engine.CallTimeout, settings.Engine.ConnectTimeout, settings.Engine.MaxInFlight));
         Assert.Equal(Path.Combine(Path.GetTempPath(), "run.json"), settings.JsonPath);
+        Assert.Equal(Path.GetFullPath("report.html"), settings.ReportPath);
     }
 
     [Fact]

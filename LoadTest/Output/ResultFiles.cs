@@ -20,7 +20,7 @@ public static class ResultFiles
         var failed = 0;
         if (settings.JsonPath is { } jsonPath)
         {
-            object document = result.Suite is { } suite ? SuiteDocument.From(suite, result.Runs) : result.Runs.Single();
+            object document = result.Suite is { } suite ? new SuiteDocument(suite, result.Runs) : result.Runs.Single();
             failed += await TryWriteAsync(jsonPath, "JSON", stream => JsonSerializer.SerializeAsync(stream, document, RunJson.Options), notes);
         }
 

@@ -31,65 +31,35 @@ public sealed class LoadTestCommand
         DefaultValueFactory = _ => AllStrategies,
     };
 
-    public Option<string> Count { get; } = new("--count")
-    {
-        Description = $"Measured calls (stream messages for streaming-call), 1 to {PlanLimits.Defaults.MaxCount}. A run needs a count, a duration, or both (whichever ends first).",
-        HelpName = "calls",
-    };
+    public Option<string> Count { get; } = Text("--count", "calls",
+        $"Measured calls (stream messages for streaming-call), 1 to {PlanLimits.Defaults.MaxCount}. A run needs a count, a duration, or both (whichever ends first).");
 
-    public Option<string> Duration { get; } = new("--duration")
-    {
-        Description = $"Seconds the measured phase lasts, {RunPlanRules.MinDurationSeconds.ToString(CultureInfo.InvariantCulture)} to {PlanLimits.Defaults.MaxRunSeconds}.",
-        HelpName = "seconds",
-    };
+    public Option<string> Duration { get; } = Text("--duration", "seconds",
+        $"Seconds the measured phase lasts, {RunPlanRules.MinDurationSeconds.ToString(CultureInfo.InvariantCulture)} to {PlanLimits.Defaults.MaxRunSeconds}.");
 
-    public Option<string> Load { get; } = new("--load")
-    {
-        Description = $"The load shape: {RunPlanRules.LoadNames}. Left out, each strategy's own (sequential for the Performance strategies but the stream, closed for the rest).",
-        HelpName = "shape",
-    };
+    public Option<string> Load { get; } = Text("--load", "shape",
+        $"The load shape: {RunPlanRules.LoadNames}. Left out, each strategy's own (sequential for the Performance strategies but the stream, closed for the rest).");
 
-    public Option<string> Concurrency { get; } = new("--concurrency")
-    {
-        Description = "Closed load: calls in flight at once. Left out, all calls at once, at most --max-in-flight.",
-        HelpName = "calls",
-    };
+    public Option<string> Concurrency { get; } = Text("--concurrency", "calls",
+        "Closed load: calls in flight at once. Left out, all calls at once, at most --max-in-flight.");
 
-    public Option<string> Rate { get; } = new("--rate")
-    {
-        Description = "Open load: calls started per second, on a schedule. Ramping: the rate it starts from (default 0).",
-        HelpName = "per-second",
-    };
+    public Option<string> Rate { get; } = Text("--rate", "per-second",
+        "Open load: calls started per second, on a schedule. Ramping: the rate it starts from (default 0).");
 
-    public Option<string> Stages { get; } = new("--stages")
-    {
-        Description = "Ramping load: seconds:rate pairs, each moving the rate linearly to its target, e.g. \"10:5000,20:5000\".",
-        HelpName = "list",
-    };
+    public Option<string> Stages { get; } = Text("--stages", "list",
+        "Ramping load: seconds:rate pairs, each moving the rate linearly to its target, e.g. \"10:5000,20:5000\".");
 
-    public Option<string> Warmup { get; } = new("--warmup")
-    {
-        Description = $"Calls made first under the same load and kept out of the figures, 0 to {PlanLimits.Defaults.MaxWarmup} (default 0).",
-        HelpName = "calls",
-    };
+    public Option<string> Warmup { get; } = Text("--warmup", "calls",
+        $"Calls made first under the same load and kept out of the figures, 0 to {PlanLimits.Defaults.MaxWarmup} (default 0).");
 
-    public Option<string> DelayMs { get; } = new("--delay-ms")
-    {
-        Description = $"The service waits this long before each answer, 0 to {RunPlanRules.MaxDelayMs} (default 0).",
-        HelpName = "ms",
-    };
+    public Option<string> DelayMs { get; } = Text("--delay-ms", "ms",
+        $"The service waits this long before each answer, 0 to {RunPlanRules.MaxDelayMs} (default 0).");
 
-    public Option<string> PayloadBytes { get; } = new("--payload-bytes")
-    {
-        Description = $"Size of each of the answer's two data fields, 1 to {RunPlanRules.MaxPayloadBytes} (default {RunPlanRules.DefaultPayloadBytes}).",
-        HelpName = "bytes",
-    };
+    public Option<string> PayloadBytes { get; } = Text("--payload-bytes", "bytes",
+        $"Size of each of the answer's two data fields, 1 to {RunPlanRules.MaxPayloadBytes} (default {RunPlanRules.DefaultPayloadBytes}).");
 
-    public Option<string> PercentileList { get; } = new("--percentiles")
-    {
-        Description = $"The latency percentiles to report (default {Percentiles}); any a threshold judges is added.",
-        HelpName = "list",
-    };
+    public Option<string> PercentileList { get; } = Text("--percentiles", "list",
+        $"The latency percentiles to report (default {Percentiles}); any a threshold judges is added.");
 
     public Option<string[]> Thresholds { get; } = new("--threshold")
     {
@@ -97,35 +67,20 @@ public sealed class LoadTestCommand
         HelpName = "condition",
     };
 
-    public Option<string> CallTimeout { get; } = new("--call-timeout")
-    {
-        Description = $"Deadline of each call in seconds, {LoadTestSettings.MinTimeoutSeconds.ToString(CultureInfo.InvariantCulture)} to {LoadTestSettings.MaxCallTimeoutSeconds} (default 10); also the longest a stream may stay silent.",
-        HelpName = "seconds",
-    };
+    public Option<string> CallTimeout { get; } = Text("--call-timeout", "seconds",
+        $"Deadline of each call in seconds, {LoadTestSettings.MinTimeoutSeconds.ToString(CultureInfo.InvariantCulture)} to {LoadTestSettings.MaxCallTimeoutSeconds} (default 10); also the longest a stream may stay silent.");
 
-    public Option<string> ConnectTimeout { get; } = new("--connect-timeout")
-    {
-        Description = $"A connection not made within this many seconds fails the call, {LoadTestSettings.MinTimeoutSeconds.ToString(CultureInfo.InvariantCulture)} to {LoadTestSettings.MaxConnectTimeoutSeconds} (default 3).",
-        HelpName = "seconds",
-    };
+    public Option<string> ConnectTimeout { get; } = Text("--connect-timeout", "seconds",
+        $"A connection not made within this many seconds fails the call, {LoadTestSettings.MinTimeoutSeconds.ToString(CultureInfo.InvariantCulture)} to {LoadTestSettings.MaxConnectTimeoutSeconds} (default 3).");
 
-    public Option<string> MaxInFlight { get; } = new("--max-in-flight")
-    {
-        Description = $"Most calls in flight at once, 1 to {LoadTestSettings.MaxInFlightLimit} (default {PlanLimits.Defaults.MaxConcurrency}): caps --concurrency; an arrival-rate load drops (and counts) calls due beyond it.",
-        HelpName = "calls",
-    };
+    public Option<string> MaxInFlight { get; } = Text("--max-in-flight", "calls",
+        $"Most calls in flight at once, 1 to {LoadTestSettings.MaxInFlightLimit} (default {PlanLimits.Defaults.MaxConcurrency}): caps --concurrency; an arrival-rate load drops (and counts) calls due beyond it.");
 
-    public Option<string> Json { get; } = new("--json")
-    {
-        Description = "Write the run (for a suite, the suite and its runs) to this file, in the JSON shape of the gateway's run API.",
-        HelpName = "file",
-    };
+    public Option<string> Json { get; } = Text("--json", "file",
+        "Write the run (for a suite, the suite and its runs) to this file, in the JSON shape of the gateway's run API.");
 
-    public Option<string> Report { get; } = new("--report")
-    {
-        Description = "Write an HTML report of the run (or the suite) to this file: one self-contained page that opens offline, as the gateway's report.",
-        HelpName = "file",
-    };
+    public Option<string> Report { get; } = Text("--report", "file",
+        "Write an HTML report of the run (or the suite) to this file: one self-contained page that opens offline, as the gateway's report.");
 
     public Option<bool> Plain { get; } = new("--plain")
     {
@@ -137,11 +92,8 @@ public sealed class LoadTestCommand
         Description = "No progress; only the summary.",
     };
 
-    public Option<string> LogLevel { get; } = new("--log-level")
-    {
-        Description = $"The engine's log lines on stderr from this level up: {string.Join(", ", LoadTestSettings.LogLevelNames)} (default error).",
-        HelpName = "level",
-    };
+    public Option<string> LogLevel { get; } = Text("--log-level", "level",
+        $"The engine's log lines on stderr from this level up: {string.Join(", ", LoadTestSettings.LogLevelNames)} (default error).");
 
     public RootCommand Root { get; }
 
@@ -163,4 +115,7 @@ public sealed class LoadTestCommand
             Root.Options.Add(option);
         }
     }
+
+    /// <summary>An option whose value stays text until the rules read it, shown in help as <c>--name &lt;helpName&gt;</c>.</summary>
+    private static Option<string> Text(string name, string helpName, string description) => new(name) { Description = description, HelpName = helpName };
 }

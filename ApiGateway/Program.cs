@@ -5,8 +5,9 @@ using ApiGateway.History;
 using ApiGateway.OpenApi;
 using ApiGateway.Page;
 using GrpcBestPractices.ServiceDefaults;
+using LoadEngine;
 
-GatewaySetup.SizeSharedArrayPoolForConcurrentStreams();
+EngineProcess.SizeSharedArrayPoolForConcurrentStreams();
 return await ServiceHost.RunAsync("gateway", async () =>
 {
     var builder = WebApplication.CreateBuilder(args);

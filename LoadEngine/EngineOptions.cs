@@ -17,4 +17,21 @@ public sealed class EngineOptions
     /// while this many are in flight is dropped, and counted as dropped.
     /// </summary>
     public int MaxInFlight { get; set; } = 10_000;
+
+    /// <summary>
+    /// Whether <paramref name="text"/> can be <see cref="ServerUri"/>: an absolute http:// or https:// address with no path
+    /// or query (a gRPC method's path is the client's to add). The gateway's ServerUrl and the CLI's --target both obey it.
+    /// </summary>
+    public static bool TryServiceAddress(string? text, out Uri address)
+    {
+        address = null!;
+        if (!Uri.TryCreate(text, UriKind.Absolute, out var uri) || (uri.Scheme != Uri.UriSchemeHttp && uri.Scheme != Uri.UriSchemeHttps)
+            || uri.AbsolutePath != "/" || !string.IsNullOrEmpty(uri.Query))
+        {
+            return false;
+        }
+
+        address = uri;
+        return true;
+    }
 }

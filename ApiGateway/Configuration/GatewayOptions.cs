@@ -1,4 +1,5 @@
 using System.ComponentModel.DataAnnotations;
+using LoadEngine;
 
 namespace ApiGateway.Configuration;
 
@@ -13,8 +14,7 @@ public sealed class GatewayOptions : IValidatableObject
     public IEnumerable<ValidationResult> Validate(ValidationContext validationContext)
     {
         if (!string.IsNullOrWhiteSpace(ServerUrl)
-            && (!Uri.TryCreate(ServerUrl, UriKind.Absolute, out var uri) || (uri.Scheme != Uri.UriSchemeHttp && uri.Scheme != Uri.UriSchemeHttps)
-                || uri.AbsolutePath != "/" || !string.IsNullOrEmpty(uri.Query)))
+            && !EngineOptions.TryServiceAddress(ServerUrl, out _))
         {
             yield return new ValidationResult(
                 $"ServerUrl must be an absolute http:// or https:// address with no path, e.g. http://127.0.0.1:5000; it was '{ServerUrl}'.",
@@ -29,14 +29,14 @@ public sealed class RunLimitsOptions
     public const string Section = "Runs";
 
     [Range(1, 10_000_000, ErrorMessage = "Runs:MaxCount must be between 1 and 10000000.")]
-    public int MaxCount { get; set; } = 100_000;
+    public int MaxCount { get; set; } = PlanLimits.Defaults.MaxCount;
 
     /// <summary>Most calls in flight at once in one run; "all at once" means this many.</summary>
     [Range(1, 100_000, ErrorMessage = "Runs:MaxConcurrency must be between 1 and 100000.")]
-    public int MaxConcurrency { get; set; } = 10_000;
+    public int MaxConcurrency { get; set; } = PlanLimits.Defaults.MaxConcurrency;
 
     [Range(0, 1_000_000, ErrorMessage = "Runs:MaxWarmup must be between 0 and 1000000.")]
-    public int MaxWarmup { get; set; } = 10_000;
+    public int MaxWarmup { get; set; } = PlanLimits.Defaults.MaxWarmup;
 
     /// <summary>Runs (or suites) executing at once; more starts get 429 with Retry-After.</summary>
     [Range(1, 64, ErrorMessage = "Runs:MaxRunsInFlight must be between 1 and 64.")]
@@ -44,7 +44,7 @@ public sealed class RunLimitsOptions
 
     /// <summary>The longest one run may take before it is stopped and stored as failed.</summary>
     [Range(1, 86_400, ErrorMessage = "Runs:MaxRunSeconds must be between 1 and 86400.")]
-    public int MaxRunSeconds { get; set; } = 600;
+    public int MaxRunSeconds { get; set; } = PlanLimits.Defaults.MaxRunSeconds;
 
     /// <summary>Deadline of each call (and the longest a stream may stay silent), so a stuck service cannot hang a run.</summary>
     [Range(0.01, 3600, ErrorMessage = "Runs:CallTimeoutSeconds must be between 0.01 and 3600.")]

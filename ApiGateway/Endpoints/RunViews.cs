@@ -1,4 +1,5 @@
 using ApiGateway.Runs;
+using LoadEngine.Thresholds;
 
 namespace ApiGateway.Endpoints;
 
@@ -47,7 +48,7 @@ public sealed record SuiteView(
     IReadOnlyList<SuiteRow> Comparison)
 {
     /// <summary>With thresholds: whether every run completed and passed its verdict (each run's verdict has the figures). Null without.</summary>
-    public bool? Passed => Plan.Thresholds.Count == 0 ? null : State == RunState.Completed && Runs.Count == Strategies.Count && Runs.All(run => run.Verdict?.Passed == true);
+    public bool? Passed => ThresholdJudge.SuitePassed(Plan, State, Strategies.Count, Runs);
 
     public static SuiteView From(SuiteRecord suite, IReadOnlyList<RunRecord> runs, ActiveSuite? active)
     {

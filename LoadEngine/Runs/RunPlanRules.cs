@@ -33,6 +33,9 @@ public sealed record RunPlanInput(
 /// <summary>The limits every plan obeys (the gateway's Runs section, or the CLI's own).</summary>
 public sealed record PlanLimits(int MaxCount, int MaxConcurrency, int MaxWarmup, int MaxRunSeconds)
 {
+    /// <summary>The gateway's defaults, which the CLI uses as they are, so a plan one accepts the other accepts too.</summary>
+    public static PlanLimits Defaults { get; } = new(MaxCount: 100_000, MaxConcurrency: 10_000, MaxWarmup: 10_000, MaxRunSeconds: 600);
+
     public const double MaxRate = 1_000_000;
     public const int MaxStages = 100;
     public const int MaxPercentiles = 20;

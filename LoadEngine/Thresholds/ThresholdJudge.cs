@@ -21,6 +21,13 @@ public static class ThresholdJudge
             : run;
 
     /// <summary>
+    /// A suite's verdict, for the gateway's suite view and the CLI's suite file alike: with thresholds, whether it completed,
+    /// every strategy ran, and every run passed its own verdict (which has the figures); null when the plan had none.
+    /// </summary>
+    public static bool? SuitePassed(RunPlan plan, RunState state, int strategies, IReadOnlyList<RunRecord> runs) =>
+        plan.Thresholds.Count == 0 ? null : state == RunState.Completed && runs.Count == strategies && runs.All(run => run.Verdict?.Passed == true);
+
+    /// <summary>
     /// Each threshold against its figure. A run that did not complete fails the verdict whatever its figures say (they
     /// cover only part of the plan); a figure the run does not have fails its threshold, with nothing measured and the
     /// reason. No thresholds give a passing verdict with no results.

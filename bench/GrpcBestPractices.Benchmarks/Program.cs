@@ -15,7 +15,7 @@ if (args is ["probe", var probeAddress, ..])
 if (args is ["layers", var layersAddress, ..])
 {
     // This process as the gateway runs: its ArrayPool size, and no trace context on calls.
-    ApiGateway.GatewaySetup.SizeSharedArrayPoolForConcurrentStreams();
+    LoadEngine.EngineProcess.SizeSharedArrayPoolForConcurrentStreams();
     AppContext.SetSwitch("System.Net.Http.EnableActivityPropagation", false);
     await ClientLayers.RunAsync(layersAddress, args.Length > 2 ? int.Parse(args[2], CultureInfo.InvariantCulture) : 20000);
     return 0;

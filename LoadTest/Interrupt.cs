@@ -1,0 +1,46 @@
+using System.Runtime.InteropServices;
+
+namespace LoadTest;
+
+/// <summary>
+/// Ctrl+C (SIGINT) or SIGTERM, as a CI runner sends when a job is cancelled: the first one cancels the current run, which
+/// then ends as Cancelled with what it measured, the summary is printed and the files are written. A second one ends the
+/// process at once, as the signal would have.
+/// </summary>
+public sealed class Interrupt : IDisposable
+{
+    private readonly CancellationTokenSource _cancellation = new();
+    private readonly PosixSignalRegistration[] _registrations;
+    private string? _signal;
+
+    public Interrupt()
+    {
+        _registrations = [PosixSignalRegistration.Create(PosixSignal.SIGINT, OnSignal), PosixSignalRegistration.Create(PosixSignal.SIGTERM, OnSignal)];
+    }
+
+    public CancellationToken Token => _cancellation.Token;
+
+    /// <summary>What interrupted: "Ctrl+C (SIGINT)" or "SIGTERM"; null while nothing has.</summary>
+    public string? Signal => Volatile.Read(ref _signal);
+
+    public void Dispose()
+    {
+        foreach (var registration in _registrations)
+        {
+            registration.Dispose();
+        }
+
+        _cancellation.Dispose();
+    }
+
+    private void OnSignal(PosixSignalContext context)
+    {
+        if (Interlocked.CompareExchange(ref _signal, context.Signal == PosixSignal.SIGINT ? "Ctrl+C (SIGINT)" : "SIGTERM", null) is not null)
+        {
+            return;
+        }
+
+        context.Cancel = true;
+        _cancellation.Cancel();
+    }
+}

@@ -1,0 +1,81 @@
+using System.CommandLine;
+using System.CommandLine.Invocation;
+using LoadTest.Output;
+using Microsoft.Extensions.DependencyInjection;
+using Spectre.Console;
+
+namespace LoadTest;
+
+/// <summary>
+/// The command from arguments to exit code: parse, check, run every plan with progress, write the files, print the
+/// summary. A command line that cannot be used costs one sentence on stderr and exit code 2, before anything runs.
+/// </summary>
+public static class LoadTestCli
+{
+    public static async Task<int> RunAsync(string[] args, TextWriter output, TextWriter error, Interrupt interrupt)
+    {
+        var command = new LoadTestCommand();
+        var parsed = command.Root.Parse(args);
+        if (parsed.Action is ParseErrorAction)
+        {
+            return Usage(error, parsed.Errors[0].Message);
+        }
+
+        command.Root.SetAction(async (result, _) =>
+        {
+            if (!LoadTestSettings.TryRead(result, command, Console.IsOutputRedirected, out var settings, out var problem))
+            {
+                return Usage(error, problem);
+            }
+
+            return await RunAsync(settings, output, interrupt);
+        });
+
+        // The interrupt is this class's own, so that Ctrl+C ends the run cleanly however long writing its results takes.
+        return await parsed.InvokeAsync(new InvocationConfiguration { Output = output, Error = error, ProcessTerminationTimeout = null });
+    }
+
+    private static int Usage(TextWriter error, string sentence)
+    {
+        error.WriteLine($"loadtest: {sentence} See {LoadTestCommand.Name} --help for every option.");
+        return ExitCodes.Usage;
+    }
+
+    private static async Task<int> RunAsync(LoadTestSettings settings, TextWriter output, Interrupt interrupt)
+    {
+        var plain = settings.Progress != ProgressMode.Live;
+        var console = plain ? PlainConsole(output) : AnsiConsole.Create(new AnsiConsoleSettings { Out = new AnsiConsoleOutput(output) });
+        ProgressDisplay display = settings.Progress switch
+        {
+            ProgressMode.Live => new LiveProgress(console),
+            ProgressMode.Plain => new PlainProgress(output, TimeProvider.System),
+            _ => new NoProgress(),
+        };
+
+        LoadTestResult result;
+        await using (var services = LoadTestRunner.BuildServices(settings))
+        {
+            var runner = services.GetRequiredService<LoadTestRunner>();
+            result = await display.ShowAsync(() => runner.RunAsync(settings, display, interrupt));
+        }
+
+        var (notes, notWritten) = await ResultFiles.WriteAsync(settings, result);
+        var outcome = Outcome.Of(result, notWritten);
+        Summary.Write(console, result, settings.Target, notes, outcome, plain);
+        return outcome.ExitCode;
+    }
+
+    /// <summary>No ANSI, no colour, and lines as long as the tables need: a CI log wraps nothing.</summary>
+    private static IAnsiConsole PlainConsole(TextWriter output)
+    {
+        var console = AnsiConsole.Create(new AnsiConsoleSettings
+        {
+            Ansi = AnsiSupport.No,
+            ColorSystem = ColorSystemSupport.NoColors,
+            Interactive = InteractionSupport.No,
+            Out = new AnsiConsoleOutput(output),
+        });
+        console.Profile.Width = 240;
+        return console;
+    }
+}

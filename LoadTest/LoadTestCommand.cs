@@ -1,0 +1,121 @@
+using System.CommandLine;
+using System.Globalization;
+using LoadEngine.Strategies;
+using LoadEngine.Thresholds;
+
+namespace LoadTest;
+
+/// <summary>
+/// Every option of the command line. The plan's options carry the run API's field names (--delay-ms for delayMs) and stay
+/// text, so that <see cref="RunPlanRules"/> reads them and a bad one gets the same sentence the gateway gives.
+/// </summary>
+public sealed class LoadTestCommand
+{
+    public const string Name = "./loadtest";
+
+    public const string AllStrategies = "all";
+
+    private static readonly string Percentiles = string.Join(',', RunPlan.DefaultPercentiles.Select(p => p.ToString(CultureInfo.InvariantCulture)));
+
+    public Option<string> Target { get; } = new("--target")
+    {
+        Description = "The PerformanceService to load: an absolute http:// or https:// address with no path, e.g. http://127.0.0.1:5000.",
+        HelpName = "url",
+        Required = true,
+    };
+
+    public Option<string> Strategy { get; } = new("--strategy")
+    {
+        Description = $"The client strategy, or all: each in turn, as a suite. One of: {string.Join(", ", StrategyList.Names)}.",
+        HelpName = "name|all",
+        DefaultValueFactory = _ => AllStrategies,
+    };
+
+    public Option<string> Count { get; } = Text("--count", "calls",
+        $"Measured calls (stream messages for streaming-call), 1 to {PlanLimits.Defaults.MaxCount}. A run needs a count, a duration, or both (whichever ends first).");
+
+    public Option<string> Duration { get; } = Text("--duration", "seconds",
+        $"Seconds the measured phase lasts, {RunPlanRules.MinDurationSeconds.ToString(CultureInfo.InvariantCulture)} to {PlanLimits.Defaults.MaxRunSeconds}.");
+
+    public Option<string> Load { get; } = Text("--load", "shape",
+        $"The load shape: {RunPlanRules.LoadNames}. Left out, each strategy's own (sequential for the Performance strategies but the stream, closed for the rest).");
+
+    public Option<string> Concurrency { get; } = Text("--concurrency", "calls",
+        "Closed load: calls in flight at once. Left out, all calls at once, at most --max-in-flight.");
+
+    public Option<string> Rate { get; } = Text("--rate", "per-second",
+        "Open load: calls started per second, on a schedule. Ramping: the rate it starts from (default 0).");
+
+    public Option<string> Stages { get; } = Text("--stages", "list",
+        "Ramping load: seconds:rate pairs, each moving the rate linearly to its target, e.g. \"10:5000,20:5000\".");
+
+    public Option<string> Warmup { get; } = Text("--warmup", "calls",
+        $"Calls made first under the same load and kept out of the figures, 0 to {PlanLimits.Defaults.MaxWarmup} (default 0).");
+
+    public Option<string> DelayMs { get; } = Text("--delay-ms", "ms",
+        $"The service waits this long before each answer, 0 to {RunPlanRules.MaxDelayMs} (default 0).");
+
+    public Option<string> PayloadBytes { get; } = Text("--payload-bytes", "bytes",
+        $"Size of each of the answer's two data fields, 1 to {RunPlanRules.MaxPayloadBytes} (default {RunPlanRules.DefaultPayloadBytes}).");
+
+    public Option<string> PercentileList { get; } = Text("--percentiles", "list",
+        $"The latency percentiles to report (default {Percentiles}); any a threshold judges is added.");
+
+    public Option<string[]> Thresholds { get; } = new("--threshold")
+    {
+        Description = $"A pass/fail condition, repeatable, e.g. \"p99 < 5ms\" or \"errorRate < 1%\". {Threshold.AcceptedForm}",
+        HelpName = "condition",
+    };
+
+    public Option<string> CallTimeout { get; } = Text("--call-timeout", "seconds",
+        $"Deadline of each call in seconds, {LoadTestSettings.MinTimeoutSeconds.ToString(CultureInfo.InvariantCulture)} to {LoadTestSettings.MaxCallTimeoutSeconds} (default 10); also the longest a stream may stay silent.");
+
+    public Option<string> ConnectTimeout { get; } = Text("--connect-timeout", "seconds",
+        $"A connection not made within this many seconds fails the call, {LoadTestSettings.MinTimeoutSeconds.ToString(CultureInfo.InvariantCulture)} to {LoadTestSettings.MaxConnectTimeoutSeconds} (default 3).");
+
+    public Option<string> MaxInFlight { get; } = Text("--max-in-flight", "calls",
+        $"Most calls in flight at once, 1 to {LoadTestSettings.MaxInFlightLimit} (default {PlanLimits.Defaults.MaxConcurrency}): caps --concurrency; an arrival-rate load drops (and counts) calls due beyond it.");
+
+    public Option<string> Json { get; } = Text("--json", "file",
+        "Write the run (for a suite, the suite and its runs) to this file, in the JSON shape of the gateway's run API.");
+
+    public Option<string> Report { get; } = Text("--report", "file",
+        "Write an HTML report of the run (or the suite) to this file: one self-contained page that opens offline, as the gateway's report.");
+
+    public Option<bool> Plain { get; } = new("--plain")
+    {
+        Description = "Plain progress lines, at most one a second, even on a terminal (the default when output is redirected).",
+    };
+
+    public Option<bool> Quiet { get; } = new("--quiet")
+    {
+        Description = "No progress; only the summary.",
+    };
+
+    public Option<string> LogLevel { get; } = Text("--log-level", "level",
+        $"The engine's log lines on stderr from this level up: {string.Join(", ", LoadTestSettings.LogLevelNames)} (default error).");
+
+    public RootCommand Root { get; }
+
+    public LoadTestCommand()
+    {
+        Root = new RootCommand(
+            "Load-tests PerformanceService in-process with the gateway's run engine: one strategy, or all in turn. " +
+            "Exit codes: 0 every run completed and every threshold held; 99 a threshold failed (with thresholds, so does a run that did not complete); " +
+            "1 a run did not complete (no thresholds given) or a result file could not be written; 105 interrupted (Ctrl+C or SIGTERM); 2 a usage error.")
+        {
+            HelpName = Name,
+        };
+        foreach (var option in new Option[]
+                 {
+                     Target, Strategy, Count, Duration, Load, Concurrency, Rate, Stages, Warmup, DelayMs, PayloadBytes, PercentileList, Thresholds,
+                     CallTimeout, ConnectTimeout, MaxInFlight, Json, Report, Plain, Quiet, LogLevel,
+                 })
+        {
+            Root.Options.Add(option);
+        }
+    }
+
+    /// <summary>An option whose value stays text until the rules read it, shown in help as <c>--name &lt;helpName&gt;</c>.</summary>
+    private static Option<string> Text(string name, string helpName, string description) => new(name) { Description = description, HelpName = helpName };
+}

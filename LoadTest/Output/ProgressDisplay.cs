@@ -1,0 +1,53 @@
+namespace LoadTest.Output;
+
+/// <summary>Shows each run while it goes, from the snapshots the engine pushes (<see cref="LiveRun.FollowAsync"/>).</summary>
+public abstract class ProgressDisplay
+{
+    /// <summary>Runs <paramref name="work"/> while the display is up (a live display draws for as long as it runs).</summary>
+    public virtual Task<T> ShowAsync<T>(Func<Task<T>> work) => work();
+
+    /// <summary>Follows one run until the engine finishes it; <paramref name="position"/> of <paramref name="of"/> in a suite.</summary>
+    public abstract Task FollowAsync(RunRecord run, int position, int of, LiveRun live);
+
+    /// <summary>The run as it ended.</summary>
+    public abstract void Ended(RunRecord run, int position, int of);
+}
+
+/// <summary>--quiet: nothing while the runs go; the summary says how they ended.</summary>
+public sealed class NoProgress : ProgressDisplay
+{
+    public override Task FollowAsync(RunRecord run, int position, int of, LiveRun live) => Task.CompletedTask;
+
+    public override void Ended(RunRecord run, int position, int of)
+    {
+    }
+}
+
+/// <summary>
+/// For CI logs and anything else that is not a terminal: no ANSI, a line when a run starts and ends, and a progress line
+/// at most once a second between them.
+/// </summary>
+public sealed class PlainProgress(TextWriter output, TimeProvider clock) : ProgressDisplay
+{
+    public static readonly TimeSpan Interval = TimeSpan.FromSeconds(1);
+
+    public override async Task FollowAsync(RunRecord run, int position, int of, LiveRun live)
+    {
+        var label = Figures.Label(run.Plan.Strategy, position, of);
+        output.WriteLine($"{label}: {Figures.Describe(run.Plan)}");
+        var last = clock.GetTimestamp();
+        await foreach (var snapshot in live.FollowAsync())
+        {
+            if (snapshot.Phase is RunPhase.Starting or RunPhase.Finished || clock.GetElapsedTime(last) < Interval)
+            {
+                continue;
+            }
+
+            last = clock.GetTimestamp();
+            output.WriteLine($"{label}: {Figures.Progress(snapshot)}");
+        }
+    }
+
+    public override void Ended(RunRecord run, int position, int of) =>
+        output.WriteLine($"{Figures.Label(run.Plan.Strategy, position, of)}: {Figures.Outcome(run)}");
+}

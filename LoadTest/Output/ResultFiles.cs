@@ -1,0 +1,66 @@
+using System.Text;
+using System.Text.Json;
+using LoadEngine.Reports;
+using LoadEngine.Strategies;
+
+namespace LoadTest.Output;
+
+/// <summary>
+/// The files a command writes when it ends, interrupted or not: the JSON of its runs in the shape the gateway's API
+/// returns, and the HTML report the gateway serves, rendered by the same <see cref="HtmlReport"/>.
+/// </summary>
+public static class ResultFiles
+{
+    public const string Tool = "the GrpcBestPractices CLI (./loadtest)";
+
+    /// <summary>Writes what the settings ask for; returns a line per file written or not, and how many could not be.</summary>
+    public static async Task<(IReadOnlyList<string> Notes, int Failed)> WriteAsync(LoadTestSettings settings, LoadTestResult result)
+    {
+        var notes = new List<string>();
+        var failed = 0;
+        if (settings.JsonPath is { } jsonPath)
+        {
+            object document = result.Suite is { } suite ? new SuiteDocument(suite, result.Runs) : result.Runs.Single();
+            failed += await TryWriteAsync(jsonPath, "JSON", stream => JsonSerializer.SerializeAsync(stream, document, RunJson.Options), notes);
+        }
+
+        if (settings.ReportPath is { } reportPath)
+        {
+            var html = HtmlReport.Render(Report(settings, result));
+            failed += await TryWriteAsync(reportPath, "Report", stream => stream.WriteAsync(Encoding.UTF8.GetBytes(html)).AsTask(), notes);
+        }
+
+        return (notes, failed);
+    }
+
+    /// <summary>What the report shows: the suite and its runs (or the one run), against the target, coloured as on the chart page.</summary>
+    private static ReportContent Report(LoadTestSettings settings, LoadTestResult result)
+    {
+        var generatedAt = DateTimeOffset.UtcNow;
+        var target = settings.Target.ToString();
+        var content = result.Suite is { } suite
+            ? ReportContent.ForSuite(suite, result.Runs, generatedAt, target)
+            : ReportContent.ForRun(result.Runs.Single(), generatedAt, target);
+        return content with { Tool = Tool, ColourOrder = StrategyList.Names };
+    }
+
+    /// <summary>0 when written (noted as "JSON: path"), 1 when not (noted with the reason).</summary>
+    private static async Task<int> TryWriteAsync(string path, string what, Func<Stream, Task> write, List<string> notes)
+    {
+        try
+        {
+            await using (var file = File.Create(path))
+            {
+                await write(file);
+            }
+
+            notes.Add($"{what}: {path}");
+            return 0;
+        }
+        catch (Exception ex) when (ex is IOException or UnauthorizedAccessException)
+        {
+            notes.Add($"The {what} file {path} could not be written: {ex.Message}");
+            return 1;
+        }
+    }
+}

@@ -1,0 +1,99 @@
+using Spectre.Console;
+
+namespace LoadTest.Output;
+
+/// <summary>
+/// The end of every command: a row per run, each threshold against its limit, the errors, and the outcome. On a terminal
+/// in colour with rounded borders; otherwise plain text with markdown borders, which reads in any CI log.
+/// </summary>
+public static class Summary
+{
+    public static void Write(IAnsiConsole console, LoadTestResult result, Uri target, IReadOnlyList<string> notes, Outcome outcome, bool plain)
+    {
+        var border = plain ? TableBorder.Ascii : TableBorder.Rounded;
+        console.WriteLine();
+        console.MarkupLine($"[bold]Runs against {Markup.Escape(target.ToString())}[/]");
+        console.Write(Runs(result, border));
+        if (result.HasThresholds)
+        {
+            console.MarkupLine("[bold]Thresholds[/]");
+            console.Write(Thresholds(result, border));
+        }
+
+        console.WriteLine();
+        foreach (var run in result.Runs.Where(run => run.Error is not null))
+        {
+            console.MarkupLine($"[red]{Markup.Escape($"{run.Plan.Strategy} {run.State.ToString().ToLowerInvariant()} against {target}: {run.Error}")}[/]");
+        }
+
+        foreach (var note in notes)
+        {
+            console.WriteLine(note);
+        }
+
+        var colour = outcome.ExitCode == ExitCodes.Passed ? "green" : "red";
+        console.MarkupLine($"[bold {colour}]{Markup.Escape(outcome.Sentence)}[/] Exit code {outcome.ExitCode}.");
+    }
+
+    private static Table Runs(LoadTestResult result, TableBorder border)
+    {
+        var table = new Table().Border(border);
+        table.AddColumn("strategy");
+        table.AddColumn("state");
+        foreach (var figure in new[] { "calls", "failed", "calls/s", "p50", "p90", "p99", "max", "connections" })
+        {
+            table.AddColumn(new TableColumn(figure).RightAligned());
+        }
+
+        table.AddColumn("verdict");
+        foreach (var run in result.Runs)
+        {
+            var stats = run.Stats;
+            var latency = stats?.Latency;
+            table.AddRow(
+                Markup.Escape(run.Plan.Strategy),
+                run.State == RunState.Completed ? "[green]Completed[/]" : $"[red]{run.State}[/]",
+                stats is null ? "-" : Figures.Whole(stats.Calls),
+                stats is null ? "-" : Figures.Whole(stats.Failed),
+                stats is null ? "-" : Figures.Whole(stats.ThroughputPerSecond),
+                Figures.Ms(latency?.P50Ms),
+                Figures.Ms(latency?.P90Ms),
+                Figures.Ms(latency?.P99Ms),
+                Figures.Ms(latency?.MaxMs),
+                stats is null ? "-" : Figures.Whole(stats.ConnectionsUsed),
+                run.Verdict switch
+                {
+                    null => "-",
+                    { Passed: true } => "[green]passed[/]",
+                    _ => "[red]failed[/]",
+                });
+        }
+
+        return table;
+    }
+
+    private static Table Thresholds(LoadTestResult result, TableBorder border)
+    {
+        var table = new Table().Border(border);
+        table.AddColumn("strategy");
+        table.AddColumn("threshold");
+        table.AddColumn(new TableColumn("measured").RightAligned());
+        table.AddColumn(new TableColumn("limit").RightAligned());
+        table.AddColumn("result");
+        foreach (var run in result.Runs.Where(run => run.Verdict is not null))
+        {
+            foreach (var threshold in run.Verdict!.Thresholds)
+            {
+                var verdict = threshold.Passed ? "[green]passed[/]" : "[red]failed[/]";
+                table.AddRow(
+                    Markup.Escape(run.Plan.Strategy),
+                    Markup.Escape(threshold.Threshold),
+                    Figures.InUnit(threshold.Measured, threshold.Unit),
+                    Markup.Escape($"{threshold.Operator} {Figures.InUnit(threshold.Limit, threshold.Unit)}"),
+                    threshold.Reason is { } reason ? $"{verdict}: {Markup.Escape(reason)}" : verdict);
+            }
+        }
+
+        return table;
+    }
+}

@@ -1,0 +1,140 @@
+using ApiGateway.Endpoints;
+using LoadEngine.Strategies;
+using LoadTest;
+
+namespace GrpcBestPractices.Tests.Unit;
+
+/// <summary>The CLI's command line, read in this process: what it accepts, the plans it makes, and the one sentence it gives when it cannot run.</summary>
+public sealed class LoadTestCommandTests
+{
+    private const string Target = "http://127.0.0.1:5000";
+
+    public static readonly string[] EveryOption =
+    [
+        "--target", "--strategy", "--count", "--duration", "--load", "--concurrency", "--rate", "--stages", "--warmup", "--delay-ms",
+        "--payload-bytes", "--percentiles", "--threshold", "--call-timeout", "--connect-timeout", "--max-in-flight", "--json", "--report", "--plain",
+        "--quiet", "--log-level", "--help", "--version",
+    ];
+
+    [Fact]
+    public async Task HelpListsEveryOptionAndExitsZero()
+    {
+        var (code, output, error) = await InvokeAsync("--help");
+
+        Assert.Equal(0, code);
+        Assert.Empty(error);
+        Assert.All(EveryOption, option => Assert.Contains(option, output));
+        // No option is left out of this test's list, so help is checked for each one the command has.
+        Assert.Empty(new LoadTestCommand().Root.Options.Select(option => option.Name).Except(EveryOption));
+        Assert.Contains("Exit codes", output);
+    }
+
+    [Theory]
+    [InlineData("Option '--target' is required.")]
+    [InlineData("Unrecognized command or argument '--bogus'.", "--target", Target, "--count", "10", "--bogus")]
+    [InlineData("--target must be an absolute http:// or https:// address with no path", "--target", "ftp://127.0.0.1:5000", "--count", "10")]
+    [InlineData("--target must be an absolute http:// or https:// address with no path", "--target", "http://127.0.0.1:5000/api", "--count", "10")]
+    [InlineData("strategy was 'nope'; it must be all (each in turn) or one of: factory-client,", "--target", Target, "--strategy", "nope", "--count", "10")]
+    [InlineData("count was '0'; it must be a whole number from 1 to 100000.", "--target", Target, "--count", "0")]
+    [InlineData("A sequential run needs a count (calls) or a duration (seconds) to end; neither was given.", "--target", Target, "--strategy", "client-wrapper")]
+    [InlineData("For factory-client: An open run needs a rate", "--target", Target, "--load", "open", "--duration", "5")]
+    [InlineData("delayMs was '-1'", "--target", Target, "--count", "10", "--delay-ms=-1")]
+    [InlineData("threshold 'p99 5ms' (thresholds[0]) could not be read", "--target", Target, "--count", "10", "--threshold", "p99 5ms")]
+    [InlineData("concurrency was '200'; it must be a whole number from 1 to 100", "--target", Target, "--count", "1000", "--strategy", "single-connection", "--concurrency", "200", "--max-in-flight", "100")]
+    [InlineData("call-timeout was '0'; it must be a number of seconds from 0.01 to 3600.", "--target", Target, "--count", "10", "--call-timeout", "0")]
+    [InlineData("connect-timeout was 'soon'; it must be a number of seconds from 0.01 to 120.", "--target", Target, "--count", "10", "--connect-timeout", "soon")]
+    [InlineData("log-level was 'loud'; it must be one of: trace, debug, information, warning, error, critical, none.", "--target", Target, "--count", "10", "--log-level", "loud")]
+    [InlineData("json was '/no-such-folder/out.json'; it must name a file in a folder that exists", "--target", Target, "--count", "10", "--json", "/no-such-folder/out.json")]
+    [InlineData("report was '/'; that is a folder, and it must name a file.", "--target", Target, "--count", "10", "--report", "/")]
+    public async Task AnUnusableCommandLineExitsTwoWithOneSentenceAndAPointerToHelp(string sentence, params string[] arguments)
+    {
+        var (code, output, error) = await InvokeAsync(arguments);
+
+        Assert.Equal(ExitCodes.Usage, code);
+        Assert.Empty(output);
+        var line = Assert.Single(error.Split('\n', StringSplitOptions.RemoveEmptyEntries));
+        Assert.StartsWith("loadtest: ", line);
+        Assert.Contains(sentence, line);
+        Assert.EndsWith("See ./loadtest --help for every option.", line.TrimEnd());
+    }
+
+    [Fact]
+    public void AllRunsEveryStrategyInTurnEachUnderItsOwnLoadWithTheSameSettings()
+    {
+        var settings = Read("--target", Target, "--count", "50", "--warmup", "5", "--threshold", "p99 < 5ms");
+
+        Assert.True(settings.IsSuite);
+        Assert.Equal(StrategyList.Names, settings.Plans.Select(plan => plan.Strategy));
+        Assert.Equal(StrategyList.All.Select(strategy => strategy.Info.DefaultLoad), settings.Plans.Select(plan => plan.Load));
+        Assert.All(settings.Plans, plan =>
+        {
+            Assert.Equal(50, plan.Count);
+            Assert.Equal(5, plan.Warmup);
+            Assert.Equal(["p99 < 5ms"], plan.Thresholds);
+            Assert.False(plan.IncludeStatuses);
+        });
+    }
+
+    [Fact]
+    public void ANamedLoadAppliesToEveryStrategyOfTheSuite()
+    {
+        var settings = Read("--target", Target, "--count", "50", "--load", "closed", "--concurrency", "4");
+
+        Assert.All(settings.Plans, plan => Assert.Equal((LoadKind.Closed, 4), (plan.Load, plan.Concurrency)));
+    }
+
+    [Fact]
+    public void OneStrategyIsOneRunAgainstTheTargetWithTheEngineSettingsGiven()
+    {
+        var settings = Read("--target", "https://example.test:7000", "--strategy", "single-connection", "--count", "1000", "--max-in-flight", "64",
+            "--call-timeout", "2.5", "--connect-timeout", "0.5", "--json", Path.Combine(Path.GetTempPath(), "run.json"), "--report", "report.html");
+
+        Assert.False(settings.IsSuite);
+        var plan = Assert.Single(settings.Plans);
+        Assert.Equal(("single-connection", LoadKind.Closed, 64), (plan.Strategy, plan.Load, plan.Concurrency));
+        Assert.Equal(new Uri("https://example.test:7000"), settings.Engine.ServerUri);
+        Assert.Equal((TimeSpan.FromSeconds(2.5), TimeSpan.FromSeconds(0.5), 64), (settings.Engine.CallTimeout, settings.Engine.ConnectTimeout, settings.Engine.MaxInFlight));
+        Assert.Equal(Path.Combine(Path.GetTempPath(), "run.json"), settings.JsonPath);
+        Assert.Equal(Path.GetFullPath("report.html"), settings.ReportPath);
+    }
+
+    [Fact]
+    public void LeftOutTheLimitsAndTimeoutsAreTheGatewaysDefaults()
+    {
+        var settings = Read("--target", Target, "--count", "10");
+
+        Assert.Equal(new ApiGateway.Configuration.RunLimitsOptions().PlanLimits(), settings.Limits);
+        Assert.Equal((TimeSpan.FromSeconds(10), TimeSpan.FromSeconds(3)), (settings.Engine.CallTimeout, settings.Engine.ConnectTimeout));
+    }
+
+    [Theory]
+    [InlineData(false, ProgressMode.Live)]
+    [InlineData(true, ProgressMode.Plain)]
+    [InlineData(false, ProgressMode.Plain, "--plain")]
+    [InlineData(true, ProgressMode.Quiet, "--quiet")]
+    [InlineData(false, ProgressMode.Quiet, "--quiet", "--plain")]
+    public void ProgressIsLiveOnATerminalPlainWhenRedirectedOrAskedAndNoneWhenQuiet(bool redirected, ProgressMode expected, params string[] flags)
+    {
+        Assert.Equal(expected, Read(redirected, ["--target", Target, "--count", "10", .. flags]).Progress);
+    }
+
+    private static LoadTestSettings Read(params string[] arguments) => Read(true, arguments);
+
+    private static LoadTestSettings Read(bool redirected, string[] arguments)
+    {
+        var command = new LoadTestCommand();
+        var parsed = command.Root.Parse(arguments);
+        Assert.Empty(parsed.Errors);
+        Assert.True(LoadTestSettings.TryRead(parsed, command, redirected, out var settings, out var error), error);
+        return settings;
+    }
+
+    private static async Task<(int Code, string Output, string Error)> InvokeAsync(params string[] arguments)
+    {
+        using var output = new StringWriter();
+        using var error = new StringWriter();
+        using var interrupt = new Interrupt();
+        var code = await LoadTestCli.RunAsync(arguments, output, error, interrupt);
+        return (code, output.ToString(), error.ToString());
+    }
+}

@@ -41,7 +41,7 @@ public sealed class LoadTestCommand
         $"The load shape: {RunPlanRules.LoadNames}. Left out, each strategy's own (sequential for the Performance strategies but the stream, closed for the rest).");
 
     public Option<string> Concurrency { get; } = Text("--concurrency", "calls",
-        "Closed load: calls in flight at once. Left out, all calls at once, at most --max-in-flight.");
+        "Closed load: calls in flight at once (left out, all calls at once, at most --max-in-flight). Open and ramping: the most in flight (default 1000); a call due beyond it waits, then is dropped.");
 
     public Option<string> Rate { get; } = Text("--rate", "per-second",
         "Open load: calls started per second, on a schedule. Ramping: the rate it starts from (default 0).");
@@ -74,7 +74,7 @@ public sealed class LoadTestCommand
         $"A connection not made within this many seconds fails the call, {LoadTestSettings.MinTimeoutSeconds.ToString(CultureInfo.InvariantCulture)} to {LoadTestSettings.MaxConnectTimeoutSeconds} (default 3).");
 
     public Option<string> MaxInFlight { get; } = Text("--max-in-flight", "calls",
-        $"Most calls in flight at once, 1 to {LoadTestSettings.MaxInFlightLimit} (default {PlanLimits.Defaults.MaxConcurrency}): caps --concurrency; an arrival-rate load drops (and counts) calls due beyond it.");
+        $"Most calls in flight at once, 1 to {LoadTestSettings.MaxInFlightLimit} (default {PlanLimits.Defaults.MaxConcurrency}): caps --concurrency.");
 
     public Option<string> Json { get; } = Text("--json", "file",
         "Write the run (for a suite, the suite and its runs) to this file, in the JSON shape of the gateway's run API.");

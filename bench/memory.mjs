@@ -1,5 +1,6 @@
 // Memory of the gateway during a 1,000,000-call run (issue: "no object per call").
 // Usage: node bench/memory.mjs [strategy=streaming-call] [count=1000000] [concurrency=100]
+//        node bench/memory.mjs STRATEGY open RATE SECONDS   (an arrival-rate run, e.g. multiple-connections open 20000 600)
 // Builds nothing: run `dotnet build GrpcBestPractices.sln -c Release` first. Starts its own service and
 // gateway on free loopback ports, warms the gateway up with a 20,000-call run, then samples the gateway's
 // resident memory (VmRSS) every 100 ms through the measured run and prints baseline, peak and growth.
@@ -9,7 +10,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import net from 'node:net';
 
-const [strategy = 'streaming-call', count = '1000000', concurrency = '100'] = process.argv.slice(2);
+const [strategy = 'streaming-call', count = '1000000', concurrency = '100', seconds] = process.argv.slice(2);
+// "open RATE SECONDS" in place of "COUNT CONCURRENCY": calls start at RATE per second for SECONDS.
+const open = count === 'open';
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
 const history = mkdtempSync(path.join(tmpdir(), 'grpcbp-bench-'));
 
@@ -46,19 +49,22 @@ async function run(gateway, plan) {
 
 const service = await start('PerformanceService', ['--urls', `http://127.0.0.1:${await freePort()}`]);
 const gateway = await start('ApiGateway', ['--urls', `http://127.0.0.1:${await freePort()}`, '--ServerUrl', service.url,
-  '--Runs:MaxCount', count, '--Runs:MaxRunSeconds', '3600', '--History:DatabasePath', path.join(history, 'history.db')]);
+  '--Runs:MaxCount', open ? '1000000' : count, '--Runs:MaxRunSeconds', '3600', '--History:DatabasePath', path.join(history, 'history.db')]);
 try {
-  const plan = { strategy, concurrency: Number(concurrency), payloadBytes: 100 };
+  const plan = open ? { strategy, load: 'open', rate: Number(concurrency), payloadBytes: 100 } : { strategy, concurrency: Number(concurrency), payloadBytes: 100 };
   await run(gateway.url, { ...plan, count: 20000 });
   await sleep(1000);
   const baseline = rssMiB(gateway.child.pid);
   let peak = baseline;
   const sampler = setInterval(() => { peak = Math.max(peak, rssMiB(gateway.child.pid)); }, 100);
-  const measured = await run(gateway.url, { ...plan, count: Number(count) });
+  const measured = await run(gateway.url, open ? { ...plan, duration: Number(seconds) } : { ...plan, count: Number(count) });
   clearInterval(sampler);
   const s = measured.stats;
-  console.log(`${strategy}, count ${count}${strategy.includes('connection') ? `, concurrency ${concurrency}` : ''}: ${measured.state}, ${s.succeeded} succeeded, ${s.failed} failed, ` +
-    `wall ${(s.wallTimeMs / 1000).toFixed(1)} s, ${Math.round(s.throughputPerSecond)} calls/s, p50 ${s.latency.p50Ms} ms, p99 ${s.latency.p99Ms} ms`);
+  const shape = open ? `open at ${concurrency}/s for ${seconds} s` : `count ${count}${strategy.includes('connection') ? `, concurrency ${concurrency}` : ''}`;
+  console.log(`${strategy}, ${shape}: ${measured.state}, ${s.succeeded} succeeded, ${s.failed} failed, ` +
+    `wall ${(s.wallTimeMs / 1000).toFixed(1)} s, ${Math.round(s.throughputPerSecond)} calls/s, p50 ${s.latency.p50Ms} ms, p99 ${s.latency.p99Ms} ms` +
+    (s.sends ? `; sends: ${s.sends.sent} of ${s.sends.intended} due, ${s.sends.late} late, ${s.sends.dropped} dropped, achieved ${s.sends.achievedRatePerSecond}/s` : '') +
+    `; time series: ${measured.series?.points.length} points`);
   console.log(`gateway RSS: baseline ${baseline.toFixed(1)} MiB (after a 20,000-call warm-up run), peak ${peak.toFixed(1)} MiB, growth ${(peak - baseline).toFixed(1)} MiB; ` +
     `allocated ${Math.round(s.allocatedBytesPerCall)} B per call (all short-lived)`);
 } finally {

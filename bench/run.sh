@@ -2,7 +2,7 @@
 # The benchmark: builds Release, installs its references (h2load from Debian's nghttp2-client, @grpc/grpc-js
 # from npm) when missing, starts its own service(s) and gateway on free loopback ports, and prints one table:
 # each figure beside a reference measured in the same run, their ratio, and the target where there is one.
-#   bench/run.sh [--count N (5000)] [--repetitions N (3)] [--skip-microbenchmarks]
+#   bench/run.sh [--count N (5000)] [--repetitions N (3)] [--open-seconds S (10)] [--skip-microbenchmarks]
 # Separate from the tests: it takes a few minutes and its figures depend on the machine.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -22,6 +22,7 @@ internal sealed class Phase : IDisposable
     private readonly EngineOptions _options;
     private readonly CancellationTokenSource _stop;
     private readonly string _clientName;
+    private readonly int _maxInFlight;
     private readonly long _start = Stopwatch.GetTimestamp();
     private readonly TaskCompletionSource _drained = new(TaskCreationOptions.RunContinuationsAsynchronously);
     private readonly object _admission = new();
@@ -43,6 +44,8 @@ internal sealed class Phase : IDisposable
         _options = options;
         _stop = CancellationTokenSource.CreateLinkedTokenSource(cancellation);
         _clientName = name == RunPhase.Warmup ? plan.Strategy + " warm-up #" : plan.Strategy + " #";
+        // Under an arrival rate the plan's concurrency is the most in flight, within the engine's own limit.
+        _maxInFlight = Math.Clamp(plan.IsOpen ? plan.Concurrency : options.MaxInFlight, 1, options.MaxInFlight);
         _lastTick = _start;
         Schedule = plan.Load switch
         {
@@ -125,9 +128,9 @@ internal sealed class Phase : IDisposable
                 var call = new DueCall(this, unary, index, dueAt);
                 lock (_admission)
                 {
-                    if (_inFlight >= _options.MaxInFlight)
+                    if (_inFlight >= _maxInFlight)
                     {
-                        if (_waiting.Count < _options.MaxInFlight)
+                        if (_waiting.Count < _maxInFlight)
                         {
                             _waiting.Enqueue(call);
                         }
@@ -251,7 +254,7 @@ internal sealed class Phase : IDisposable
         // many already waiting, or still waits when the schedule ends, is dropped.
         async Task WriteWhenDueAsync()
         {
-            var due = Channel.CreateBounded<(long Index, long DueAt)>(new BoundedChannelOptions(_options.MaxInFlight) { SingleReader = true, SingleWriter = true });
+            var due = Channel.CreateBounded<(long Index, long DueAt)>(new BoundedChannelOptions(_maxInFlight) { SingleReader = true, SingleWriter = true });
             var scheduleEnded = false;
             var scheduling = ScheduleAsync((index, dueAt) =>
             {

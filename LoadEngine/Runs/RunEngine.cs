@@ -84,7 +84,7 @@ public sealed class RunEngine(IOptions<EngineOptions> options)
                 (IUnaryStrategy unary, _) => phase.RunOpenAsync(unary),
                 (IStreamingStrategy streaming, LoadKind.Sequential) => phase.RunStreamAsync(streaming, window: 1),
                 (IStreamingStrategy streaming, LoadKind.Closed) => phase.RunStreamAsync(streaming, plan.Concurrency),
-                (IStreamingStrategy streaming, _) => phase.RunStreamAsync(streaming, options.Value.MaxInFlight),
+                (IStreamingStrategy streaming, _) => phase.RunStreamAsync(streaming, Math.Min(plan.Concurrency, options.Value.MaxInFlight)),
                 _ => throw new InvalidOperationException($"{strategy.Info.Name} makes neither unary calls nor stream messages."),
             };
             await calls;

@@ -46,7 +46,10 @@ public sealed record RunPlan
     /// <summary>Seconds the measured phase lasts. Null when only <see cref="Count"/> bounds the run.</summary>
     public double? Duration { get; init; }
 
-    /// <summary>Calls in flight at once for the closed load (and the largest window of unanswered stream messages).</summary>
+    /// <summary>
+    /// Calls in flight at once for the closed load (and the largest window of unanswered stream messages); under an
+    /// arrival rate, the most in flight: a call due beyond it waits (late), and is dropped when as many already wait.
+    /// </summary>
     public int Concurrency { get; init; } = 1;
 
     /// <summary>Calls per second for the open load; the rate a ramping load starts from.</summary>
@@ -181,7 +184,8 @@ public sealed record ServiceLoad(double? CpuMeanPercent, double? CpuMaxPercent, 
 /// <summary>
 /// How an arrival-rate schedule was kept. <see cref="Intended"/> calls were due; <see cref="Late"/> of those that went
 /// out did so more than <see cref="LateAfterMs"/> after their time; <see cref="Dropped"/> could not be started at all
-/// (the client already had its maximum in flight). Lag is actual send time minus intended send time.
+/// (the plan's most in flight were busy and as many already waited, or the schedule ended first). Lag is actual send
+/// time minus intended send time.
 /// </summary>
 public sealed record SendStats(
     long Intended,

@@ -18,13 +18,16 @@ namespace GrpcBestPractices.Benchmarks;
 /// <summary>h2load (nghttp2) sending the same gRPC request body the gateway sends.</summary>
 public sealed class H2Load(string frameFile, string workDirectory)
 {
-    public async Task<double> SequentialP50MsAsync(string url, int count)
+    public async Task<double> SequentialP50MsAsync(string url, int count) => (await SequentialAsync(url, count)).P50Ms;
+
+    /// <summary>Median and mean of <paramref name="count"/> requests one after another on one connection.</summary>
+    public async Task<(double P50Ms, double MeanMs)> SequentialAsync(string url, int count)
     {
         var log = Path.Combine(workDirectory, "h2load-requests.tsv");
         await RunAsync(url, count, connections: 1, streams: 1, "--log-file=" + log);
         // Columns: start (µs since epoch), HTTP status, duration (µs).
         var durations = File.ReadLines(log).Select(line => Command.Number(line.Split('\t')[2]) / 1000).ToArray();
-        return Statistics.Percentile(durations, 50);
+        return (Statistics.Percentile(durations, 50), durations.Average());
     }
 
     public async Task<double> ThroughputAsync(string url, int count, int connections, int streams)
@@ -62,6 +65,21 @@ public sealed class GrpcJs(string script)
 /// <summary>Runs through the gateway's own API: the figures are the product's own.</summary>
 public sealed class Gateway(HttpClient http)
 {
+    /// <summary>A chapter route, as a user clicks it in Swagger; returns its stats.</summary>
+    public async Task<JsonElement> RouteAsync(string route)
+    {
+        var answer = await http.GetFromJsonAsync<JsonElement>(route);
+        return answer.GetProperty("stats");
+    }
+
+    /// <summary>The whole run as stored (stats, series, plan), for runs whose send statistics matter.</summary>
+    public async Task<JsonElement> RunRecordAsync(object plan)
+    {
+        await RunAsync(plan);
+        var newest = await http.GetFromJsonAsync<JsonElement>("/api/runs?limit=1");
+        return newest.GetProperty("runs")[0];
+    }
+
     public async Task<JsonElement> RunAsync(object plan)
     {
         using var started = await http.PostAsJsonAsync("/api/runs", plan);

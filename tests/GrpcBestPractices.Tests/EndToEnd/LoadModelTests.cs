@@ -36,10 +36,7 @@ public sealed class LoadModelTests(SystemFixture system)
     public async Task CoordinatedOmissionCorrectionShowsTheWaitOfCallsThatCouldNotGoOutOnTime()
     {
         // At most 4 calls in flight, each held 100 ms by the service: 40 calls/s can start on time against 100 due per second.
-        await using var gateway = await AppProcess.StartAsync("ApiGateway", ["--ServerUrl", system.Service.Url, "--Runs:MaxConcurrency", "4"]);
-        using var http = new HttpClient { BaseAddress = gateway.BaseAddress, Timeout = TimeSpan.FromSeconds(60) };
-
-        var run = await RunAsync(http, """{"strategy": "single-connection", "load": "open", "rate": 100, "duration": 2, "delayMs": 100}""");
+        var run = await RunAsync(system.Http, """{"strategy": "single-connection", "load": "open", "rate": 100, "duration": 2, "delayMs": 100, "concurrency": 4}""");
 
         var stats = run.GetProperty("stats");
         var sends = stats.GetProperty("sends");

@@ -50,7 +50,7 @@ public sealed class RunPlanTests
     {
         var plan = Create(new RunPlanInput("single-connection", null) { Load = "open", Rate = "2500", Duration = "10" });
 
-        AssertSame(new RunPlan { Strategy = "single-connection", Load = LoadKind.Open, Rate = 2500, Duration = 10, PayloadBytes = 100 }, plan);
+        AssertSame(new RunPlan { Strategy = "single-connection", Load = LoadKind.Open, Rate = 2500, Duration = 10, Concurrency = PlanLimits.DefaultArrivalInFlight, PayloadBytes = 100 }, plan);
     }
 
     [Fact]
@@ -111,11 +111,18 @@ public sealed class RunPlanTests
     [Fact]
     public void ConcurrencyOnANamedLoadThatHasNoUseForItIsRefused()
     {
-        var input = new RunPlanInput("single-connection", "100", "10") { Load = "open", Rate = "100" };
+        var input = new RunPlanInput("single-connection", "100", "10") { Load = "sequential" };
 
         Assert.False(RunPlanRules.TryCreate(input, Limits, Strategies, out _, out var error));
 
-        Assert.Equal("concurrency applies only to the closed load; load was 'open' (its calls start on a schedule: set rate instead).", error);
+        Assert.Equal("concurrency applies to the closed load (calls in flight) and the arrival rates (the most in flight); load was 'sequential'.", error);
+    }
+
+    [Fact]
+    public void AnArrivalRateKeepsAtMostItsConcurrencyInFlightAThousandUnlessNamed()
+    {
+        Assert.Equal(PlanLimits.DefaultArrivalInFlight, Create(new RunPlanInput("single-connection", null) { Load = "open", Rate = "100", Duration = "1" }).Concurrency);
+        Assert.Equal(8, Create(new RunPlanInput("single-connection", null, "8") { Load = "ramping", Stages = "1:100" }).Concurrency);
     }
 
     [Fact]

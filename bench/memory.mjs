@@ -2,8 +2,9 @@
 // Usage: node bench/memory.mjs [strategy=streaming-call] [count=1000000] [concurrency=100]
 //        node bench/memory.mjs STRATEGY open RATE SECONDS   (an arrival-rate run, e.g. multiple-connections open 20000 600)
 // Builds nothing: run `dotnet build GrpcBestPractices.sln -c Release` first. Starts its own service and
-// gateway on free loopback ports, warms the gateway up with a 20,000-call run, then samples the gateway's
-// resident memory (VmRSS) every 100 ms through the measured run and prints baseline, peak and growth.
+// gateway on free loopback ports, warms the gateway up with a 20,000-call run (an arrival rate: 15 s at that rate), then
+// samples the gateway's resident memory (VmRSS) every 100 ms through the measured run and prints baseline, points along
+// the way, peak and growth.
 import { spawn } from 'node:child_process';
 import { readFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -52,11 +53,20 @@ const gateway = await start('ApiGateway', ['--urls', `http://127.0.0.1:${await f
   '--Runs:MaxCount', open ? '1000000' : count, '--Runs:MaxRunSeconds', '3600', '--History:DatabasePath', path.join(history, 'history.db')]);
 try {
   const plan = open ? { strategy, load: 'open', rate: Number(concurrency), payloadBytes: 100 } : { strategy, concurrency: Number(concurrency), payloadBytes: 100 };
-  await run(gateway.url, { ...plan, count: 20000 });
+  // The warm-up runs the same load long enough to fill what a steady load keeps (calls in flight, connection buffers,
+  // the GC's budget); growth after it is what the run's own recording and anything unbounded add.
+  await run(gateway.url, open ? { ...plan, duration: 15 } : { ...plan, count: 20000 });
   await sleep(1000);
   const baseline = rssMiB(gateway.child.pid);
   let peak = baseline;
-  const sampler = setInterval(() => { peak = Math.max(peak, rssMiB(gateway.child.pid)); }, 100);
+  const timeline = [];
+  const began = Date.now();
+  const sampler = setInterval(() => {
+    const rss = rssMiB(gateway.child.pid);
+    peak = Math.max(peak, rss);
+    const second = Math.floor((Date.now() - began) / 1000);
+    if ([10, 60, 120, 300, 540].includes(second) && !timeline.some((point) => point.second === second)) timeline.push({ second, rss });
+  }, 100);
   const measured = await run(gateway.url, open ? { ...plan, duration: Number(seconds) } : { ...plan, count: Number(count) });
   clearInterval(sampler);
   const s = measured.stats;
@@ -65,7 +75,8 @@ try {
     `wall ${(s.wallTimeMs / 1000).toFixed(1)} s, ${Math.round(s.throughputPerSecond)} calls/s, p50 ${s.latency.p50Ms} ms, p99 ${s.latency.p99Ms} ms` +
     (s.sends ? `; sends: ${s.sends.sent} of ${s.sends.intended} due, ${s.sends.late} late, ${s.sends.dropped} dropped, achieved ${s.sends.achievedRatePerSecond}/s` : '') +
     `; time series: ${measured.series?.points.length} points`);
-  console.log(`gateway RSS: baseline ${baseline.toFixed(1)} MiB (after a 20,000-call warm-up run), peak ${peak.toFixed(1)} MiB, growth ${(peak - baseline).toFixed(1)} MiB; ` +
+  console.log(`gateway RSS: baseline ${baseline.toFixed(1)} MiB (after a ${open ? '15 s' : '20,000-call'} warm-up run at the same load), ` +
+    `${timeline.map((point) => `${point.rss.toFixed(1)} MiB at ${point.second} s`).join(', ')}${timeline.length ? ', ' : ''}peak ${peak.toFixed(1)} MiB, growth ${(peak - baseline).toFixed(1)} MiB; ` +
     `allocated ${Math.round(s.allocatedBytesPerCall)} B per call (all short-lived)`);
 } finally {
   gateway.child.kill('SIGTERM');

@@ -1,5 +1,6 @@
 using GrpcBestPractices.ServiceDefaults;
 using PerformanceService;
+using PerformanceService.Listeners;
 using PerformanceService.Services;
 using Serilog.Events;
 
@@ -8,7 +9,7 @@ return ServiceHost.Run("service", () =>
     var builder = WebApplication.CreateBuilder(args);
 
     builder.AddServiceDefaults("service", "http://127.0.0.1:5000");
-    builder.AddHttp2OnlyKestrelWithConnectionCounting();
+    builder.AddProtocolListeners();
     builder.AddIdleConnectionTimeout();
     builder.AddProcessSampling();
     builder.AddMonitorService();

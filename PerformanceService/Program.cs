@@ -2,6 +2,7 @@ using GrpcBestPractices.ServiceDefaults;
 using PerformanceService;
 using PerformanceService.Listeners;
 using PerformanceService.Services;
+using PerformanceService.Workloads;
 using Serilog.Events;
 
 return ServiceHost.Run("service", () =>
@@ -13,6 +14,7 @@ return ServiceHost.Run("service", () =>
     builder.AddIdleConnectionTimeout();
     builder.AddProcessSampling();
     builder.AddMonitorService();
+    builder.AddWorkloads();
 
     var app = builder.Build().ExitOnInvalidConfiguration();
 
@@ -21,6 +23,7 @@ return ServiceHost.Run("service", () =>
     app.MapGrpcHealthChecksService();
     app.MapGrpcReflectionService();
     app.MapGet("/", () => "performance.Monitor speaks gRPC over HTTP/2 (h2c) here: use a gRPC client. Server reflection and grpc.health.v1.Health are on.");
+    app.MapWorkloads();
     app.MapDiagnostics();
     return app;
 });

@@ -19,10 +19,11 @@ return ServiceHost.Run("service", () =>
     var app = builder.Build().ExitOnInvalidConfiguration();
 
     app.UseRequestLogging(LogEventLevel.Debug);
+    app.UseWorkloadTraffic();
     app.MapGrpcService<PerformanceMonitor>();
     app.MapGrpcHealthChecksService();
     app.MapGrpcReflectionService();
-    app.MapGet("/", () => "performance.Monitor speaks gRPC over HTTP/2 (h2c) here: use a gRPC client. Server reflection and grpc.health.v1.Health are on.");
+    app.MapGet("/", () => "performance.Monitor and the workloads (workloads.Workloads, workloads.CodeFirstWorkloads) speak gRPC over HTTP/2 here: use a gRPC client. Server reflection and grpc.health.v1.Health are on. REST workloads: /rest/stj/... and /rest/newtonsoft/...");
     app.MapWorkloads();
     app.MapDiagnostics();
     return app;

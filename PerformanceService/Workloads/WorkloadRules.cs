@@ -15,17 +15,23 @@ public static class WorkloadRules
         id < 0 ? $"id was {id}; it must be 0 or more (ids are taken modulo {ItemRange})." : null;
 
     /// <summary>The collection is page 0 of <see cref="WorkloadData.CollectionSize"/> big DTOs; a page is usually <see cref="WorkloadData.PageSize"/>.</summary>
-    public static string? BigDtoPage(int page, int size) => Page(page, size, WorkloadData.CollectionSize);
+    public const int MaxBigDtoPageSize = WorkloadData.CollectionSize;
 
-    public static string? UserPage(int page, int size) => Page(page, size, WorkloadData.UserPageSize);
+    public const int MaxUserPageSize = WorkloadData.UserPageSize;
 
     /// <summary>A server stream of users may cover every user at once.</summary>
-    public static string? UserStream(int page, int size) => Page(page, size, WorkloadData.UserCount);
+    public const int MaxUserStreamSize = WorkloadData.UserCount;
+
+    public static string? BigDtoPage(int page, int size) => Page(page, size, MaxBigDtoPageSize);
+
+    public static string? UserPage(int page, int size) => Page(page, size, MaxUserPageSize);
+
+    public static string? UserStream(int page, int size) => Page(page, size, MaxUserStreamSize);
 
     public static string FileTooLarge(long maxBytes) =>
         $"The file is larger than {maxBytes} bytes, the most this service accepts (Workloads:MaxFileBytes); send at most {maxBytes} bytes.";
 
-    private static string? Page(int page, int size, int maxSize) =>
+    public static string? Page(int page, int size, int maxSize) =>
         page < 0 ? $"page was {page}; it must be 0 or more."
         : size < 1 || size > maxSize ? $"size was {size}; it must be between 1 and {maxSize}."
         : null;

@@ -17,6 +17,14 @@ public sealed record ListenerSettingNames(string Target, string Http1, string Tl
 /// </summary>
 public static class WorkloadTargets
 {
+    /// <summary>Whether the host can run <paramref name="contender"/>: its listener configured, and under TLS the certificate readable.</summary>
+    public static bool Check(Contender contender, EngineOptions options, out string error)
+    {
+        var ready = TryResolve(contender, options, out _, out var trusted, out error);
+        trusted?.Dispose();
+        return ready;
+    }
+
     public static bool TryResolve(Contender contender, EngineOptions options, out Uri address, out X509Certificate2? trusted, out string error)
     {
         var names = options.SettingNames;

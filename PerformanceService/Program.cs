@@ -1,6 +1,8 @@
 using GrpcBestPractices.ServiceDefaults;
 using PerformanceService;
+using PerformanceService.Listeners;
 using PerformanceService.Services;
+using PerformanceService.Workloads;
 using Serilog.Events;
 
 return ServiceHost.Run("service", () =>
@@ -8,18 +10,21 @@ return ServiceHost.Run("service", () =>
     var builder = WebApplication.CreateBuilder(args);
 
     builder.AddServiceDefaults("service", "http://127.0.0.1:5000");
-    builder.AddHttp2OnlyKestrelWithConnectionCounting();
+    builder.AddProtocolListeners();
     builder.AddIdleConnectionTimeout();
     builder.AddProcessSampling();
     builder.AddMonitorService();
+    builder.AddWorkloads();
 
     var app = builder.Build().ExitOnInvalidConfiguration();
 
     app.UseRequestLogging(LogEventLevel.Debug);
+    app.UseWorkloadTraffic();
     app.MapGrpcService<PerformanceMonitor>();
     app.MapGrpcHealthChecksService();
     app.MapGrpcReflectionService();
-    app.MapGet("/", () => "performance.Monitor speaks gRPC over HTTP/2 (h2c) here: use a gRPC client. Server reflection and grpc.health.v1.Health are on.");
+    app.MapGet("/", () => "performance.Monitor and the workloads (workloads.Workloads, workloads.CodeFirstWorkloads) speak gRPC over HTTP/2 here: use a gRPC client. Server reflection and grpc.health.v1.Health are on. REST workloads: /rest/stj/... and /rest/newtonsoft/...");
+    app.MapWorkloads();
     app.MapDiagnostics();
     return app;
 });

@@ -30,35 +30,6 @@ public sealed class IdleConnectionOptions
 
 public static class ServiceSetup
 {
-    /// <summary>h2c only (gRPC needs HTTP/2; without TLS there is no ALPN to negotiate it), and every connection counted.</summary>
-    public static WebApplicationBuilder AddHttp2OnlyKestrelWithConnectionCounting(this WebApplicationBuilder builder)
-    {
-        builder.Services.AddSingleton<ConnectionCounter>();
-        builder.WebHost.ConfigureKestrel(kestrel =>
-        {
-            // Kestrel's default, stated because lesson 2 depends on it: about 100 calls in flight per connection.
-            kestrel.Limits.Http2.MaxStreamsPerConnection = 100;
-            kestrel.ConfigureEndpointDefaults(listen =>
-            {
-                listen.Protocols = HttpProtocols.Http2;
-                var counter = listen.ApplicationServices.GetRequiredService<ConnectionCounter>();
-                listen.Use(next => async connection =>
-                {
-                    counter.Opened();
-                    try
-                    {
-                        await next(connection);
-                    }
-                    finally
-                    {
-                        counter.Closed();
-                    }
-                });
-            });
-        });
-        return builder;
-    }
-
     /// <summary>
     /// The idle timeout as a typed, validated setting. Without this, <c>Kestrel:Limits</c> in configuration is silently
     /// ignored (measured: a 3 s value left idle connections open for 8 s); Kestrel's own default is 130 s.

@@ -22,6 +22,11 @@ public sealed class RunScriptTests
         start.Environment["SERVICE_URL"] = $"http://127.0.0.1:{servicePort}";
         start.Environment["GATEWAY_URL"] = $"http://127.0.0.1:{gatewayPort}";
         start.Environment["CONFIGURATION"] = AppProcess.Configuration;
+        // The script's service inherits these: its other listeners on free ports, its certificate in the test's own folder.
+        using var certificates = new TemporaryFolder();
+        start.Environment["Protocols__Http1Url"] = "http://127.0.0.1:0";
+        start.Environment["Protocols__TlsUrl"] = "https://127.0.0.1:0";
+        start.Environment["Protocols__CertificateFolder"] = certificates.Path;
         using var script = Process.Start(start)!;
         var output = new List<string>();
         var swagger = new TaskCompletionSource<string>(TaskCreationOptions.RunContinuationsAsynchronously);

@@ -12,6 +12,7 @@ public sealed partial class AppProcess : IAsyncDisposable
     private readonly Process _process;
     private readonly ConcurrentQueue<string> _output = new();
     private readonly TaskCompletionSource<string> _listening = new(TaskCreationOptions.RunContinuationsAsynchronously);
+    private readonly ConcurrentDictionary<string, TaskCompletionSource<string>> _listeners = new();
     private bool _disposed;
     private string? _ownedDirectory;
 
@@ -26,6 +27,9 @@ public sealed partial class AppProcess : IAsyncDisposable
 
     /// <summary>The gateway's history file: its own temporary one unless the test named one.</summary>
     public string? HistoryPath { get; private set; }
+
+    /// <summary>The service's certificate folder: its own temporary one unless the test named one.</summary>
+    public string? CertificateFolder { get; private set; }
 
     public Uri BaseAddress => new(Url);
 
@@ -64,6 +68,19 @@ public sealed partial class AppProcess : IAsyncDisposable
         await app._process.WaitForExitAsync(cancel.Token);
         app._process.WaitForExit();
         return app;
+    }
+
+    /// <summary>
+    /// The address the service announced for one of its listeners ("h2c", "HTTP/1.1" or "TLS"), with the port it really
+    /// got: the service logs one "Listening for {listener} on {address}" line per listener once all are bound.
+    /// </summary>
+    public async Task<string> ListenerAsync(string listener, TimeSpan? timeout = null)
+    {
+        var announced = _listeners.GetOrAdd(listener, _ => new TaskCompletionSource<string>(TaskCreationOptions.RunContinuationsAsynchronously)).Task;
+        var finished = await Task.WhenAny(announced, _process.WaitForExitAsync(), Task.Delay(timeout ?? TimeSpan.FromSeconds(30)));
+        return finished == announced
+            ? await announced
+            : throw new InvalidOperationException($"The service announced no {listener} listener. Its output:{Environment.NewLine}{Output}");
     }
 
     public Task<bool> WaitForOutputAsync(Func<string, bool> match, TimeSpan timeout) => WaitForOutputAsync(match, 1, timeout);
@@ -127,6 +144,27 @@ public sealed partial class AppProcess : IAsyncDisposable
             }
         }
 
+        string? certificateFolder = null;
+        if (project == "PerformanceService")
+        {
+            // Every service under test listens on free ports only, and keeps its certificate in its own folder, never in the repository.
+            foreach (var (key, value) in new[] { ("--Protocols:Http1Url", "http://127.0.0.1:0"), ("--Protocols:TlsUrl", "https://127.0.0.1:0") })
+            {
+                if (Named(argumentList, key) is null)
+                {
+                    argumentList.AddRange([key, value]);
+                }
+            }
+
+            certificateFolder = Named(argumentList, "--Protocols:CertificateFolder");
+            if (certificateFolder is null)
+            {
+                ownedDirectory = Directory.CreateTempSubdirectory("grpcbp-certificate-").FullName;
+                certificateFolder = ownedDirectory;
+                argumentList.AddRange(["--Protocols:CertificateFolder", certificateFolder]);
+            }
+        }
+
         var directory = Path.Combine(RepositoryRoot, project);
         var assembly = Path.Combine(directory, "bin", Configuration, "net10.0", project + ".dll");
         if (!File.Exists(assembly))
@@ -163,6 +201,7 @@ public sealed partial class AppProcess : IAsyncDisposable
         {
             _ownedDirectory = ownedDirectory,
             HistoryPath = historyPath,
+            CertificateFolder = certificateFolder,
         };
         app._process.Start();
         app._process.BeginOutputReadLine();
@@ -182,6 +221,31 @@ public sealed partial class AppProcess : IAsyncDisposable
         {
             _listening.TrySetResult(match.Groups[1].Value);
         }
+
+        if (ListenerLine().Match(line) is { Success: true } listener)
+        {
+            _listeners.GetOrAdd(listener.Groups[1].Value, _ => new TaskCompletionSource<string>(TaskCreationOptions.RunContinuationsAsynchronously))
+                .TrySetResult(listener.Groups[2].Value);
+        }
+    }
+
+    /// <summary>The value given for <paramref name="key"/> as "key value" or "key=value", or null when it is not given.</summary>
+    private static string? Named(List<string> arguments, string key)
+    {
+        for (var i = 0; i < arguments.Count; i++)
+        {
+            if (arguments[i] == key && i + 1 < arguments.Count)
+            {
+                return arguments[i + 1];
+            }
+
+            if (arguments[i].StartsWith(key + "=", StringComparison.Ordinal))
+            {
+                return arguments[i][(key.Length + 1)..];
+            }
+        }
+
+        return null;
     }
 
     private static string FindRepositoryRoot()
@@ -199,4 +263,7 @@ public sealed partial class AppProcess : IAsyncDisposable
 
     [GeneratedRegex(@"Now listening on: (http://\S+)")]
     private static partial Regex ListeningLine();
+
+    [GeneratedRegex(@"Listening for (h2c|HTTP/1\.1|TLS) \(.*\) on (\S+)")]
+    private static partial Regex ListenerLine();
 }

@@ -1,0 +1,49 @@
+using System.ComponentModel.DataAnnotations;
+
+namespace PerformanceService.Listeners;
+
+/// <summary>
+/// The listeners beside the h2c one from <c>--urls</c> (section <c>Protocols</c>). Cleartext HTTP/1.1 and prior-knowledge
+/// HTTP/2 cannot share a port without TLS, so REST over HTTP/1.1 has its own; TLS lets ALPN pick either version.
+/// </summary>
+public sealed class ProtocolsOptions : IValidatableObject
+{
+    public const string Section = "Protocols";
+
+    /// <summary>Cleartext, HTTP/1.1 only (REST; gRPC fails here). Empty turns the listener off.</summary>
+    public string Http1Url { get; set; } = "http://127.0.0.1:5002";
+
+    /// <summary>TLS, HTTP/1.1 and HTTP/2 by ALPN (gRPC and REST). Empty turns the listener off.</summary>
+    public string TlsUrl { get; set; } = "https://127.0.0.1:5001";
+
+    /// <summary>Where the self-signed certificate is made at first start and kept; relative to the content root.</summary>
+    [Required(AllowEmptyStrings = false, ErrorMessage = "Protocols:CertificateFolder must name the folder that keeps the service's certificate (default: data).")]
+    public string CertificateFolder { get; set; } = "data";
+
+    private const string Http1Key = "Protocols:Http1Url";
+    private const string TlsKey = "Protocols:TlsUrl";
+
+    /// <summary>The HTTP/1.1 listener's address, or null when it is off.</summary>
+    public ListenAddress? Http1Address => Read(Http1Url, Uri.UriSchemeHttp, Http1Key).Address;
+
+    /// <summary>The TLS listener's address, or null when it is off.</summary>
+    public ListenAddress? TlsAddress => Read(TlsUrl, Uri.UriSchemeHttps, TlsKey).Address;
+
+    public IEnumerable<ValidationResult> Validate(ValidationContext validationContext)
+    {
+        if (Read(Http1Url, Uri.UriSchemeHttp, Http1Key).Problem is { } http1)
+        {
+            yield return new ValidationResult(http1, [nameof(Http1Url)]);
+        }
+
+        if (Read(TlsUrl, Uri.UriSchemeHttps, TlsKey).Problem is { } tls)
+        {
+            yield return new ValidationResult(tls, [nameof(TlsUrl)]);
+        }
+    }
+
+    private static (ListenAddress? Address, string? Problem) Read(string? url, string scheme, string key) =>
+        string.IsNullOrWhiteSpace(url) ? (null, null)
+        : ListenAddress.TryParse(url.Trim(), scheme, key, out var address, out var problem) ? (address, null)
+        : (null, problem);
+}

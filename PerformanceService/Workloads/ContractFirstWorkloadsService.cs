@@ -1,0 +1,65 @@
+using Grpc.Core;
+using Microsoft.Extensions.Options;
+using Workloads;
+using Cf = Workloads.ContractFirst;
+
+namespace PerformanceService.Workloads;
+
+/// <summary>
+/// workloads.Workloads, contract-first (the classes generated from Protos/workloads.proto): the same answers as every
+/// other path, kept as messages so a call costs only its serialization.
+/// </summary>
+public sealed class ContractFirstWorkloadsService(WorkloadAnswers answers, IOptions<WorkloadOptions> options) : Cf.Workloads.WorkloadsBase
+{
+    public override Task<Cf.SmallInts> GetSmallInts(Cf.ItemRequest request, ServerCallContext context) =>
+        Task.FromResult(answers.SmallInts(GrpcFailures.ValidId(request.Id)).Contract);
+
+    public override Task<Cf.Book> GetBook(Cf.ItemRequest request, ServerCallContext context) =>
+        Task.FromResult(answers.Book(GrpcFailures.ValidId(request.Id)).Contract);
+
+    public override Task<Cf.BookList> GetBooks(Cf.ItemRequest request, ServerCallContext context) =>
+        Task.FromResult(answers.Books().Contract);
+
+    public override Task<Cf.BigDto> GetBigDto(Cf.ItemRequest request, ServerCallContext context) =>
+        Task.FromResult(answers.BigDto(GrpcFailures.ValidId(request.Id)).Contract);
+
+    public override Task<Cf.BigDtoList> GetBigDtos(Cf.PageRequest request, ServerCallContext context)
+    {
+        GrpcFailures.ThrowIfInvalid(WorkloadRules.BigDtoPage(request.Page, request.Size));
+        return Task.FromResult(answers.BigDtoMessages(request.Page, request.Size));
+    }
+
+    public override Task<Cf.WriteAck> WriteLog(Cf.LogRecord request, ServerCallContext context) =>
+        Task.FromResult(new Cf.WriteAck { Checksum = WorkloadChecksum.Of(request), Length = 1 });
+
+    public override async Task<Cf.WriteAck> Upload(IAsyncStreamReader<Cf.FileChunk> requestStream, ServerCallContext context)
+    {
+        var upload = new FileUpload(options.Value.MaxFileBytes);
+        await foreach (var chunk in requestStream.ReadAllAsync(context.CancellationToken))
+        {
+            if (!upload.TryAppend(chunk.Data.Span))
+            {
+                throw GrpcFailures.FileTooLarge(upload.MaxBytes);
+            }
+        }
+
+        return new Cf.WriteAck { Checksum = upload.Checksum, Length = upload.Length };
+    }
+
+    public override Task<Cf.UserList> GetUsers(Cf.PageRequest request, ServerCallContext context)
+    {
+        GrpcFailures.ThrowIfInvalid(WorkloadRules.UserPage(request.Page, request.Size));
+        return Task.FromResult(WorkloadAnswers.UserMessages(request.Page, request.Size));
+    }
+
+    /// <summary>Each user made as it is sent, each write waiting for HTTP/2 flow control: the range is never in memory.</summary>
+    public override async Task StreamUsers(Cf.PageRequest request, IServerStreamWriter<Cf.User> responseStream, ServerCallContext context)
+    {
+        GrpcFailures.ThrowIfInvalid(WorkloadRules.UserStream(request.Page, request.Size));
+        foreach (var id in WorkloadAnswers.UserIds(request.Page, request.Size))
+        {
+            // The call's token, so a write after the client left ends as a cancellation, not as "the request is complete".
+            await responseStream.WriteAsync(WorkloadData.User(id).ToContract(), context.CancellationToken);
+        }
+    }
+}

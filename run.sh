@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Starts the whole system: PerformanceService, then ApiGateway pointed at it, and prints where to click.
 # Ctrl+C (or SIGTERM) stops both; if either dies, the other is stopped too.
-#   SERVICE_URL  where the gRPC service listens   (default http://127.0.0.1:5000)
-#   GATEWAY_URL  where the gateway listens         (default http://127.0.0.1:5080)
+#   SERVICE_URL  where the gRPC service listens (h2c)   (default http://127.0.0.1:5000)
+#   GATEWAY_URL  where the gateway listens              (default http://127.0.0.1:5080)
+#   HTTP1_URL, TLS_URL  the service's HTTP/1.1 and TLS listeners (default: its Protocols settings, :5002 and :5001)
 #   CONFIGURATION  Release (default) or Debug;  --no-build  skips the build
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -14,7 +15,7 @@ build=1
 for argument in "$@"; do
   case "$argument" in
     --no-build) build=0 ;;
-    -h|--help) sed -n '2,7p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,8p' "$0"; exit 0 ;;
     *) echo "run.sh: unknown argument '$argument' (use --no-build or --help)" >&2; exit 2 ;;
   esac
 done
@@ -28,20 +29,38 @@ if ((build)); then
 fi
 
 pids=()
+service_log=$(mktemp)
 stop() {
   trap - INT TERM EXIT
   for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
   for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+  rm -f "$service_log"
 }
 trap 'stop; exit 130' INT
 trap 'stop; exit 143' TERM
 trap stop EXIT
 
-# Each app runs from its own folder, so it finds its appsettings.json.
+# Each app runs from its own folder, so it finds its appsettings.json. The service's output is also kept, to read
+# the addresses its listeners really got.
 start() {
   local project=$1; shift
-  (cd "$project" && exec dotnet "bin/$CONFIGURATION/net10.0/$project.dll" "$@") &
+  if [[ $project == PerformanceService ]]; then
+    (cd "$project" && exec dotnet "bin/$CONFIGURATION/net10.0/$project.dll" "$@" > >(tee "$service_log") 2>&1) &
+  else
+    (cd "$project" && exec dotnet "bin/$CONFIGURATION/net10.0/$project.dll" "$@") &
+  fi
   pids+=($!)
+}
+
+# The address the service announced for one listener ("HTTP/1.1" or "TLS"), empty when that listener is off. All
+# announcements come together, once the h2c one is there.
+announced() {
+  local listener=$1
+  for _ in $(seq 1 100); do
+    grep -q 'Listening for h2c ' "$service_log" && break
+    sleep 0.1
+  done
+  grep -o "Listening for $listener ([^)]*) on [^ ]*" "$service_log" | head -n 1 | sed 's/.* on //'
 }
 
 # Waits until an address accepts TCP connections, or fails if the process behind it died.
@@ -57,15 +76,26 @@ wait_for() {
   return 1
 }
 
-start PerformanceService --urls "$SERVICE_URL"
+service_arguments=(--urls "$SERVICE_URL")
+[[ -n ${HTTP1_URL:-} ]] && service_arguments+=(--Protocols:Http1Url "$HTTP1_URL")
+[[ -n ${TLS_URL:-} ]] && service_arguments+=(--Protocols:TlsUrl "$TLS_URL")
+start PerformanceService "${service_arguments[@]}"
 wait_for PerformanceService "$SERVICE_URL" "${pids[0]}"
-start ApiGateway --urls "$GATEWAY_URL" --ServerUrl "$SERVICE_URL"
+
+# The gateway calls the addresses the service really listens on, and trusts only the certificate it made (in its
+# Protocols:CertificateFolder, PerformanceService/data unless the environment says otherwise).
+http1=$(announced HTTP/1.1)
+tls=$(announced TLS)
+certificate_folder=${Protocols__CertificateFolder:-data}
+[[ $certificate_folder == /* ]] || certificate_folder="$PWD/PerformanceService/$certificate_folder"
+start ApiGateway --urls "$GATEWAY_URL" --ServerUrl "$SERVICE_URL" \
+  --Protocols:Http1Url "$http1" --Protocols:TlsUrl "$tls" --Protocols:CertificatePath "$certificate_folder/service-certificate.pem"
 wait_for ApiGateway "$GATEWAY_URL" "${pids[1]}"
 
 echo
 echo "  Chart page:  ${GATEWAY_URL%/}/"
 echo "  Swagger UI:  ${GATEWAY_URL%/}/swagger"
-echo "  gRPC service: $SERVICE_URL (h2c)"
+echo "  gRPC service: $SERVICE_URL (h2c)${http1:+, $http1 (HTTP/1.1)}${tls:+, $tls (TLS)}"
 echo "  Press Ctrl+C to stop both."
 echo
 

@@ -1,5 +1,6 @@
 using ApiGateway.Configuration;
 using LoadEngine;
+using LoadEngine.Protocols;
 using Microsoft.Extensions.Options;
 using ApiGateway.Endpoints;
 using Microsoft.AspNetCore.Hosting.Server;
@@ -20,14 +21,25 @@ public static partial class GatewaySetup
             .BindConfiguration(RunLimitsOptions.Section)
             .ValidateDataAnnotations()
             .ValidateOnStart();
-        // The engine calls the configured address only, within the configured limits.
-        builder.Services.AddOptions<EngineOptions>().Configure<IOptions<GatewayOptions>, IOptions<RunLimitsOptions>>((engine, gateway, limits) =>
-        {
-            engine.ServerUri = gateway.Value.GetServerUri();
-            engine.ConnectTimeout = limits.Value.ConnectTimeout;
-            engine.CallTimeout = limits.Value.CallTimeout;
-            engine.MaxInFlight = limits.Value.MaxConcurrency;
-        });
+        builder.Services.AddOptions<ProtocolsOptions>()
+            .BindConfiguration(ProtocolsOptions.Section)
+            .ValidateDataAnnotations()
+            .ValidateOnStart();
+        // The engine calls the configured addresses only, within the configured limits.
+        builder.Services.AddOptions<EngineOptions>().Configure<IOptions<GatewayOptions>, IOptions<RunLimitsOptions>, IOptions<ProtocolsOptions>, IHostEnvironment>(
+            (engine, gateway, limits, protocols, environment) =>
+            {
+                engine.ServerUri = gateway.Value.GetServerUri();
+                engine.ConnectTimeout = limits.Value.ConnectTimeout;
+                engine.CallTimeout = limits.Value.CallTimeout;
+                engine.MaxInFlight = limits.Value.MaxConcurrency;
+                engine.Http1Uri = protocols.Value.Http1Uri;
+                engine.TlsUri = protocols.Value.TlsUri;
+                engine.TrustedCertificatePath = string.IsNullOrWhiteSpace(protocols.Value.CertificatePath)
+                    ? null
+                    : Path.GetFullPath(protocols.Value.CertificatePath, environment.ContentRootPath);
+                engine.SettingNames = ListenerSettingNames.Gateway;
+            });
         return builder;
     }
 
@@ -41,6 +53,7 @@ public static partial class GatewaySetup
         app.MapRunApi();
         app.MapRunExport();
         app.MapLessonEndpoints();
+        app.MapWorkloadEndpoints();
         return app;
     }
 

@@ -18,6 +18,18 @@ public sealed class EngineOptions
     /// </summary>
     public int MaxInFlight { get; set; } = 10_000;
 
+    /// <summary>The service's cleartext HTTP/1.1 listener (REST over HTTP/1.1); null when none is configured.</summary>
+    public Uri? Http1Uri { get; set; }
+
+    /// <summary>The service's TLS listener (HTTP/1.1 and HTTP/2 by ALPN); null when none is configured.</summary>
+    public Uri? TlsUri { get; set; }
+
+    /// <summary>The service's certificate (PEM): the only one a TLS contender trusts.</summary>
+    public string? TrustedCertificatePath { get; set; }
+
+    /// <summary>What the host calls those settings, so a sentence about a missing one names it as the user sets it.</summary>
+    public Protocols.ListenerSettingNames SettingNames { get; set; } = Protocols.ListenerSettingNames.Gateway;
+
     /// <summary>
     /// Whether <paramref name="text"/> can be <see cref="ServerUri"/>: an absolute http:// or https:// address with no path
     /// or query (a gRPC method's path is the client's to add). The gateway's ServerUrl and the CLI's --target both obey it.
@@ -34,4 +46,8 @@ public sealed class EngineOptions
         address = uri;
         return true;
     }
+
+    /// <summary>Whether <paramref name="text"/> can be <see cref="Http1Uri"/> (<paramref name="scheme"/> http) or <see cref="TlsUri"/> (https): a service address of that scheme.</summary>
+    public static bool TryListenerAddress(string? text, string scheme, out Uri address) =>
+        TryServiceAddress(text, out address) && address.Scheme == scheme;
 }

@@ -1,5 +1,6 @@
 using System.CommandLine;
 using System.Globalization;
+using LoadEngine.Protocols;
 using LoadEngine.Strategies;
 using LoadEngine.Thresholds;
 
@@ -14,6 +15,8 @@ public sealed class LoadTestCommand
     public const string Name = "./loadtest";
 
     public const string AllStrategies = "all";
+
+    public const string AllContenders = "all";
 
     private static readonly string Percentiles = string.Join(',', RunPlan.DefaultPercentiles.Select(p => p.ToString(CultureInfo.InvariantCulture)));
 
@@ -31,8 +34,43 @@ public sealed class LoadTestCommand
         DefaultValueFactory = _ => AllStrategies,
     };
 
+    public Option<string> Workload { get; } = Text("--workload", "id",
+        $"A workload of the published gRPC-vs-REST benchmarks instead of a strategy: {string.Join(", ", WorkloadList.Ids)}. " +
+        "Its contender is --protocol (with --serializer, --http-version, --security), or --contenders for several in turn.");
+
+    public Option<string> Protocol { get; } = Text("--protocol", "name", $"With --workload: {WireNames<ApiProtocol>.Listed}.");
+
+    public Option<string> Serializer { get; } = Text("--serializer", "name",
+        $"With --workload: {WireNames<PayloadSerializer>.Listed} (default protobuf for gRPC, system-text-json for REST).");
+
+    public Option<string> HttpVersion { get; } = Text("--http-version", "version",
+        $"With --workload: {WireNames<WireVersion>.Listed} (default 2 for gRPC, 1.1 for REST).");
+
+    public Option<string> Security { get; } = Text("--security", "mode", $"With --workload: {WireNames<WireSecurity>.Listed} (default cleartext).");
+
+    public Option<string> Contenders { get; } = Text("--contenders", "all|list",
+        $"With --workload: {AllContenders} (every contender that can run it, in turn, as a suite) or contender names separated by commas, e.g. grpc-h2-cleartext,rest-stj-h1-cleartext. " +
+        $"The contenders: {string.Join(", ", ContenderList.Names)}.");
+
+    /// <summary>Each workload setting of <see cref="WorkloadParameters"/>, as --file-bytes for fileBytes.</summary>
+    public IReadOnlyDictionary<WorkloadParameter, Option<string>> WorkloadSettings { get; } = WorkloadParameters.All.ToDictionary(
+        parameter => parameter,
+        parameter => Text(OptionName(parameter), parameter.Name.ToLowerInvariant(),
+            $"{string.Join(" and ", WorkloadList.All.Where(workload => workload.Takes(parameter)).Select(workload => workload.Id))}: {parameter.What} " +
+            $"{parameter.Allowed} (default {parameter.Default})."));
+
+    public Option<string> Http1Target { get; } = Text("--http1-target", "url",
+        "The service's cleartext HTTP/1.1 listener (its Protocols:Http1Url, e.g. http://127.0.0.1:5002), for REST over HTTP/1.1 in cleartext.");
+
+    public Option<string> TlsTarget { get; } = Text("--tls-target", "url",
+        "The service's TLS listener (its Protocols:TlsUrl, e.g. https://127.0.0.1:5001), for every contender with --security tls.");
+
+    public Option<string> TrustCertificate { get; } = Text("--trust-certificate", "file",
+        "The service's certificate (PEM, e.g. PerformanceService/data/service-certificate.pem): the only one TLS contenders trust.");
+
     public Option<string> Count { get; } = Text("--count", "calls",
-        $"Measured calls (stream messages for streaming-call), 1 to {PlanLimits.Defaults.MaxCount}. A run needs a count, a duration, or both (whichever ends first).");
+        $"Measured calls (stream messages for streaming-call), 1 to {PlanLimits.Defaults.MaxCount}. A run needs a count, a duration, or both (whichever ends first); " +
+        "a workload run left without either makes its workload's own count of calls.");
 
     public Option<string> Duration { get; } = Text("--duration", "seconds",
         $"Seconds the measured phase lasts, {RunPlanRules.MinDurationSeconds.ToString(CultureInfo.InvariantCulture)} to {PlanLimits.Defaults.MaxRunSeconds}.");
@@ -100,21 +138,28 @@ public sealed class LoadTestCommand
     public LoadTestCommand()
     {
         Root = new RootCommand(
-            "Load-tests PerformanceService in-process with the gateway's run engine: one strategy, or all in turn. " +
+            "Load-tests PerformanceService in-process with the gateway's run engine: one strategy, or all in turn; or one of the published benchmarks' workloads " +
+            "(--workload) on one contender, or on several in turn. " +
             "Exit codes: 0 every run completed and every threshold held; 99 a threshold failed (with thresholds, so does a run that did not complete); " +
             "1 a run did not complete (no thresholds given) or a result file could not be written; 105 interrupted (Ctrl+C or SIGTERM); 2 a usage error.")
         {
             HelpName = Name,
         };
-        foreach (var option in new Option[]
-                 {
-                     Target, Strategy, Count, Duration, Load, Concurrency, Rate, Stages, Warmup, DelayMs, PayloadBytes, PercentileList, Thresholds,
-                     CallTimeout, ConnectTimeout, MaxInFlight, Json, Report, Plain, Quiet, LogLevel,
-                 })
+        Option[] options =
+        [
+            Target, Strategy, Workload, Protocol, Serializer, HttpVersion, Security, Contenders, .. WorkloadSettings.Values,
+            Http1Target, TlsTarget, TrustCertificate, Count, Duration, Load, Concurrency, Rate, Stages, Warmup, DelayMs, PayloadBytes, PercentileList, Thresholds,
+            CallTimeout, ConnectTimeout, MaxInFlight, Json, Report, Plain, Quiet, LogLevel,
+        ];
+        foreach (var option in options)
         {
             Root.Options.Add(option);
         }
     }
+
+    /// <summary>"--file-bytes" for fileBytes: the run API's name, as options are spelled on a command line.</summary>
+    public static string OptionName(WorkloadParameter parameter) =>
+        "--" + string.Concat(parameter.Name.Select(letter => char.IsUpper(letter) ? "-" + char.ToLowerInvariant(letter) : letter.ToString()));
 
     /// <summary>An option whose value stays text until the rules read it, shown in help as <c>--name &lt;helpName&gt;</c>.</summary>
     private static Option<string> Text(string name, string helpName, string description) => new(name) { Description = description, HelpName = helpName };

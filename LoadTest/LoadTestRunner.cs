@@ -30,6 +30,10 @@ public sealed partial class LoadTestRunner(RunEngine engine, IServiceProvider se
             engine.CallTimeout = settings.Engine.CallTimeout;
             engine.ConnectTimeout = settings.Engine.ConnectTimeout;
             engine.MaxInFlight = settings.Engine.MaxInFlight;
+            engine.Http1Uri = settings.Engine.Http1Uri;
+            engine.TlsUri = settings.Engine.TlsUri;
+            engine.TrustedCertificatePath = settings.Engine.TrustedCertificatePath;
+            engine.SettingNames = settings.Engine.SettingNames;
         });
         services.AddSingleton<LoadTestRunner>();
         return services.BuildServiceProvider();
@@ -76,7 +80,7 @@ public sealed partial class LoadTestRunner(RunEngine engine, IServiceProvider se
         try
         {
             await using var scope = services.CreateAsyncScope();
-            var strategy = StrategyList.Resolve(scope.ServiceProvider, run.Plan.Strategy);
+            var strategy = StrategyList.Resolve(scope.ServiceProvider, run.Plan);
             var ended = await engine.ExecuteAsync(strategy, run, live, stop.Token);
             return ended.State != RunState.Cancelled ? ended
                 : interrupt.Signal is { } signal ? ThresholdJudge.WithVerdict(ended with { Error = $"Interrupted by {signal} before the run finished." })

@@ -1,6 +1,7 @@
 using System.CommandLine;
 using System.Globalization;
 using LoadEngine;
+using LoadEngine.Protocols;
 using LoadEngine.Strategies;
 using Microsoft.Extensions.Logging;
 
@@ -53,14 +54,22 @@ public sealed record LoadTestSettings(
             || !RunPlanRules.TryWhole(parsed.GetValue(command.MaxInFlight), "max-in-flight", 1, MaxInFlightLimit, PlanLimits.Defaults.MaxConcurrency, out var maxInFlight, out error)
             || !TryLogLevel(parsed.GetValue(command.LogLevel), out var logLevel, out error)
             || !TryOutputFile(parsed.GetValue(command.Json), "json", out var jsonPath, out error)
-            || !TryOutputFile(parsed.GetValue(command.Report), "report", out var reportPath, out error))
+            || !TryOutputFile(parsed.GetValue(command.Report), "report", out var reportPath, out error)
+            || !TryListener(parsed.GetValue(command.Http1Target), command.Http1Target.Name, Uri.UriSchemeHttp, "http://127.0.0.1:5002", out var http1Target, out error)
+            || !TryListener(parsed.GetValue(command.TlsTarget), command.TlsTarget.Name, Uri.UriSchemeHttps, "https://127.0.0.1:5001", out var tlsTarget, out error)
+            || !TryCertificate(parsed.GetValue(command.TrustCertificate), out var certificate, out error))
         {
             return false;
         }
 
         // As in the gateway, one number bounds both a closed run's concurrency and what the engine keeps in flight.
         var limits = PlanLimits.Defaults with { MaxConcurrency = maxInFlight };
-        if (!TryPlans(parsed, command, limits, out var plans, out var isSuite, out error))
+        var engine = new EngineOptions
+        {
+            ServerUri = target, CallTimeout = callTimeout, ConnectTimeout = connectTimeout, MaxInFlight = maxInFlight,
+            Http1Uri = http1Target, TlsUri = tlsTarget, TrustedCertificatePath = certificate, SettingNames = ListenerSettingNames.Cli,
+        };
+        if (!TryPlans(parsed, command, limits, out var plans, out var isSuite, out error) || !TryListenersFor(plans, engine, out error))
         {
             return false;
         }
@@ -68,18 +77,33 @@ public sealed record LoadTestSettings(
         var progress = parsed.GetValue(command.Quiet) ? ProgressMode.Quiet
             : parsed.GetValue(command.Plain) || outputRedirected ? ProgressMode.Plain
             : ProgressMode.Live;
-        var engine = new EngineOptions { ServerUri = target, CallTimeout = callTimeout, ConnectTimeout = connectTimeout, MaxInFlight = maxInFlight };
         settings = new LoadTestSettings(target, plans, isSuite, engine, limits, jsonPath, reportPath, progress, logLevel);
         return true;
     }
 
-    /// <summary>One plan, or for "all" one per strategy, each under its own load unless --load names one (the gateway's POST /api/suites).</summary>
+    /// <summary>
+    /// One plan, or for "all" one per strategy, each under its own load unless --load names one (the gateway's POST /api/suites);
+    /// with --workload, one plan per contender.
+    /// </summary>
     private static bool TryPlans(ParseResult parsed, LoadTestCommand command, PlanLimits limits, out IReadOnlyList<RunPlan> plans, out bool isSuite, out string error)
     {
         plans = [];
         var strategy = parsed.GetValue(command.Strategy);
+        var workload = parsed.GetValue(command.Workload);
         isSuite = strategy == LoadTestCommand.AllStrategies;
-        if (!isSuite && !StrategyList.Names.Contains(strategy))
+        if (workload is not null && parsed.GetResult(command.Strategy) is { Implicit: false })
+        {
+            error = $"--strategy and --workload exclude each other: a workload run's contender is what runs (--protocol, or --contenders).";
+            return false;
+        }
+
+        if (workload is null && parsed.GetValue(command.Contenders) is not null)
+        {
+            error = "--contenders applies with --workload: name a workload, e.g. --workload small-ints --contenders all.";
+            return false;
+        }
+
+        if (workload is null && !isSuite && !StrategyList.Names.Contains(strategy))
         {
             error = $"strategy was '{strategy}'; it must be {LoadTestCommand.AllStrategies} (each in turn) or one of: {string.Join(", ", StrategyList.Names)}.";
             return false;
@@ -95,7 +119,22 @@ public sealed record LoadTestSettings(
             Stages = parsed.GetValue(command.Stages),
             Percentiles = parsed.GetValue(command.PercentileList),
             Thresholds = parsed.GetValue(command.Thresholds),
+            Workload = workload,
+            Protocol = parsed.GetValue(command.Protocol),
+            Serializer = parsed.GetValue(command.Serializer),
+            HttpVersion = parsed.GetValue(command.HttpVersion),
+            Security = parsed.GetValue(command.Security),
+            FileBytes = parsed.GetValue(command.WorkloadSettings[WorkloadParameters.FileBytes]),
+            Connection = parsed.GetValue(command.WorkloadSettings[WorkloadParameters.Connection]),
+            Clients = parsed.GetValue(command.WorkloadSettings[WorkloadParameters.Clients]),
+            Variant = parsed.GetValue(command.WorkloadSettings[WorkloadParameters.Variant]),
+            Users = parsed.GetValue(command.WorkloadSettings[WorkloadParameters.Users]),
         };
+        if (workload is not null)
+        {
+            return TryWorkloadPlans(parsed.GetValue(command.Contenders), input, limits, out plans, out isSuite, out error);
+        }
+
         var list = new List<RunPlan>();
         foreach (var name in isSuite ? StrategyList.Names : [strategy!])
         {
@@ -111,6 +150,111 @@ public sealed record LoadTestSettings(
         plans = list;
         error = string.Empty;
         return true;
+    }
+
+    /// <summary>
+    /// A workload's plan for the contender --protocol and its companions name, or one per contender of --contenders
+    /// (all: every contender the workload's settings allow, in the list's order) as a suite.
+    /// </summary>
+    private static bool TryWorkloadPlans(string? contenders, RunPlanInput input, PlanLimits limits, out IReadOnlyList<RunPlan> plans, out bool isSuite, out string error)
+    {
+        plans = [];
+        isSuite = contenders is not null;
+        if (contenders is null)
+        {
+            var made = RunPlanRules.TryCreate(input with { Strategy = null }, limits, [], out var plan, out error);
+            plans = made ? [plan] : [];
+            return made;
+        }
+
+        if (input.Protocol is not null || input.Serializer is not null || input.HttpVersion is not null || input.Security is not null)
+        {
+            error = "--contenders names the contenders itself; leave out --protocol, --serializer, --http-version and --security.";
+            return false;
+        }
+
+        var all = contenders == LoadTestCommand.AllContenders;
+        List<Contender?> named = all ? [.. ContenderList.All] : [.. contenders.Split(',', StringSplitOptions.TrimEntries | StringSplitOptions.RemoveEmptyEntries).Select(ContenderList.Find)];
+        if (named.Count == 0 || named.Contains(null))
+        {
+            error = $"contenders was '{contenders}'; it must be {LoadTestCommand.AllContenders} or names separated by commas, from: {string.Join(", ", ContenderList.Names)}.";
+            return false;
+        }
+
+        var list = new List<RunPlan>();
+        error = string.Empty;
+        foreach (var contender in named.Distinct())
+        {
+            var forContender = input with
+            {
+                Strategy = null,
+                Protocol = WireNames<ApiProtocol>.Name(contender!.Protocol),
+                Serializer = WireNames<PayloadSerializer>.Name(contender.Serializer),
+                HttpVersion = WireNames<WireVersion>.Name(contender.HttpVersion),
+                Security = WireNames<WireSecurity>.Name(contender.Security),
+            };
+            if (RunPlanRules.TryCreate(forContender, limits, [], out var plan, out error))
+            {
+                list.Add(plan);
+            }
+            // "all" means every contender that can run this workload as set (bulk-read's stream: the gRPC ones).
+            else if (!all)
+            {
+                error = $"For {contender.Name}: {error}";
+                return false;
+            }
+        }
+
+        plans = list;
+        error = list.Count > 0 ? string.Empty : error;
+        return list.Count > 0;
+    }
+
+    /// <summary>Every contender to run has its listener, and under TLS a readable certificate, among the options given.</summary>
+    private static bool TryListenersFor(IReadOnlyList<RunPlan> plans, EngineOptions engine, out string error)
+    {
+        error = string.Empty;
+        foreach (var contender in plans.Select(plan => plan.Contender).OfType<Contender>())
+        {
+            if (!WorkloadTargets.Check(contender, engine, out error))
+            {
+                return false;
+            }
+        }
+
+        return true;
+    }
+
+    private static bool TryListener(string? text, string name, string scheme, string example, out Uri? address, out string error)
+    {
+        error = string.Empty;
+        address = null;
+        if (text is null)
+        {
+            return true;
+        }
+
+        if (EngineOptions.TryListenerAddress(text, scheme, out var uri))
+        {
+            address = uri;
+            return true;
+        }
+
+        error = $"{name} must be an absolute {scheme}:// address with no path, e.g. {example}; it was '{text}'.";
+        return false;
+    }
+
+    private static bool TryCertificate(string? text, out string? path, out string error)
+    {
+        error = string.Empty;
+        path = text is null ? null : Path.GetFullPath(text);
+        if (path is null || File.Exists(path))
+        {
+            return true;
+        }
+
+        error = $"trust-certificate was '{text}'; no such file. It names the service's service-certificate.pem (in PerformanceService/data by default).";
+        return false;
     }
 
     private static bool TrySeconds(string? text, string name, int max, TimeSpan fallback, out TimeSpan value, out string error)

@@ -57,3 +57,49 @@ public sealed class RunLimitsOptions
 
     public TimeSpan ConnectTimeout => TimeSpan.FromSeconds(ConnectTimeoutSeconds);
 }
+
+/// <summary>
+/// The service's other listeners, for the workload runs' contenders. Section <c>Protocols</c>; like ServerUrl, never an
+/// address from a request. An empty URL leaves its contenders out (a run naming one is refused, naming the key).
+/// </summary>
+public sealed class ProtocolsOptions : IValidatableObject
+{
+    public const string Section = "Protocols";
+
+    /// <summary>Cleartext HTTP/1.1: REST over HTTP/1.1.</summary>
+    public string Http1Url { get; set; } = "http://127.0.0.1:5002";
+
+    /// <summary>TLS, HTTP/1.1 and HTTP/2 by ALPN: gRPC and REST over TLS.</summary>
+    public string TlsUrl { get; set; } = "https://127.0.0.1:5001";
+
+    /// <summary>The service's public certificate (PEM), the only one TLS contenders trust; relative to the gateway's content root.</summary>
+    public string CertificatePath { get; set; } = "../PerformanceService/data/service-certificate.pem";
+
+    public IEnumerable<ValidationResult> Validate(ValidationContext validationContext)
+    {
+        if (!string.IsNullOrEmpty(Http1Url) && !EngineOptions.TryListenerAddress(Http1Url, Uri.UriSchemeHttp, out _))
+        {
+            yield return new ValidationResult(
+                $"Protocols:Http1Url must be empty (no HTTP/1.1 contenders) or an absolute http:// address with no path, e.g. http://127.0.0.1:5002; it was '{Http1Url}'.",
+                [nameof(Http1Url)]);
+        }
+
+        if (!string.IsNullOrEmpty(TlsUrl) && !EngineOptions.TryListenerAddress(TlsUrl, Uri.UriSchemeHttps, out _))
+        {
+            yield return new ValidationResult(
+                $"Protocols:TlsUrl must be empty (no TLS contenders) or an absolute https:// address with no path, e.g. https://127.0.0.1:5001; it was '{TlsUrl}'.",
+                [nameof(TlsUrl)]);
+        }
+
+        if (!string.IsNullOrEmpty(TlsUrl) && string.IsNullOrWhiteSpace(CertificatePath))
+        {
+            yield return new ValidationResult(
+                "Protocols:CertificatePath is required with Protocols:TlsUrl: the service's service-certificate.pem, the only certificate TLS contenders trust.",
+                [nameof(CertificatePath)]);
+        }
+    }
+
+    public Uri? Http1Uri => string.IsNullOrEmpty(Http1Url) ? null : new Uri(Http1Url);
+
+    public Uri? TlsUri => string.IsNullOrEmpty(TlsUrl) ? null : new Uri(TlsUrl);
+}

@@ -4,6 +4,8 @@ using ApiGateway.Configuration;
 using ApiGateway.Errors;
 using ApiGateway.History;
 using ApiGateway.Runs;
+using LoadEngine;
+using LoadEngine.Protocols;
 using LoadEngine.Strategies;
 using Microsoft.AspNetCore.Http.HttpResults;
 using Microsoft.Extensions.Options;
@@ -33,11 +35,12 @@ public static class RunApiEndpoints
             .WithSummary("Start a run in the background; 202 with its id and Location.")
             .WithDescription($"Body: {{\"strategy\": \"client-wrapper\", \"count\": 1000, \"warmup\": 100}}, or an arrival rate: " +
                 $"{{\"strategy\": \"multiple-connections\", \"load\": \"open\", \"rate\": 2000, \"duration\": 10, \"thresholds\": [\"p99 < 5ms\", \"errorRate < 1%\"]}}, " +
-                $"or a ramp: {{\"strategy\": \"multiple-connections\", \"load\": \"ramping\", \"stages\": [{{\"duration\": 10, \"target\": 5000}}, {{\"duration\": 20, \"target\": 5000}}]}}. {limits} Per-call statuses are not kept for background runs.")
+                $"or a ramp: {{\"strategy\": \"multiple-connections\", \"load\": \"ramping\", \"stages\": [{{\"duration\": 10, \"target\": 5000}}, {{\"duration\": 20, \"target\": 5000}}]}}. {limits} Per-call statuses are not kept for background runs.\n\n" +
+                DescribeWorkloadRuns())
             .ProducesProblem(StatusCodes.Status400BadRequest).ProducesProblem(StatusCodes.Status429TooManyRequests);
         runs.MapGet("/", ListRunsAsync)
             .WithSummary("The run history, newest first.")
-            .WithDescription($"strategy (optional): only that strategy's runs. limit: 1 to {MaxPageSize}, default 50. offset: 0 or more, default 0.")
+            .WithDescription($"strategy (optional): only that strategy's runs (or a contender's, for workload runs). limit: 1 to {MaxPageSize}, default 50. offset: 0 or more, default 0.")
             .ProducesProblem(StatusCodes.Status400BadRequest);
         runs.MapGet("/compare", CompareAsync)
             .WithSummary("Two finished runs side by side, with ratios (candidate ÷ baseline).")
@@ -69,11 +72,26 @@ public static class RunApiEndpoints
         return app;
     }
 
+    /// <summary>The workload runs' fields, from the workload and contender lists.</summary>
+    private static string DescribeWorkloadRuns() =>
+        "Or a workload of the published gRPC-vs-REST benchmarks instead of a strategy: {\"workload\": \"big-list\", \"protocol\": \"rest\", " +
+        "\"serializer\": \"system-text-json\", \"httpVersion\": \"1.1\", \"security\": \"tls\", \"count\": 100}. " +
+        $"workload: {string.Join(", ", WorkloadList.Ids)}. protocol: {WireNames<ApiProtocol>.Listed}; serializer: {WireNames<PayloadSerializer>.Listed} " +
+        $"(default protobuf for gRPC, system-text-json for REST); httpVersion: {WireNames<WireVersion>.Listed} (default 2 for gRPC, 1.1 for REST); " +
+        $"security: {WireNames<WireSecurity>.Listed} (default cleartext). {ContenderList.Allowed} The run's strategy is its contender's name, e.g. rest-stj-h1-tls. " +
+        "Settings some workloads take: " +
+        string.Join("; ", WorkloadParameters.All.Select(parameter =>
+            $"{parameter.Name} ({string.Join(", ", WorkloadList.All.Where(workload => workload.Takes(parameter)).Select(workload => workload.Id))}): {parameter.What} " +
+            $"Allowed: {parameter.Allowed}; default {parameter.Default}")) +
+        ". count defaults to the workload's own; delayMs and payloadBytes apply to strategies only. The run reports stats.bytesSentPerCall, " +
+        "stats.bytesReceivedPerCall (the client's sockets), stats.serviceAllocatedBytesPerCall and stats.serverSaw (the HTTP and TLS versions the service saw). " +
+        "GET /api/workloads lists the workloads and the contenders this gateway can run.";
+
     private static string DescribeLimitsOf(IEndpointRouteBuilder app) =>
         StrategyEndpoints.DescribeLimits(app.ServiceProvider.GetRequiredService<IOptions<RunLimitsOptions>>().Value);
 
     private static async Task<Results<Accepted<RunRecord>, ProblemHttpResult>> StartRunAsync(
-        HttpRequest http, RunCoordinator coordinator, IOptions<RunLimitsOptions> limits)
+        HttpRequest http, RunCoordinator coordinator, IOptions<RunLimitsOptions> limits, IOptions<EngineOptions> engine)
     {
         var (request, error) = await RunRequestReader.ReadAsync(http, suite: false);
         if (request is null)
@@ -83,6 +101,12 @@ public static class RunApiEndpoints
 
         // Nobody waits on a background run's answer, so per-call statuses would only hold memory.
         if (!RunPlanRules.TryCreate(request.Input with { IncludeStatuses = "false" }, limits.Value.PlanLimits(), StrategyList.Names, out var plan, out error))
+        {
+            return ProblemResponses.InvalidParameters(error);
+        }
+
+        // A contender whose listener (or certificate) this gateway lacks is refused before it runs, naming the setting.
+        if (plan.Contender is { } contender && !WorkloadTargets.Check(contender, engine.Value, out error))
         {
             return ProblemResponses.InvalidParameters(error);
         }
@@ -97,9 +121,10 @@ public static class RunApiEndpoints
 
     private static async Task<Results<Ok<RunPage>, ProblemHttpResult>> ListRunsAsync(string? strategy, string? limit, string? offset, IRunStore store)
     {
-        if (strategy is not null && !StrategyList.Names.Contains(strategy))
+        if (strategy is not null && !StrategyList.Names.Contains(strategy) && !ContenderList.Names.Contains(strategy))
         {
-            return ProblemResponses.InvalidParameters($"strategy was '{strategy}'; it must be one of: {string.Join(", ", StrategyList.Names)}.");
+            return ProblemResponses.InvalidParameters(
+                $"strategy was '{strategy}'; it must be one of: {string.Join(", ", StrategyList.Names)}, or a workload run's contender: {string.Join(", ", ContenderList.Names)}.");
         }
 
         if (!RunPlanRules.TryWhole(limit, "limit", 1, MaxPageSize, 50, out var take, out var error)

@@ -5,6 +5,7 @@ using ApiGateway.Errors;
 using ApiGateway.History;
 using ApiGateway.Runs;
 using LoadEngine.Clients;
+using LoadEngine.Protocols;
 using LoadEngine.Reports;
 using LoadEngine.Strategies;
 
@@ -64,7 +65,7 @@ public static class RunExportEndpoints
 
     private static IResult Report(ReportContent content, string fileName) =>
         TypedResults.File(
-            Encoding.UTF8.GetBytes(HtmlReport.Render(content with { Tool = "the GrpcBestPractices gateway", ColourOrder = StrategyList.Names })),
+            Encoding.UTF8.GetBytes(HtmlReport.Render(content with { Tool = "the GrpcBestPractices gateway", ColourOrder = [.. StrategyList.Names, .. ContenderList.Names] })),
             "text/html; charset=utf-8",
             fileName);
 

@@ -1,15 +1,19 @@
 using System.Text.Json;
+using LoadEngine.Protocols;
 using LoadEngine.Thresholds;
 
 namespace ApiGateway.Endpoints;
 
 /// <summary>
 /// The body of POST /api/runs, for the OpenAPI document (the reader accepts numbers as JSON numbers or strings).
-/// load: sequential, closed, open or ramping; duration in seconds; stages for ramping; thresholds k6-style.
+/// load: sequential, closed, open or ramping; duration in seconds; stages for ramping; thresholds k6-style. A strategy,
+/// or a workload with its contender (protocol, serializer, httpVersion "1.1" or "2", security) and the settings it takes.
 /// </summary>
 public sealed record RunRequestBody(
-    string Strategy, int? Count, string? Load, int? Concurrency, double? Rate, double? Duration, IReadOnlyList<RampStage>? Stages,
-    int? Warmup, int? DelayMs, int? PayloadBytes, IReadOnlyList<double>? Percentiles, IReadOnlyList<string>? Thresholds);
+    string? Strategy, int? Count, string? Load, int? Concurrency, double? Rate, double? Duration, IReadOnlyList<RampStage>? Stages,
+    int? Warmup, int? DelayMs, int? PayloadBytes, IReadOnlyList<double>? Percentiles, IReadOnlyList<string>? Thresholds,
+    string? Workload, string? Protocol, string? Serializer, string? HttpVersion, string? Security,
+    long? FileBytes, string? Connection, int? Clients, string? Variant, int? Users);
 
 /// <summary>The body of POST /api/suites: a run's plan for every strategy, or for those listed.</summary>
 public sealed record SuiteRequestBody(
@@ -23,7 +27,10 @@ public sealed record SuiteRequestBody(
 public static class RunRequestReader
 {
     private static readonly string[] PlanFields =
-        ["strategy", "count", "load", "concurrency", "rate", "duration", "stages", "warmup", "delayMs", "payloadBytes", "includeStatuses", "percentiles", "thresholds"];
+        ["strategy", "count", "load", "concurrency", "rate", "duration", "stages", "warmup", "delayMs", "payloadBytes", "includeStatuses", "percentiles", "thresholds", .. WorkloadRules.Fields];
+
+    // A suite runs strategies; workload runs start one at a time.
+    private static readonly string[] SuiteFields = [.. PlanFields.Except(WorkloadRules.Fields).Where(name => name != "strategy"), "strategies"];
 
     public sealed record RunRequest(RunPlanInput Input, IReadOnlyList<string>? Strategies);
 
@@ -46,7 +53,7 @@ public static class RunRequestReader
                 return (null, $"The body must be a JSON object, not {document.RootElement.ValueKind}.");
             }
 
-            var allowed = suite ? PlanFields.Append("strategies").Where(name => name != "strategy").ToArray() : PlanFields;
+            var allowed = suite ? SuiteFields : PlanFields;
             var values = new Dictionary<string, string?>(StringComparer.Ordinal);
             IReadOnlyList<string>? strategies = null;
             IReadOnlyList<string>? thresholds = null;
@@ -115,6 +122,16 @@ public static class RunRequestReader
                 Stages = values.GetValueOrDefault("stages"),
                 Percentiles = values.GetValueOrDefault("percentiles"),
                 Thresholds = thresholds,
+                Workload = values.GetValueOrDefault("workload"),
+                Protocol = values.GetValueOrDefault("protocol"),
+                Serializer = values.GetValueOrDefault("serializer"),
+                HttpVersion = values.GetValueOrDefault("httpVersion"),
+                Security = values.GetValueOrDefault("security"),
+                FileBytes = values.GetValueOrDefault("fileBytes"),
+                Connection = values.GetValueOrDefault("connection"),
+                Clients = values.GetValueOrDefault("clients"),
+                Variant = values.GetValueOrDefault("variant"),
+                Users = values.GetValueOrDefault("users"),
             };
             return (new RunRequest(input, strategies), string.Empty);
         }

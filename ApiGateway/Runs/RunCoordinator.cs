@@ -141,7 +141,7 @@ public sealed partial class RunCoordinator(
         {
             // A scope per run, so a one-per-run strategy (the factory client's) is disposed with its run.
             await using var scope = services.CreateAsyncScope();
-            var strategy = StrategyList.Resolve(scope.ServiceProvider, run.Record.Plan.Strategy);
+            var strategy = StrategyList.Resolve(scope.ServiceProvider, run.Record.Plan);
             return await engine.ExecuteAsync(strategy, run.Record, run.Live, run.Cancellation);
         }
         catch (Exception ex) when (ex is not HistoryWriteException)

@@ -34,6 +34,9 @@ public static class MonitorClients
             }
         }
 
+        // Workload strategies are made from each run's plan (workload × contender), in the run's scope.
+        services.AddScoped<Protocols.WorkloadStrategies>();
+        services.AddSingleton<Protocols.ServiceDiagnosticsReader>();
         services.AddSingleton<Runs.RunEngine>();
         return services;
     }

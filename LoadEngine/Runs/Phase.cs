@@ -94,7 +94,8 @@ internal sealed class Phase : IDisposable
     }
 
     /// <summary>Sequential (one worker) and closed loads: each worker starts its next call when its last one ended.</summary>
-    public Task RunClosedAsync(IUnaryStrategy unary, int workers)
+    /// <param name="calls">A unary or a workload strategy.</param>
+    public Task RunClosedAsync(IClientStrategy calls, int workers)
     {
         var tasks = new Task[Math.Max(1, Math.Min(workers, _count ?? workers))];
         for (var worker = 0; worker < tasks.Length; worker++)
@@ -108,7 +109,7 @@ internal sealed class Phase : IDisposable
         {
             while (TryTakeNext(out var index))
             {
-                await CallAsync(unary, index, dueAt: 0);
+                await CallAsync(calls, index, dueAt: 0);
             }
         }
     }
@@ -119,13 +120,14 @@ internal sealed class Phase : IDisposable
     /// runs from when it was due); one that finds that many already waiting, or is still waiting when the schedule ends,
     /// is dropped (counted, never sent).
     /// </summary>
-    public async Task RunOpenAsync(IUnaryStrategy unary)
+    /// <param name="calls">A unary or a workload strategy.</param>
+    public async Task RunOpenAsync(IClientStrategy calls)
     {
         try
         {
             await ScheduleAsync((index, dueAt) =>
             {
-                var call = new DueCall(this, unary, index, dueAt);
+                var call = new DueCall(this, calls, index, dueAt);
                 lock (_admission)
                 {
                     if (_inFlight >= _maxInFlight)
@@ -318,7 +320,7 @@ internal sealed class Phase : IDisposable
     {
         try
         {
-            await CallAsync(due.Unary, due.Index, due.DueAt);
+            await CallAsync(due.Calls, due.Index, due.DueAt);
         }
         catch (Exception crash)
         {
@@ -344,10 +346,15 @@ internal sealed class Phase : IDisposable
         Start(next);
     }
 
-    /// <summary>One unary call, timed from when it was due (<paramref name="dueAt"/>, 0 for a closed load: when it went out).</summary>
-    private async Task CallAsync(IUnaryStrategy unary, long index, long dueAt)
+    /// <summary>
+    /// One unary call, or one workload call, timed from when it was due (<paramref name="dueAt"/>, 0 for a closed load:
+    /// when it went out). A workload call that makes many service calls gets as many call timeouts.
+    /// </summary>
+    private async Task CallAsync(IClientStrategy calls, long index, long dueAt)
     {
-        var request = NewRequest(index);
+        var unary = calls as IUnaryStrategy;
+        var workload = calls as IWorkloadStrategy;
+        var request = unary is null ? null : NewRequest(index);
         var sentAt = Stopwatch.GetTimestamp();
         if (dueAt == 0)
         {
@@ -360,8 +367,17 @@ internal sealed class Phase : IDisposable
 
         try
         {
-            var response = await unary.CallAsync(request, new CallOptions(deadline: DateTime.UtcNow + _options.CallTimeout, cancellationToken: _stop.Token));
-            Recorder.RecordSuccess(index, dueAt, sentAt, Stopwatch.GetTimestamp(), response);
+            var options = new CallOptions(deadline: DateTime.UtcNow + _options.CallTimeout * (workload?.ServiceCallsPerCall ?? 1), cancellationToken: _stop.Token);
+            if (workload is not null)
+            {
+                await workload.CallAsync(index, options);
+                Recorder.RecordSuccess(index, dueAt, sentAt, Stopwatch.GetTimestamp());
+            }
+            else
+            {
+                var response = await unary!.CallAsync(request!, options);
+                Recorder.RecordSuccess(index, dueAt, sentAt, Stopwatch.GetTimestamp(), response);
+            }
         }
         catch (RpcException error)
         {
@@ -481,5 +497,5 @@ internal sealed class Phase : IDisposable
 
     private readonly record struct SentMessage(long Index, long DueAt, long SentAt);
 
-    private readonly record struct DueCall(Phase Phase, IUnaryStrategy Unary, long Index, long DueAt);
+    private readonly record struct DueCall(Phase Phase, IClientStrategy Calls, long Index, long DueAt);
 }

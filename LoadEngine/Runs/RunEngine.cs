@@ -1,5 +1,6 @@
 using System.Diagnostics;
 using Grpc.Core;
+using LoadEngine.Protocols;
 using LoadEngine.Strategies;
 using LoadEngine.Thresholds;
 using Microsoft.Extensions.Options;
@@ -11,7 +12,8 @@ namespace LoadEngine.Runs;
 /// loop, the clock and the recording; a strategy only says how one call is made. Timestamps are taken raw on the hot
 /// path and turned into statistics once, at the end; a tick every 100 ms pushes live progress and builds the time series.
 /// </summary>
-public sealed class RunEngine(IOptions<EngineOptions> options)
+/// <param name="diagnostics">Reads the service's own counters around a workload run's measured phase (none in tests that need none).</param>
+public sealed class RunEngine(IOptions<EngineOptions> options, ServiceDiagnosticsReader? diagnostics = null)
 {
     public static readonly TimeSpan TickInterval = TimeSpan.FromMilliseconds(100);
 
@@ -39,6 +41,9 @@ public sealed class RunEngine(IOptions<EngineOptions> options)
             }
 
             var recorder = new RunRecorder(plan.Count, plan.IsOpen, plan.IncludeStatuses);
+            var workload = strategy as IWorkloadStrategy;
+            var serviceBefore = workload is null || diagnostics is null ? null : await diagnostics.ReadAsync(cancellation);
+            var wireBefore = workload?.Wire.StartPhase();
             var allocatedBefore = GC.GetTotalAllocatedBytes(precise: false);
             var gcBefore = GcNow();
             var measured = await RunPhaseAsync(strategy, plan, RunPhase.Measured, recorder, plan.Count, plan.Duration, live, cancellation);
@@ -46,6 +51,13 @@ public sealed class RunEngine(IOptions<EngineOptions> options)
             var allocated = GC.GetTotalAllocatedBytes(precise: false) - allocatedBefore;
             live.Statuses = recorder.Statuses;
             var stats = recorder.ToStats(measured.WallTime, allocated, plan.Warmup, warmupTime, plan.Percentiles, measured.Schedule) with { ClientGc = gc.ToStats() };
+            if (workload is not null)
+            {
+                var wire = workload.Wire.Totals - wireBefore!.Value;
+                var serviceAfter = serviceBefore is null ? null : await diagnostics!.ReadAsync(CancellationToken.None);
+                stats = WithWorkloadFigures(stats, wire, workload.Wire.ConnectionsUsedInPhase, serviceBefore, serviceAfter, workload.ServiceApi);
+            }
+
             return Ended(run with { Stats = stats, Series = recorder.ToSeries(measured.WallTime), Measured = strategy.DescribeMeasurement() }, measured, recorder, cancellation);
         }
         finally
@@ -79,9 +91,9 @@ public sealed class RunEngine(IOptions<EngineOptions> options)
         {
             var calls = (strategy, plan.Load) switch
             {
-                (IUnaryStrategy unary, LoadKind.Sequential) => phase.RunClosedAsync(unary, workers: 1),
-                (IUnaryStrategy unary, LoadKind.Closed) => phase.RunClosedAsync(unary, plan.Concurrency),
-                (IUnaryStrategy unary, _) => phase.RunOpenAsync(unary),
+                (IUnaryStrategy or IWorkloadStrategy, LoadKind.Sequential) => phase.RunClosedAsync(strategy, workers: 1),
+                (IUnaryStrategy or IWorkloadStrategy, LoadKind.Closed) => phase.RunClosedAsync(strategy, plan.Concurrency),
+                (IUnaryStrategy or IWorkloadStrategy, _) => phase.RunOpenAsync(strategy),
                 (IStreamingStrategy streaming, LoadKind.Sequential) => phase.RunStreamAsync(streaming, window: 1),
                 (IStreamingStrategy streaming, LoadKind.Closed) => phase.RunStreamAsync(streaming, plan.Concurrency),
                 (IStreamingStrategy streaming, _) => phase.RunStreamAsync(streaming, Math.Min(plan.Concurrency, options.Value.MaxInFlight)),
@@ -118,6 +130,24 @@ public sealed class RunEngine(IOptions<EngineOptions> options)
         catch (OperationCanceledException) when (stop.IsCancellationRequested)
         {
         }
+    }
+
+    /// <summary>A workload run's wire and service figures per call: the client's socket bytes, and the service's own counters after minus before.</summary>
+    private static RunStats WithWorkloadFigures(RunStats stats, WireTotals wire, int connectionsUsed, ServiceSnapshot? before, ServiceSnapshot? after, string api)
+    {
+        if (stats.Calls == 0)
+        {
+            return stats;
+        }
+
+        return stats with
+        {
+            ConnectionsUsed = connectionsUsed,
+            BytesSentPerCall = Math.Round((double)wire.Sent / stats.Calls, 1),
+            BytesReceivedPerCall = Math.Round((double)wire.Received / stats.Calls, 1),
+            ServiceAllocatedBytesPerCall = before is null || after is null ? null : Math.Round((double)(after.AllocatedBytes - before.AllocatedBytes) / stats.Calls, 1),
+            ServerSaw = before is null || after is null ? null : ServiceSnapshot.Saw(before, after, api),
+        };
     }
 
     private static GcCounts GcNow() => new(GC.CollectionCount(0), GC.CollectionCount(1), GC.CollectionCount(2), GC.GetTotalPauseDuration());

@@ -1,5 +1,6 @@
 using System.Text.Json;
 using System.Text.Json.Serialization;
+using LoadEngine.Protocols;
 
 namespace LoadEngine.Runs;
 
@@ -75,6 +76,48 @@ public sealed record RunPlan
     /// <summary>An arrival-rate load: calls start on a schedule, not when an earlier one ends.</summary>
     [JsonIgnore]
     public bool IsOpen => Load is LoadKind.Open or LoadKind.Ramping;
+
+    /// <summary>A workload of <see cref="WorkloadList"/>, run by the contender the next four fields name (<see cref="Strategy"/> is its name). Null for the strategies.</summary>
+    [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
+    public string? Workload { get; init; }
+
+    [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
+    public ApiProtocol? Protocol { get; init; }
+
+    [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
+    public PayloadSerializer? Serializer { get; init; }
+
+    [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
+    public WireVersion? HttpVersion { get; init; }
+
+    [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
+    public WireSecurity? Security { get; init; }
+
+    /// <summary>file-upload: the file's size in bytes.</summary>
+    [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
+    public long? FileBytes { get; init; }
+
+    /// <summary>big-dto: a kept channel or HttpClient, or a new one per call.</summary>
+    [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
+    public ConnectionUse? Connection { get; init; }
+
+    /// <summary>log-write and file-upload: channels or HttpClients the calls are spread over.</summary>
+    [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
+    public int? Clients { get; init; }
+
+    /// <summary>bulk-read: pages or one server stream.</summary>
+    [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
+    public BulkReadVariant? Variant { get; init; }
+
+    /// <summary>bulk-read: users one read covers.</summary>
+    [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
+    public int? Users { get; init; }
+
+    /// <summary>The contender of a workload run; null for the strategies.</summary>
+    [JsonIgnore]
+    public Contender? Contender => (Protocol, Serializer, HttpVersion, Security) is ({ } protocol, { } serializer, { } version, { } security)
+        ? new Contender(protocol, serializer, version, security)
+        : null;
 }
 
 [JsonConverter(typeof(JsonStringEnumConverter<RunState>))]
@@ -152,7 +195,29 @@ public sealed record RunStats(
 
     /// <summary>The load generator's own garbage collections during the measured phase: a pause shows in the latency tail.</summary>
     public GcStats? ClientGc { get; init; }
+
+    /// <summary>Workload runs: bytes the client wrote to its sockets over the measured phase ÷ calls (under TLS, encrypted bytes).</summary>
+    [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
+    public double? BytesSentPerCall { get; init; }
+
+    /// <summary>Workload runs: bytes the client read from its sockets over the measured phase ÷ calls.</summary>
+    [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
+    public double? BytesReceivedPerCall { get; init; }
+
+    /// <summary>Workload runs: what the whole service process allocated over the measured phase ÷ calls (its GET /diagnostics).</summary>
+    [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
+    public double? ServiceAllocatedBytesPerCall { get; init; }
+
+    /// <summary>Workload runs: the HTTP and TLS versions the service saw carry the measured calls.</summary>
+    [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
+    public ServerSaw? ServerSaw { get; init; }
 }
+
+/// <summary>
+/// What the service counted for the run's API over the measured phase (GET /diagnostics, "protocols", after minus
+/// before): the HTTP version and the TLS version ("none" in cleartext) that carried most of its requests.
+/// </summary>
+public sealed record ServerSaw(string Api, string HttpVersion, string Tls, long Requests);
 
 /// <summary>Collections by generation in the client process during the measured phase, and the time they paused it.</summary>
 public sealed record GcStats(int Gen0, int Gen1, int Gen2, double PauseMs);

@@ -1,4 +1,5 @@
 using System.Globalization;
+using LoadEngine.Protocols;
 using LoadEngine.Strategies;
 using LoadEngine.Thresholds;
 
@@ -28,6 +29,27 @@ public sealed record RunPlanInput(
     public string? Percentiles { get; init; }
 
     public IReadOnlyList<string>? Thresholds { get; init; }
+
+    /// <summary>A workload of <see cref="WorkloadList"/> instead of a strategy; the next four fields name its contender.</summary>
+    public string? Workload { get; init; }
+
+    public string? Protocol { get; init; }
+
+    public string? Serializer { get; init; }
+
+    public string? HttpVersion { get; init; }
+
+    public string? Security { get; init; }
+
+    public string? FileBytes { get; init; }
+
+    public string? Connection { get; init; }
+
+    public string? Clients { get; init; }
+
+    public string? Variant { get; init; }
+
+    public string? Users { get; init; }
 }
 
 /// <summary>The limits every plan obeys (the gateway's Runs section, or the CLI's own).</summary>
@@ -59,16 +81,33 @@ public static class RunPlanRules
 
     public static string Name(LoadKind load) => load.ToString().ToLowerInvariant();
 
+    /// <summary>
+    /// A strategy's plan, or a workload's: <paramref name="strategies"/> are the strategies this caller may run; a workload
+    /// run names no strategy (its contender's name becomes its strategy) and runs under the workload's defaults.
+    /// </summary>
     public static bool TryCreate(RunPlanInput input, PlanLimits limits, IReadOnlyCollection<string> strategies, out RunPlan plan, out string error)
     {
         plan = null!;
-        if (string.IsNullOrWhiteSpace(input.Strategy) || !strategies.Contains(input.Strategy) || StrategyList.Find(input.Strategy) is not { } strategy)
+        WorkloadChoice? workload = null;
+        if (!string.IsNullOrEmpty(input.Workload))
+        {
+            if (!TryWorkload(input, out workload, out error))
+            {
+                return false;
+            }
+        }
+        else if (WorkloadRules.FirstGiven(input) is { } field)
+        {
+            error = $"{field} applies to workload runs only; name a workload ({string.Join(", ", WorkloadList.Ids)}) or leave it out.";
+            return false;
+        }
+        else if (string.IsNullOrWhiteSpace(input.Strategy) || !strategies.Contains(input.Strategy) || StrategyList.Find(input.Strategy) is null)
         {
             error = $"strategy was '{input.Strategy}'; it must be one of: {string.Join(", ", strategies)}.";
             return false;
         }
 
-        var load = strategy.DefaultLoad;
+        var load = workload?.Workload.DefaultLoad ?? StrategyList.Find(input.Strategy)!.DefaultLoad;
         if (input.Load is { Length: > 0 } loadText && !TryLoad(loadText, out load))
         {
             error = $"load was '{loadText}'; it must be one of: {LoadNames}.";
@@ -87,6 +126,11 @@ public static class RunPlanRules
             return false;
         }
 
+        if (count is null && duration is null && load != LoadKind.Ramping && workload is not null)
+        {
+            count = Math.Min(workload.Workload.DefaultCount, limits.MaxCount);
+        }
+
         if (count is null && duration is null && load != LoadKind.Ramping)
         {
             error = $"{(load == LoadKind.Open ? "An" : "A")} {Name(load)} run needs a count (calls) or a duration (seconds) to end; neither was given.";
@@ -98,7 +142,8 @@ public static class RunPlanRules
             return false;
         }
 
-        var includeStatuses = count is not null;
+        // A workload's answers are checked and dropped: there is no per-call status to keep.
+        var includeStatuses = count is not null && workload is null;
         if (!string.IsNullOrEmpty(input.IncludeStatuses) && !bool.TryParse(input.IncludeStatuses, out includeStatuses))
         {
             error = $"includeStatuses was '{input.IncludeStatuses}'; it must be true or false.";
@@ -118,7 +163,7 @@ public static class RunPlanRules
 
         plan = new RunPlan
         {
-            Strategy = input.Strategy,
+            Strategy = workload?.Contender.Name ?? input.Strategy!,
             Load = load,
             Count = count,
             Duration = duration,
@@ -132,7 +177,47 @@ public static class RunPlanRules
             // A percentile a threshold judges is reported, asked for or not.
             Percentiles = [.. percentiles.Union(Threshold.PercentilesNeeded(thresholds)).Order()],
             Thresholds = [.. thresholds.Select(threshold => threshold.Text)],
+            Workload = workload?.Workload.Id,
+            Protocol = workload?.Contender.Protocol,
+            Serializer = workload?.Contender.Serializer,
+            HttpVersion = workload?.Contender.HttpVersion,
+            Security = workload?.Contender.Security,
+            FileBytes = workload?.FileBytes,
+            Connection = workload?.Connection,
+            Clients = workload?.Clients,
+            Variant = workload?.Variant,
+            Users = workload?.Users,
         };
+        return true;
+    }
+
+    private static bool TryWorkload(RunPlanInput input, out WorkloadChoice? workload, out string error)
+    {
+        workload = null;
+        if (!string.IsNullOrEmpty(input.Strategy))
+        {
+            error = $"A workload run has no strategy: its contender (protocol, serializer, httpVersion, security) is what runs. strategy was '{input.Strategy}' with workload '{input.Workload}'.";
+            return false;
+        }
+
+        if (!WorkloadRules.TryRead(input, out var choice, out error))
+        {
+            return false;
+        }
+
+        if (!string.IsNullOrEmpty(input.DelayMs) || !string.IsNullOrEmpty(input.PayloadBytes))
+        {
+            error = $"{(string.IsNullOrEmpty(input.DelayMs) ? "payloadBytes" : "delayMs")} applies to the strategies' calls; a workload's data and answers are fixed by the workload ({choice.Workload.Id}).";
+            return false;
+        }
+
+        if (input.IncludeStatuses is "true" or "True")
+        {
+            error = "includeStatuses applies to the strategies' calls; a workload's answers are checked and dropped, so there are none to keep.";
+            return false;
+        }
+
+        workload = choice;
         return true;
     }
 

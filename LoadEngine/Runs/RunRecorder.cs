@@ -88,14 +88,7 @@ public sealed class RunRecorder
     /// </summary>
     public void RecordSuccess(long index, long dueAt, long sentAt, long endedAt, PerformanceStatusResponse response)
     {
-        // The first call pays for what later calls reuse (connection, JIT, pools): it is kept apart from the distribution.
-        var apart = index == 0 && Interlocked.CompareExchange(ref _firstCallTicks, endedAt - dueAt, -1) == -1 && Count is not 1;
-        if (!apart)
-        {
-            _latency.Record(endedAt - dueAt);
-            _fromActualSend?.Record(endedAt - sentAt);
-        }
-
+        RecordLatency(index, dueAt, sentAt, endedAt);
         Interlocked.Increment(ref _statusCounts[(int)StatusCode.OK]);
         _connections.TryAdd(response.ConnectionId, 0);
         SampleServiceLoad(response);
@@ -104,6 +97,14 @@ public sealed class RunRecorder
             _statuses[index] = PerformanceStatus.From(response);
         }
 
+        Interlocked.Increment(ref _completed);
+    }
+
+    /// <summary>A call that succeeded with no PerformanceStatusResponse to learn from (a workload's call): its latency and its outcome only.</summary>
+    public void RecordSuccess(long index, long dueAt, long sentAt, long endedAt)
+    {
+        RecordLatency(index, dueAt, sentAt, endedAt);
+        Interlocked.Increment(ref _statusCounts[(int)StatusCode.OK]);
         Interlocked.Increment(ref _completed);
     }
 
@@ -230,6 +231,17 @@ public sealed class RunRecorder
             Round(lag?.P50Ms ?? 0),
             Round(lag?.P99Ms ?? 0),
             Round(lag?.MaxMs ?? 0));
+    }
+
+    private void RecordLatency(long index, long dueAt, long sentAt, long endedAt)
+    {
+        // The first call pays for what later calls reuse (connection, JIT, pools): it is kept apart from the distribution.
+        var apart = index == 0 && Interlocked.CompareExchange(ref _firstCallTicks, endedAt - dueAt, -1) == -1 && Count is not 1;
+        if (!apart)
+        {
+            _latency.Record(endedAt - dueAt);
+            _fromActualSend?.Record(endedAt - sentAt);
+        }
     }
 
     private long[] Snapshot()

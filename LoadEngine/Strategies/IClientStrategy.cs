@@ -1,4 +1,5 @@
 using Grpc.Core;
+using LoadEngine.Protocols;
 using LoadEngine.Runs;
 using Performance;
 
@@ -27,6 +28,25 @@ public interface IUnaryStrategy : IClientStrategy
 public interface IStreamingStrategy : IClientStrategy
 {
     AsyncDuplexStreamingCall<PerformanceStatusRequest, PerformanceStatusResponse> OpenStream(CallOptions options);
+}
+
+/// <summary>
+/// A strategy whose calls are any async call (a workload's, on one of the service's APIs): the engine loops, times and
+/// records them as it does unary calls, and measures what the calls put on the wire.
+/// </summary>
+public interface IWorkloadStrategy : IClientStrategy
+{
+    /// <summary>One call; a failure, a wrong answer included, is the RpcException it throws.</summary>
+    Task CallAsync(long index, CallOptions options);
+
+    /// <summary>Counts the bytes on every connection this strategy's channels or HttpClients open.</summary>
+    WireCounter Wire { get; }
+
+    /// <summary>Which of the service's request counters its calls land in (GET /diagnostics, "protocols").</summary>
+    string ServiceApi { get; }
+
+    /// <summary>Service calls one of its calls makes (a bulk read's pages): its deadline is that many call timeouts.</summary>
+    int ServiceCallsPerCall { get; }
 }
 
 /// <summary>

@@ -1,4 +1,5 @@
 using LoadEngine.Clients;
+using LoadEngine.Runs;
 using Microsoft.Extensions.DependencyInjection;
 
 namespace LoadEngine.Strategies;
@@ -31,4 +32,8 @@ public static class StrategyList
 
     /// <summary>The strategy for one run; resolve it from the run's own DI scope, so a one-per-run strategy is disposed with it.</summary>
     public static IClientStrategy Resolve(IServiceProvider scope, string name) => scope.GetRequiredKeyedService<IClientStrategy>(name);
+
+    /// <summary>The strategy a plan names, or the workload strategy its workload and contender make (disposed with the scope).</summary>
+    public static IClientStrategy Resolve(IServiceProvider scope, RunPlan plan) =>
+        plan.Workload is null ? Resolve(scope, plan.Strategy) : scope.GetRequiredService<Protocols.WorkloadStrategies>().Create(plan);
 }

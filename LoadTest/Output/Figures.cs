@@ -1,4 +1,5 @@
 using System.Globalization;
+using LoadEngine.Protocols;
 
 namespace LoadTest.Output;
 
@@ -20,7 +21,13 @@ public static class Figures
     /// <summary>"closed, 100 in flight, 1,000 calls, warm-up 100, thresholds p99 &lt; 5ms".</summary>
     public static string Describe(RunPlan plan)
     {
-        var parts = new List<string> { RunPlanRules.Name(plan.Load) };
+        var parts = new List<string>();
+        if (plan.Workload is { } workload)
+        {
+            parts.Add($"workload {workload}{Settings(plan)}");
+        }
+
+        parts.Add(RunPlanRules.Name(plan.Load));
         if (plan.Load == LoadKind.Closed)
         {
             parts.Add($"{Whole(plan.Concurrency)} in flight");
@@ -62,6 +69,20 @@ public static class Figures
         }
 
         return string.Join(", ", parts);
+    }
+
+    /// <summary>A number of bytes per call: "1,234 B".</summary>
+    public static string Bytes(double? bytes) => bytes is { } value ? $"{Whole(value)} B" : "-";
+
+    /// <summary>" (fileBytes 1048576, clients 8)": the workload settings a plan carries.</summary>
+    private static string Settings(RunPlan plan)
+    {
+        var settings = new (string Name, object? Value)[]
+        {
+            ("fileBytes", plan.FileBytes), ("connection", plan.Connection is { } connection ? WireNames<ConnectionUse>.Name(connection) : null),
+            ("clients", plan.Clients), ("variant", plan.Variant is { } variant ? WireNames<BulkReadVariant>.Name(variant) : null), ("users", plan.Users),
+        }.Where(setting => setting.Value is not null).Select(setting => string.Create(CultureInfo.InvariantCulture, $"{setting.Name} {setting.Value}")).ToList();
+        return settings.Count == 0 ? "" : $" ({string.Join(", ", settings)})";
     }
 
     /// <summary>How far the phase is, 0 to 1: by calls, by time, or by whichever is further when both bound it.</summary>

@@ -1,5 +1,6 @@
 using System.Text;
 using System.Text.Json;
+using LoadEngine.Protocols;
 using LoadEngine.Reports;
 using LoadEngine.Strategies;
 
@@ -41,7 +42,7 @@ public static class ResultFiles
         var content = result.Suite is { } suite
             ? ReportContent.ForSuite(suite, result.Runs, generatedAt, target)
             : ReportContent.ForRun(result.Runs.Single(), generatedAt, target);
-        return content with { Tool = Tool, ColourOrder = StrategyList.Names };
+        return content with { Tool = Tool, ColourOrder = [.. StrategyList.Names, .. ContenderList.Names] };
     }
 
     /// <summary>0 when written (noted as "JSON: path"), 1 when not (noted with the reason).</summary>

@@ -14,6 +14,12 @@ public static class Summary
         console.WriteLine();
         console.MarkupLine($"[bold]Runs against {Markup.Escape(target.ToString())}[/]");
         console.Write(Runs(result, border));
+        if (result.Runs.Any(run => run.Plan.Workload is not null))
+        {
+            console.MarkupLine("[bold]On the wire[/]");
+            console.Write(Wire(result, border));
+        }
+
         if (result.HasThresholds)
         {
             console.MarkupLine("[bold]Thresholds[/]");
@@ -67,6 +73,33 @@ public static class Summary
                     { Passed: true } => "[green]passed[/]",
                     _ => "[red]failed[/]",
                 });
+        }
+
+        return table;
+    }
+
+    /// <summary>Workload runs: bytes per call on the client's sockets, the service's allocations per call, and the versions the service saw.</summary>
+    private static Table Wire(LoadTestResult result, TableBorder border)
+    {
+        var table = new Table().Border(border);
+        table.AddColumn("contender");
+        table.AddColumn("workload");
+        foreach (var figure in new[] { "sent/call", "received/call", "service alloc/call" })
+        {
+            table.AddColumn(new TableColumn(figure).RightAligned());
+        }
+
+        table.AddColumn("service saw");
+        foreach (var run in result.Runs.Where(run => run.Plan.Workload is not null))
+        {
+            var stats = run.Stats;
+            table.AddRow(
+                Markup.Escape(run.Plan.Strategy),
+                Markup.Escape(run.Plan.Workload!),
+                Figures.Bytes(stats?.BytesSentPerCall),
+                Figures.Bytes(stats?.BytesReceivedPerCall),
+                Figures.Bytes(stats?.ServiceAllocatedBytesPerCall),
+                stats?.ServerSaw is { } saw ? Markup.Escape($"{saw.HttpVersion}, TLS {saw.Tls}") : "-");
         }
 
         return table;

@@ -1,5 +1,7 @@
 using System.Diagnostics;
 using System.Net;
+using System.Net.Http.Json;
+using System.Text.Json;
 using GrpcBestPractices.Tests.Infrastructure;
 
 namespace GrpcBestPractices.Tests.EndToEnd;
@@ -65,6 +67,14 @@ public sealed class RunScriptTests
             using var http = new HttpClient();
             Assert.Equal(HttpStatusCode.OK, (await http.GetAsync(printed + "/index.html")).StatusCode);
             Assert.Equal(HttpStatusCode.OK, (await http.GetAsync($"http://127.0.0.1:{gatewayPort}/Performance/client-wrapper/5")).StatusCode);
+            // The gateway got the addresses the service's other listeners really have, and the certificate it made.
+            var contenders = (await http.GetFromJsonAsync<JsonElement>($"http://127.0.0.1:{gatewayPort}/api/workloads")).GetProperty("contenders").EnumerateArray();
+            Assert.All(contenders, contender => Assert.True(contender.GetProperty("available").GetBoolean(), contender.ToString()));
+            var started = await http.PostAsync($"http://127.0.0.1:{gatewayPort}/api/runs", new StringContent(
+                """{"workload": "small-ints", "protocol": "rest", "security": "tls", "count": 5}""", System.Text.Encoding.UTF8, "application/json"));
+            Assert.Equal(HttpStatusCode.Accepted, started.StatusCode);
+            var run = await http.WaitUntilFinishedAsync($"http://127.0.0.1:{gatewayPort}{started.Headers.Location}");
+            Assert.Equal("Completed", run.GetProperty("state").GetString());
 
             Signal("INT", -script.Id);
             await script.WaitForExitAsync().WaitAsync(TimeSpan.FromSeconds(20));

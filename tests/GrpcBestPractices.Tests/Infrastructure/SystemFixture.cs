@@ -3,7 +3,10 @@ using System.Text.Json;
 
 namespace GrpcBestPractices.Tests.Infrastructure;
 
-/// <summary>The whole system, started once for a collection of tests: the service, and a gateway pointed at it.</summary>
+/// <summary>
+/// The whole system, started once for a collection of tests: the service with its three listeners on free ports, and a
+/// gateway pointed at all of them and at the service's own certificate, as run.sh starts them.
+/// </summary>
 public sealed class SystemFixture : IAsyncLifetime
 {
     public AppProcess Service { get; private set; } = null!;
@@ -12,10 +15,25 @@ public sealed class SystemFixture : IAsyncLifetime
 
     public HttpClient Http { get; private set; } = null!;
 
+    /// <summary>The service's cleartext HTTP/1.1 listener.</summary>
+    public string Http1 { get; private set; } = null!;
+
+    /// <summary>The service's TLS listener.</summary>
+    public string Tls { get; private set; } = null!;
+
+    /// <summary>The service's public certificate, the only one TLS contenders trust.</summary>
+    public string Certificate => Path.Combine(Service.CertificateFolder!, "service-certificate.pem");
+
+    /// <summary>The CLI's options that point it at the service's three listeners and its certificate.</summary>
+    public string[] CliTargets => ["--target", Service.Url, "--http1-target", Http1, "--tls-target", Tls, "--trust-certificate", Certificate];
+
     public async Task InitializeAsync()
     {
         Service = await AppProcess.StartAsync("PerformanceService");
-        Gateway = await AppProcess.StartAsync("ApiGateway", ["--ServerUrl", Service.Url]);
+        Http1 = await Service.ListenerAsync("HTTP/1.1");
+        Tls = await Service.ListenerAsync("TLS");
+        Gateway = await AppProcess.StartAsync("ApiGateway",
+            ["--ServerUrl", Service.Url, "--Protocols:Http1Url", Http1, "--Protocols:TlsUrl", Tls, "--Protocols:CertificatePath", Certificate]);
         Http = new HttpClient { BaseAddress = Gateway.BaseAddress, Timeout = TimeSpan.FromSeconds(120) };
     }
 

@@ -11,7 +11,8 @@ public sealed class LoadTestCommandTests
 
     public static readonly string[] EveryOption =
     [
-        "--target", "--strategy", "--count", "--duration", "--load", "--concurrency", "--rate", "--stages", "--warmup", "--delay-ms",
+        "--target", "--strategy", "--workload", "--protocol", "--serializer", "--http-version", "--security", "--contenders", "--file-bytes",
+        "--connection", "--clients", "--variant", "--users", "--http1-target", "--tls-target", "--trust-certificate", "--count", "--duration", "--load", "--concurrency", "--rate", "--stages", "--warmup", "--delay-ms",
         "--payload-bytes", "--percentiles", "--threshold", "--call-timeout", "--connect-timeout", "--max-in-flight", "--json", "--report", "--plain",
         "--quiet", "--log-level", "--help", "--version",
     ];

@@ -1,0 +1,155 @@
+using System.Buffers;
+using System.Runtime.CompilerServices;
+using Google.Protobuf;
+using Grpc.Core;
+using Grpc.Net.Client;
+using ProtoBuf.Grpc;
+using ProtoBuf.Grpc.Client;
+using Workloads;
+using Cf = Workloads.ContractFirst;
+using M = Workloads.Model;
+
+namespace LoadEngine.Protocols;
+
+/// <summary>The generated stubs of Protos/workloads.proto (service workloads.Workloads) on one channel.</summary>
+public sealed class ContractFirstApi(GrpcChannel channel) : IWorkloadApi
+{
+    private readonly Cf.Workloads.WorkloadsClient _client = new(channel);
+
+    public async Task<ulong> SmallIntsAsync(int id, CallOptions options) =>
+        WorkloadChecksum.Of(await _client.GetSmallIntsAsync(new Cf.ItemRequest { Id = id }, options));
+
+    public async Task<ulong> BookAsync(int id, CallOptions options) =>
+        WorkloadChecksum.Of(await _client.GetBookAsync(new Cf.ItemRequest { Id = id }, options));
+
+    public async Task<ulong> BooksAsync(CallOptions options) =>
+        WorkloadChecksum.Of(await _client.GetBooksAsync(new Cf.ItemRequest(), options));
+
+    public async Task<ulong> BigDtoAsync(int id, CallOptions options) =>
+        WorkloadChecksum.Of(await _client.GetBigDtoAsync(new Cf.ItemRequest { Id = id }, options));
+
+    public async Task<ulong> BigDtosAsync(int page, int size, CallOptions options) =>
+        WorkloadChecksum.Of(await _client.GetBigDtosAsync(new Cf.PageRequest { Page = page, Size = size }, options));
+
+    public async Task<Receipt> WriteLogAsync(int id, CallOptions options) =>
+        ToReceipt(await _client.WriteLogAsync(WorkloadSamples.LogRecordContracts[id], options));
+
+    public async Task<Receipt> UploadAsync(long length, CallOptions options)
+    {
+        using var call = _client.Upload(options);
+        var buffer = ArrayPool<byte>.Shared.Rent(WorkloadSamples.ChunkBytes);
+        try
+        {
+            for (long offset = 0; offset < length; offset += WorkloadSamples.ChunkBytes)
+            {
+                var chunk = FileChunks.Fill(buffer, offset, length);
+                // WriteAsync has serialized the message once it completes, so wrapping the buffer without a copy is safe.
+                await call.RequestStream.WriteAsync(new Cf.FileChunk { Data = UnsafeByteOperations.UnsafeWrap(chunk) });
+            }
+
+            await call.RequestStream.CompleteAsync();
+        }
+        catch (RpcException)
+        {
+            // A write fails once the service has ended the call; its own status (RESOURCE_EXHAUSTED, say) is the answer's.
+            await call.ResponseAsync;
+            throw;
+        }
+        finally
+        {
+            ArrayPool<byte>.Shared.Return(buffer);
+        }
+
+        return ToReceipt(await call.ResponseAsync);
+    }
+
+    public async Task<ulong> UsersAsync(int page, int size, CallOptions options) =>
+        WorkloadChecksum.Of(await _client.GetUsersAsync(new Cf.PageRequest { Page = page, Size = size }, options));
+
+    public async IAsyncEnumerable<ulong> StreamUsersAsync(int count, CallOptions options)
+    {
+        using var call = _client.StreamUsers(new Cf.PageRequest { Page = 0, Size = count }, options);
+        while (await call.ResponseStream.MoveNext(options.CancellationToken))
+        {
+            yield return WorkloadChecksum.Of(call.ResponseStream.Current);
+        }
+    }
+
+    public void Dispose() => channel.Dispose();
+
+    private static Receipt ToReceipt(Cf.WriteAck ack) => new(ack.Checksum, ack.Length);
+}
+
+/// <summary>protobuf-net.Grpc's client for <see cref="ICodeFirstWorkloads"/> (service workloads.CodeFirstWorkloads) on one channel.</summary>
+public sealed class CodeFirstApi(GrpcChannel channel) : IWorkloadApi
+{
+    private readonly ICodeFirstWorkloads _service = channel.CreateGrpcService<ICodeFirstWorkloads>();
+
+    public async Task<ulong> SmallIntsAsync(int id, CallOptions options) =>
+        WorkloadChecksum.Of(await _service.GetSmallIntsAsync(new M.ItemRequest { Id = id }, new CallContext(options)));
+
+    public async Task<ulong> BookAsync(int id, CallOptions options) =>
+        WorkloadChecksum.Of(await _service.GetBookAsync(new M.ItemRequest { Id = id }, new CallContext(options)));
+
+    public async Task<ulong> BooksAsync(CallOptions options) =>
+        WorkloadChecksum.Of(await _service.GetBooksAsync(new M.ItemRequest(), new CallContext(options)));
+
+    public async Task<ulong> BigDtoAsync(int id, CallOptions options) =>
+        WorkloadChecksum.Of(await _service.GetBigDtoAsync(new M.ItemRequest { Id = id }, new CallContext(options)));
+
+    public async Task<ulong> BigDtosAsync(int page, int size, CallOptions options) =>
+        WorkloadChecksum.Of(await _service.GetBigDtosAsync(new M.PageRequest { Page = page, Size = size }, new CallContext(options)));
+
+    public async Task<Receipt> WriteLogAsync(int id, CallOptions options) =>
+        ToReceipt(await _service.WriteLogAsync(WorkloadSamples.LogRecords[id], new CallContext(options)));
+
+    // Without IgnoreStreamTermination a write after the service ended the call throws protobuf-net's own exception, not
+    // an RpcException; with it the sending stops and the call's real status comes from the answer.
+    public async Task<Receipt> UploadAsync(long length, CallOptions options) =>
+        ToReceipt(await _service.UploadAsync(Chunks(length, options.CancellationToken), new CallContext(options, CallContextFlags.IgnoreStreamTermination)));
+
+    public async Task<ulong> UsersAsync(int page, int size, CallOptions options) =>
+        WorkloadChecksum.Of(await _service.GetUsersAsync(new M.PageRequest { Page = page, Size = size }, new CallContext(options)));
+
+    public async IAsyncEnumerable<ulong> StreamUsersAsync(int count, CallOptions options)
+    {
+        await foreach (var user in _service.StreamUsersAsync(new M.PageRequest { Page = 0, Size = count }, new CallContext(options)))
+        {
+            yield return WorkloadChecksum.Of(user);
+        }
+    }
+
+    public void Dispose() => channel.Dispose();
+
+    private static Receipt ToReceipt(M.WriteAck ack) => new(ack.Checksum, ack.Length);
+
+    // protobuf-net.Grpc awaits each write before it asks for the next chunk, so one buffer serves them all.
+    private static async IAsyncEnumerable<M.FileChunk> Chunks(long length, [EnumeratorCancellation] CancellationToken cancellation)
+    {
+        var buffer = ArrayPool<byte>.Shared.Rent(WorkloadSamples.ChunkBytes);
+        try
+        {
+            for (long offset = 0; offset < length; offset += WorkloadSamples.ChunkBytes)
+            {
+                cancellation.ThrowIfCancellationRequested();
+                yield return new M.FileChunk { Data = FileChunks.Fill(buffer, offset, length) };
+            }
+        }
+        finally
+        {
+            ArrayPool<byte>.Shared.Return(buffer);
+        }
+    }
+}
+
+/// <summary>The upload file read 64 KiB at a time into one reused buffer.</summary>
+public static class FileChunks
+{
+    /// <summary>Fills <paramref name="buffer"/> with the file's bytes from <paramref name="offset"/>, at most a chunk and never past <paramref name="length"/>.</summary>
+    public static ReadOnlyMemory<byte> Fill(byte[] buffer, long offset, long length)
+    {
+        var count = (int)Math.Min(WorkloadSamples.ChunkBytes, length - offset);
+        WorkloadData.FileBytes(offset, buffer.AsSpan(0, count));
+        return buffer.AsMemory(0, count);
+    }
+}

@@ -1,0 +1,103 @@
+using System.Net;
+using System.Net.Sockets;
+using Grpc.Core;
+
+namespace LoadEngine.Protocols;
+
+/// <summary>
+/// One REST call's deadline and cancellation, as CallOptions carry them for a gRPC call, and what its failure is called:
+/// the engine counts every failure under a gRPC status, so a REST failure gets the one grpc-dotnet would give it.
+/// </summary>
+public sealed class RestCall : IDisposable
+{
+    private readonly CancellationTokenSource _source;
+    private readonly CallOptions _options;
+
+    public RestCall(CallOptions options)
+    {
+        _options = options;
+        _source = CancellationTokenSource.CreateLinkedTokenSource(options.CancellationToken);
+        if (options.Deadline is { } deadline && deadline != DateTime.MaxValue)
+        {
+            _source.CancelAfter(Max(deadline - DateTime.UtcNow, TimeSpan.Zero));
+        }
+    }
+
+    public CancellationToken Token => _source.Token;
+
+    /// <summary>The RpcException for what went wrong: the run stopping, the deadline passing, or what grpc-dotnet would make of the exception.</summary>
+    public RpcException Failure(Exception error) => error switch
+    {
+        OperationCanceledException when _options.CancellationToken.IsCancellationRequested => new RpcException(new Status(StatusCode.Cancelled, "The run was stopped.")),
+        OperationCanceledException when _source.IsCancellationRequested =>
+            new RpcException(new Status(StatusCode.DeadlineExceeded, "The call did not finish before its deadline.")),
+        _ => new RpcException(new Status(RestFailures.StatusOf(error), $"Error on the REST call. {error.GetType().Name}: {error.Message}", error)),
+    };
+
+    public void Dispose() => _source.Dispose();
+
+    private static TimeSpan Max(TimeSpan a, TimeSpan b) => a > b ? a : b;
+}
+
+/// <summary>REST failures under the gRPC status grpc-dotnet (Grpc.Net.Client 2.85) uses for the same failure.</summary>
+public static class RestFailures
+{
+    /// <summary>
+    /// An answer that is not a success, mapped as grpc-dotnet maps an HTTP status ("HTTP to gRPC Status Code Mapping"):
+    /// 400 and 431 Internal, 401 Unauthenticated, 403 PermissionDenied, 404 Unimplemented, 429/502/503/504 Unavailable,
+    /// 1xx Internal, anything else Unknown. The detail keeps the start of the body: the service's problem+json sentence.
+    /// </summary>
+    public static async Task ThrowIfFailedAsync(HttpResponseMessage response, CancellationToken cancellation)
+    {
+        if (response.IsSuccessStatusCode)
+        {
+            return;
+        }
+
+        var body = await response.Content.ReadAsStringAsync(cancellation);
+        throw new RpcException(new Status(StatusOf(response.StatusCode), $"Bad REST response. HTTP status code: {(int)response.StatusCode}. {Shortened(body)}".TrimEnd()));
+    }
+
+    public static StatusCode StatusOf(HttpStatusCode status) => status switch
+    {
+        HttpStatusCode.BadRequest or HttpStatusCode.RequestHeaderFieldsTooLarge => StatusCode.Internal,
+        HttpStatusCode.Unauthorized => StatusCode.Unauthenticated,
+        HttpStatusCode.Forbidden => StatusCode.PermissionDenied,
+        HttpStatusCode.NotFound => StatusCode.Unimplemented,
+        HttpStatusCode.TooManyRequests or HttpStatusCode.BadGateway or HttpStatusCode.ServiceUnavailable or HttpStatusCode.GatewayTimeout => StatusCode.Unavailable,
+        >= (HttpStatusCode)100 and < (HttpStatusCode)200 => StatusCode.Internal,
+        _ => StatusCode.Unknown,
+    };
+
+    /// <summary>
+    /// An exception's status as grpc-dotnet resolves it (GrpcProtocolHelpers.ResolveRpcExceptionStatusCode): an HTTP/2
+    /// error code where there is one, else Unavailable when a socket or I/O error is in the chain (connection refused, a
+    /// protocol mismatch), else Internal (a body that is not the JSON expected, a TLS certificate refused).
+    /// </summary>
+    public static StatusCode StatusOf(Exception error)
+    {
+        var unavailable = false;
+        for (var current = error; current is not null; current = current.InnerException)
+        {
+            if (current is HttpProtocolException protocol)
+            {
+                return protocol.ErrorCode switch
+                {
+                    0x7 => StatusCode.Unavailable,
+                    0x8 => StatusCode.Cancelled,
+                    0xb => StatusCode.ResourceExhausted,
+                    0xc => StatusCode.PermissionDenied,
+                    _ => StatusCode.Internal,
+                };
+            }
+
+            unavailable |= current is SocketException or IOException;
+        }
+
+        return unavailable ? StatusCode.Unavailable : StatusCode.Internal;
+    }
+
+    public static RpcException EmptyBody(Uri uri) => new(new Status(StatusCode.Internal, $"The answer from {uri} had no JSON value."));
+
+    private static string Shortened(string body) => body.Length <= 500 ? body : body[..500] + "…";
+}

@@ -1,0 +1,156 @@
+using System.Net;
+using System.Security.Cryptography.X509Certificates;
+using Grpc.Core;
+using Grpc.Net.Client;
+using LoadEngine.Clients;
+using LoadEngine.Runs;
+using LoadEngine.Strategies;
+using Microsoft.Extensions.Options;
+
+namespace LoadEngine.Protocols;
+
+/// <summary>
+/// One workload on one contender, as a recipe: how its channels or HttpClients are made (kept for the run, spread over
+/// <see cref="RunPlan.Clients"/>, or a new one per call) and what one call is. The engine loops, times and records.
+/// </summary>
+public sealed class WorkloadStrategy : IWorkloadStrategy, IDisposable
+{
+    private readonly Func<IWorkloadApi> _connect;
+    private readonly IWorkloadApi[]? _kept;
+    private readonly WorkloadCall _call;
+    private readonly string _measured;
+
+    /// <param name="connect">Makes one API client with connections of its own, counted by <paramref name="wire"/>.</param>
+    public WorkloadStrategy(WorkloadInfo workload, Contender contender, RunPlan plan, Func<IWorkloadApi> connect, WireCounter wire)
+    {
+        var prepared = workload.Prepare(plan);
+        _connect = connect;
+        _call = prepared.Call;
+        Wire = wire;
+        ServiceApi = contender.ServiceApi;
+        ServiceCallsPerCall = prepared.ServiceCallsPerCall;
+        Info = new StrategyInfo(contender.Name, "Protocols", $"{workload.Id}: {workload.What}", $"{workload.Title}, as in {workload.Source}.",
+            "https://learn.microsoft.com/aspnet/core/grpc/comparison", workload.DefaultLoad);
+        var clients = plan.Clients ?? 1;
+        _kept = plan.Connection == ConnectionUse.NewPerCall ? null : [.. Enumerable.Range(0, clients).Select(_ => connect())];
+        _measured = $"{workload.Id} on {contender.Label}: {workload.What} {prepared.Describe}{Connections(contender, plan.Connection, clients)} " +
+            $"{Serialization(contender)} Every answer is fully deserialized and its checksum compared with what the service was given; a mismatch fails the call as DataLoss. " +
+            "Bytes per call are counted on the client's own sockets over the measured phase (under TLS the encrypted bytes); serviceAllocatedBytesPerCall is the whole " +
+            "service process's allocation over the measured phase ÷ calls, from its GET /diagnostics.";
+    }
+
+    public StrategyInfo Info { get; }
+
+    public WireCounter Wire { get; }
+
+    public string ServiceApi { get; }
+
+    public int ServiceCallsPerCall { get; }
+
+    public string DescribeMeasurement() => _measured;
+
+    public Task CallAsync(long index, CallOptions options) =>
+        _kept is { } kept ? _call(kept[(int)(index % kept.Length)], index, options) : CallOnNewAsync(index, options);
+
+    public void Dispose()
+    {
+        foreach (var api in _kept ?? [])
+        {
+            api.Dispose();
+        }
+    }
+
+    private async Task CallOnNewAsync(long index, CallOptions options)
+    {
+        using var api = _connect();
+        await _call(api, index, options);
+    }
+
+    private static string Connections(Contender contender, ConnectionUse? connection, int clients) => connection == ConnectionUse.NewPerCall
+        ? $"Each call on a new {Client(contender)} with a new SocketsHttpHandler (so a new connection{(contender.Security == WireSecurity.Tls ? " and TLS handshake" : "")}), disposed after the call: the 2020 study never disposed them; this one does."
+        : clients > 1
+            ? $"Calls spread round-robin over {clients} {Client(contender)}s kept for the run, each with connections of its own."
+            : $"One {Client(contender)} kept for the run.";
+
+    private static string Client(Contender contender) => contender.IsGrpc ? "GrpcChannel" : "HttpClient";
+
+    private static string Serialization(Contender contender) => contender switch
+    {
+        { Protocol: ApiProtocol.Grpc } => "The generated stubs (Google.Protobuf).",
+        { Protocol: ApiProtocol.GrpcCodeFirst } => "protobuf-net.Grpc's client for ICodeFirstWorkloads (protobuf-net).",
+        { Serializer: PayloadSerializer.SystemTextJson } => "Answers read with ResponseHeadersRead and deserialized from the response stream by System.Text.Json's source-generated context.",
+        _ => "Answers read with ResponseHeadersRead; Newtonsoft.Json reads only synchronously, so each body is buffered asynchronously first and then deserialized from that stream with a JsonTextReader.",
+    };
+}
+
+/// <summary>
+/// Makes a contender's API clients, each on a SocketsHttpHandler of its own whose connections are counted, and which
+/// under TLS trusts only the service's certificate. GrpcChannel uses such a handler's own connection pool (a handler with a
+/// ConnectCallback gets no client-side balancer), as HttpClient does.
+/// </summary>
+public sealed class WorkloadConnections(Contender contender, Uri address, X509Certificate2? trusted, WireCounter wire, MonitorChannelFactory channels)
+{
+    private readonly RestRoutes? _routes = contender.IsGrpc ? null : new RestRoutes(address, JsonCodec.For(contender.Serializer).Segment);
+
+    public IWorkloadApi Connect() => contender.Protocol switch
+    {
+        ApiProtocol.Grpc => new ContractFirstApi(Channel()),
+        ApiProtocol.GrpcCodeFirst => new CodeFirstApi(Channel()),
+        _ => new RestWorkloadApi(
+            new HttpClient(Handler(), disposeHandler: true)
+            {
+                DefaultRequestVersion = contender.HttpVersion == WireVersion.Http11 ? HttpVersion.Version11 : HttpVersion.Version20,
+                // Exactly the version asked for: over TLS, ALPN offers only it; in cleartext HTTP/2 is prior knowledge (h2c).
+                DefaultVersionPolicy = HttpVersionPolicy.RequestVersionExact,
+                Timeout = Timeout.InfiniteTimeSpan,
+            },
+            _routes!,
+            JsonCodec.For(contender.Serializer)),
+    };
+
+    // A channel given a handler leaves it open when disposed unless told otherwise.
+    private GrpcChannel Channel() => GrpcChannel.ForAddress(address, new GrpcChannelOptions { HttpHandler = Handler(), DisposeHttpClient = true });
+
+    private SocketsHttpHandler Handler()
+    {
+        var handler = channels.CreateHandler();
+        // What GrpcChannel.ForAddress sets on a handler it makes itself; REST over HTTP/2 gets the same.
+        handler.EnableMultipleHttp2Connections = true;
+        handler.ConnectCallback = wire.ConnectAsync;
+        if (trusted is not null)
+        {
+            handler.SslOptions = TlsTrust.TrustOnly(trusted);
+        }
+
+        return handler;
+    }
+}
+
+/// <summary>The workload strategies of one run, made from its plan in the run's DI scope and disposed with it.</summary>
+public sealed class WorkloadStrategies(IOptions<EngineOptions> options, MonitorChannelFactory channels) : IDisposable
+{
+    private readonly List<WorkloadStrategy> _made = [];
+
+    public WorkloadStrategy Create(RunPlan plan)
+    {
+        var workload = WorkloadList.Find(plan.Workload) ?? throw new InvalidOperationException($"'{plan.Workload}' is not a workload.");
+        var contender = plan.Contender ?? throw new InvalidOperationException("A workload run names its contender.");
+        if (!WorkloadTargets.TryResolve(contender, options.Value, out var address, out var trusted, out var error))
+        {
+            throw new InvalidOperationException(error);
+        }
+
+        var wire = new WireCounter();
+        var strategy = new WorkloadStrategy(workload, contender, plan, new WorkloadConnections(contender, address, trusted, wire, channels).Connect, wire);
+        _made.Add(strategy);
+        return strategy;
+    }
+
+    public void Dispose()
+    {
+        foreach (var strategy in _made)
+        {
+            strategy.Dispose();
+        }
+    }
+}

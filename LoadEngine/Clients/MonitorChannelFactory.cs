@@ -10,7 +10,9 @@ public sealed class MonitorChannelFactory(IOptions<EngineOptions> options)
 
     /// <summary>A channel that owns <paramref name="handler"/>: disposing the channel closes its connections.</summary>
     public GrpcChannel CreateChannel(SocketsHttpHandler handler) =>
-        GrpcChannel.ForAddress(ServerUri, new GrpcChannelOptions { HttpHandler = handler });
+        // A handler passed in is the caller's to dispose unless DisposeHttpClient says otherwise: without it a disposed
+        // channel left its connection open until the service's idle timeout closed it.
+        GrpcChannel.ForAddress(ServerUri, new GrpcChannelOptions { HttpHandler = handler, DisposeHttpClient = true });
 
     /// <summary>The handler settings every strategy shares; each strategy then states the ones its lesson is about.</summary>
     public SocketsHttpHandler CreateHandler()

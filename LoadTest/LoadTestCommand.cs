@@ -69,7 +69,8 @@ public sealed class LoadTestCommand
         "The service's certificate (PEM, e.g. PerformanceService/data/service-certificate.pem): the only one TLS contenders trust.");
 
     public Option<string> Count { get; } = Text("--count", "calls",
-        $"Measured calls (stream messages for streaming-call), 1 to {PlanLimits.Defaults.MaxCount}. A run needs a count, a duration, or both (whichever ends first).");
+        $"Measured calls (stream messages for streaming-call), 1 to {PlanLimits.Defaults.MaxCount}. A run needs a count, a duration, or both (whichever ends first); " +
+        "a workload run left without either makes its workload's own count of calls.");
 
     public Option<string> Duration { get; } = Text("--duration", "seconds",
         $"Seconds the measured phase lasts, {RunPlanRules.MinDurationSeconds.ToString(CultureInfo.InvariantCulture)} to {PlanLimits.Defaults.MaxRunSeconds}.");

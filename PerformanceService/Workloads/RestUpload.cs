@@ -19,10 +19,9 @@ public static class RestUpload
             return (null, RestProblems.Create(StatusCodes.Status415UnsupportedMediaType, RestProblems.WrongContentType(request.ContentType, RestProblems.FileContentType)));
         }
 
-        var tooLarge = (default(M.WriteAck), RestProblems.Create(StatusCodes.Status413PayloadTooLarge, WorkloadRules.FileTooLarge(maxBytes)));
         if (request.ContentLength > maxBytes)
         {
-            return tooLarge;
+            return TooLarge(maxBytes);
         }
 
         // This route's body limit is the upload maximum; every other route keeps Kestrel's default.
@@ -36,16 +35,19 @@ public static class RestUpload
         {
             if (!await HashAsync(request.BodyReader, upload, request.HttpContext.RequestAborted))
             {
-                return tooLarge;
+                return TooLarge(maxBytes);
             }
         }
         catch (BadHttpRequestException overLimit) when (overLimit.StatusCode == StatusCodes.Status413PayloadTooLarge)
         {
-            return tooLarge;
+            return TooLarge(maxBytes);
         }
 
         return (new M.WriteAck { Checksum = upload.Checksum, Length = upload.Length }, null);
     }
+
+    private static (M.WriteAck?, ProblemDetails?) TooLarge(long maxBytes) =>
+        (null, RestProblems.Create(StatusCodes.Status413PayloadTooLarge, WorkloadRules.FileTooLarge(maxBytes)));
 
     private static async Task<bool> HashAsync(PipeReader body, FileUpload upload, CancellationToken cancellationToken)
     {

@@ -1,7 +1,9 @@
 using System.Net;
+using System.Net.Http.Json;
 using System.Net.Security;
 using System.Runtime.Versioning;
 using System.Security.Authentication;
+using System.Text.Json;
 using Grpc.Core;
 using Grpc.Net.Client;
 using GrpcBestPractices.Tests.Infrastructure;
@@ -45,6 +47,23 @@ public sealed class ListenerTests
         Assert.Equal("http/1.1", http11.Alpn);
         Assert.Contains(both.Tls, new[] { SslProtocols.Tls12, SslProtocols.Tls13 });
         Assert.Equal(pem.Thumbprint, both.Thumbprint);
+    }
+
+    [Fact]
+    public async Task ConnectionsOnEveryListenerAreCounted()
+    {
+        await using var service = await RunningService.StartAsync();
+
+        // Each client opens its own connection, on its own listener, and keeps it while the next one asks.
+        var accepted = new List<long>();
+        foreach (var route in new[] { Route.H2c, Route.Http1, Route.TlsHttp11, Route.TlsHttp2 })
+        {
+            using var diagnostics = await service.Http(route).GetFromJsonAsync<JsonDocument>("/diagnostics");
+            accepted.Add(diagnostics!.RootElement.GetProperty("acceptedConnections").GetInt64());
+            Assert.Equal(accepted.Count, diagnostics.RootElement.GetProperty("activeConnections").GetInt32());
+        }
+
+        Assert.Equal([1, 2, 3, 4], accepted);
     }
 
     [Fact]

@@ -36,6 +36,12 @@ public abstract class WorkloadClient
     /// <summary>Sends the first <paramref name="length"/> bytes of the workload file, 64 KiB at a time, never whole.</summary>
     public abstract Task<(ulong Checksum, long Length)> UploadAsync(long length, CancellationToken cancellationToken = default);
 
+    /// <summary>
+    /// A client that leaves mid-upload: sends <paramref name="sent"/> bytes of a larger file, completes <paramref name="stalled"/>,
+    /// then waits until <paramref name="cancellationToken"/> cancels the call (and fails with how the cancellation surfaced).
+    /// </summary>
+    public abstract Task LeaveMidUploadAsync(long sent, TaskCompletionSource stalled, CancellationToken cancellationToken);
+
     public static IEnumerable<ReadOnlyMemory<byte>> FileChunks(long length)
     {
         var chunk = new byte[ChunkBytes];
@@ -83,6 +89,18 @@ public sealed class ContractFirstClient(GrpcChannel channel) : WorkloadClient
         return (ack.Checksum, ack.Length);
     }
 
+    public override async Task LeaveMidUploadAsync(long sent, TaskCompletionSource stalled, CancellationToken cancellationToken)
+    {
+        using var call = _client.Upload(cancellationToken: cancellationToken);
+        foreach (var chunk in FileChunks(sent))
+        {
+            await call.RequestStream.WriteAsync(new Cf.FileChunk { Data = ByteString.CopyFrom(chunk.Span) }, cancellationToken);
+        }
+
+        stalled.TrySetResult();
+        await call;
+    }
+
     public IAsyncEnumerable<Cf.User> StreamUsers(int page, int size) =>
         _client.StreamUsers(new Cf.PageRequest { Page = page, Size = size }).ResponseStream.ReadAllAsync();
 }
@@ -115,15 +133,25 @@ public sealed class CodeFirstClient(GrpcChannel channel) : WorkloadClient
         return (ack.Checksum, ack.Length);
     }
 
+    public override async Task LeaveMidUploadAsync(long sent, TaskCompletionSource stalled, CancellationToken cancellationToken) =>
+        await _client.UploadAsync(Chunks(sent, cancellationToken, stalled), new ProtoBuf.Grpc.CallContext(new CallOptions(cancellationToken: cancellationToken)));
+
     public IAsyncEnumerable<M.User> StreamUsers(int page, int size) => _client.StreamUsersAsync(new M.PageRequest { Page = page, Size = size });
 
-    private static async IAsyncEnumerable<M.FileChunk> Chunks(long length, [System.Runtime.CompilerServices.EnumeratorCancellation] CancellationToken cancellationToken = default)
+    private static async IAsyncEnumerable<M.FileChunk> Chunks(
+        long length, [System.Runtime.CompilerServices.EnumeratorCancellation] CancellationToken cancellationToken = default, TaskCompletionSource? thenStall = null)
     {
         foreach (var chunk in FileChunks(length))
         {
             cancellationToken.ThrowIfCancellationRequested();
             // A copy: the chunks share one buffer, and protobuf-net may still hold the previous chunk.
             yield return new M.FileChunk { Data = chunk.ToArray() };
+        }
+
+        if (thenStall is not null)
+        {
+            thenStall.TrySetResult();
+            await Task.Delay(Timeout.Infinite, cancellationToken);
         }
     }
 }
@@ -161,6 +189,13 @@ public abstract class RestClient(HttpClient http, string prefix) : WorkloadClien
         return (ack.Checksum, ack.Length);
     }
 
+    public override async Task LeaveMidUploadAsync(long sent, TaskCompletionSource stalled, CancellationToken cancellationToken)
+    {
+        var body = new FileContent(sent * 4, stallAfter: sent);
+        _ = body.Stalled.ContinueWith(_ => stalled.TrySetResult(), TaskScheduler.Default);
+        using var response = await http.PostAsync($"{prefix}/files", body, cancellationToken);
+    }
+
     protected abstract HttpContent Body(M.LogRecord record);
 
     protected abstract Task<T> ReadAsync<T>(HttpResponseMessage response);
@@ -179,31 +214,50 @@ public abstract class RestClient(HttpClient http, string prefix) : WorkloadClien
         }
     }
 
-    /// <summary>The workload file as a request body, written 64 KiB at a time as the request is sent.</summary>
+    /// <summary>
+    /// The workload file as a request body, written 64 KiB at a time as the request is sent; without a Content-Length
+    /// when not announced (chunked on HTTP/1.1); and, to stand for a client that leaves mid-upload, stalled after some
+    /// bytes until the request is cancelled.
+    /// </summary>
     public sealed class FileContent : HttpContent
     {
         private readonly long _length;
+        private readonly bool _announced;
+        private readonly long? _stallAfter;
+        private readonly TaskCompletionSource _stalled = new(TaskCreationOptions.RunContinuationsAsynchronously);
 
-        public FileContent(long length)
+        public FileContent(long length, bool announced = true, long? stallAfter = null)
         {
             _length = length;
+            _announced = announced;
+            _stallAfter = stallAfter;
             Headers.ContentType = new("application/octet-stream");
         }
 
-        protected override async Task SerializeToStreamAsync(Stream stream, TransportContext? context) => await SerializeToStreamAsync(stream, context, default);
+        /// <summary>Completes once a stalled body has sent the bytes it sends.</summary>
+        public Task Stalled => _stalled.Task;
+
+        protected override Task SerializeToStreamAsync(Stream stream, TransportContext? context) => SerializeToStreamAsync(stream, context, default);
 
         protected override async Task SerializeToStreamAsync(Stream stream, TransportContext? context, CancellationToken cancellationToken)
         {
-            foreach (var chunk in FileChunks(_length))
+            foreach (var chunk in FileChunks(_stallAfter ?? _length))
             {
                 await stream.WriteAsync(chunk, cancellationToken);
+            }
+
+            if (_stallAfter is not null)
+            {
+                await stream.FlushAsync(cancellationToken);
+                _stalled.TrySetResult();
+                await Task.Delay(Timeout.Infinite, cancellationToken);
             }
         }
 
         protected override bool TryComputeLength(out long length)
         {
             length = _length;
-            return true;
+            return _announced;
         }
     }
 }

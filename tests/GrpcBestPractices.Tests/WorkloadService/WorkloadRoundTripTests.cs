@@ -62,6 +62,20 @@ public sealed class WorkloadRoundTripTests(WorkloadServiceFixture service)
 
     [Theory]
     [InlineData("grpc", Route.H2c)]
+    [InlineData("grpc-code-first", Route.TlsHttp2)]
+    [InlineData("rest-stj", Route.Http1)]
+    [InlineData("rest-newtonsoft", Route.H2c)]
+    public async Task AHundredMebibyteUploadIsAcknowledgedPastKestrelsDefaultBodyLimit(string api, Route route)
+    {
+        const long length = 100L << 20;
+
+        var ack = await service.Client(api, route).UploadAsync(length);
+
+        Assert.Equal((WorkloadChecksum.OfFile(length), length), ack);
+    }
+
+    [Theory]
+    [InlineData("grpc", Route.H2c)]
     [InlineData("grpc", Route.TlsHttp2)]
     [InlineData("grpc-code-first", Route.H2c)]
     [InlineData("grpc-code-first", Route.TlsHttp2)]

@@ -19,8 +19,11 @@ public enum Route
 /// <summary>What /diagnostics counted: workload requests per (httpVersion, tls) for one API.</summary>
 public sealed record ProtocolCount(string HttpVersion, string Tls, long Requests);
 
-/// <summary>One PerformanceService with all three listeners on free loopback ports, shared by the workload tests (which run one at a time).</summary>
-public sealed class WorkloadServiceFixture : IAsyncLifetime
+/// <summary>
+/// A PerformanceService with all three listeners on free loopback ports, and the clients a test reaches it with: each
+/// API over each route, TLS trusting only the service's own PEM. Everything made here is disposed with it.
+/// </summary>
+public class RunningService : IAsyncDisposable
 {
     private readonly List<IDisposable> _owned = [];
     private HttpClient _diagnostics = null!;
@@ -35,25 +38,37 @@ public sealed class WorkloadServiceFixture : IAsyncLifetime
 
     public X509Certificate2 Pem { get; private set; } = null!;
 
-    public async Task InitializeAsync()
+    public static async Task<RunningService> StartAsync(params string[] arguments)
     {
-        Service = await AppProcess.StartAsync("PerformanceService");
-        H2c = new Uri(await Service.ListenerAsync("h2c"));
-        Http1 = new Uri(await Service.ListenerAsync("HTTP/1.1"));
-        Tls = new Uri(await Service.ListenerAsync("TLS"));
-        Pem = ServiceTls.Pem(Service.CertificateFolder!);
-        _diagnostics = Http(Route.H2c);
+        var service = new RunningService();
+        await service.StartServiceAsync(arguments);
+        return service;
     }
 
-    public async Task DisposeAsync()
+    public async ValueTask DisposeAsync()
     {
         foreach (var owned in _owned)
         {
             owned.Dispose();
         }
 
-        Pem.Dispose();
-        await Service.DisposeAsync();
+        Pem?.Dispose();
+        if (Service is not null)
+        {
+            await Service.DisposeAsync();
+        }
+
+        GC.SuppressFinalize(this);
+    }
+
+    protected async Task StartServiceAsync(IEnumerable<string> arguments)
+    {
+        Service = await AppProcess.StartAsync("PerformanceService", arguments);
+        H2c = new Uri(await Service.ListenerAsync("h2c"));
+        Http1 = new Uri(await Service.ListenerAsync("HTTP/1.1"));
+        Tls = new Uri(await Service.ListenerAsync("TLS"));
+        Pem = ServiceTls.Pem(Service.CertificateFolder!);
+        _diagnostics = Http(Route.H2c);
     }
 
     /// <summary>A client of <paramref name="api"/> ("grpc", "grpc-code-first", "rest-stj", "rest-newtonsoft") over <paramref name="route"/>, disposed with the fixture.</summary>
@@ -114,6 +129,14 @@ public sealed class WorkloadServiceFixture : IAsyncLifetime
 
         return disposable;
     }
+}
+
+/// <summary>One running service shared by the workload tests of a collection (which run one at a time, so /diagnostics deltas are theirs).</summary>
+public sealed class WorkloadServiceFixture : RunningService, IAsyncLifetime
+{
+    public Task InitializeAsync() => StartServiceAsync([]);
+
+    Task IAsyncLifetime.DisposeAsync() => DisposeAsync().AsTask();
 }
 
 [CollectionDefinition(Name)]

@@ -1,3 +1,4 @@
+using ApiGateway.Comparisons;
 using ApiGateway.Configuration;
 using LoadEngine;
 using LoadEngine.Protocols;
@@ -54,6 +55,7 @@ public static partial class GatewaySetup
         app.MapRunExport();
         app.MapLessonEndpoints();
         app.MapWorkloadEndpoints();
+        app.MapComparisonEndpoints();
         return app;
     }
 

@@ -87,13 +87,13 @@ public static class RunApiEndpoints
         "stats.bytesReceivedPerCall (the client's sockets), stats.serviceAllocatedBytesPerCall and stats.serverSaw (the HTTP and TLS versions the service saw). " +
         "GET /api/workloads lists the workloads and the contenders this gateway can run.";
 
-    private static string DescribeLimitsOf(IEndpointRouteBuilder app) =>
+    internal static string DescribeLimitsOf(IEndpointRouteBuilder app) =>
         StrategyEndpoints.DescribeLimits(app.ServiceProvider.GetRequiredService<IOptions<RunLimitsOptions>>().Value);
 
     private static async Task<Results<Accepted<RunRecord>, ProblemHttpResult>> StartRunAsync(
         HttpRequest http, RunCoordinator coordinator, IOptions<RunLimitsOptions> limits, IOptions<EngineOptions> engine)
     {
-        var (request, error) = await RunRequestReader.ReadAsync(http, suite: false);
+        var (request, error) = await RunRequestReader.ReadAsync(http, RunRequestReader.Run);
         if (request is null)
         {
             return ProblemResponses.InvalidParameters(error);
@@ -221,13 +221,13 @@ public static class RunApiEndpoints
 
     private static async Task<Results<Accepted<SuiteView>, ProblemHttpResult>> StartSuiteAsync(HttpRequest http, RunCoordinator coordinator, IOptions<RunLimitsOptions> limits)
     {
-        var (request, error) = await RunRequestReader.ReadAsync(http, suite: true);
+        var (request, error) = await RunRequestReader.ReadAsync(http, RunRequestReader.Suite);
         if (request is null)
         {
             return ProblemResponses.InvalidParameters(error);
         }
 
-        var strategies = request.Strategies ?? StrategyList.Names;
+        var strategies = request.Names ?? StrategyList.Names;
         var unknown = strategies.FirstOrDefault(name => !StrategyList.Names.Contains(name));
         if (strategies.Count == 0 || unknown is not null || strategies.Distinct().Count() != strategies.Count)
         {
@@ -283,15 +283,16 @@ public static class RunApiEndpoints
             return SuiteNotFound(id);
         }
 
-        return TypedResults.ServerSentEvents(SuiteEvents(id, active, store, cancellation));
+        return TypedResults.ServerSentEvents(SuiteEvents(id, active, store, (suite, runs) => SuiteView.From(suite, runs, null), cancellation));
     }
 
     /// <summary>
-    /// The suite's events as it pushes them: progress of the current run, each run as it ends, then the suite. Runs
-    /// that ended before this follower came (or before the suite was found running) come from the history first, so
-    /// every strategy of the suite is reported once.
+    /// The suite's events as it pushes them: progress of the current run, each run as it ends, then the suite as
+    /// <paramref name="final"/> shows it (a suite, or a comparison). Runs that ended before this follower came (or before
+    /// the suite was found running) come from the history first, so every run of the suite is reported once.
     /// </summary>
-    private static async IAsyncEnumerable<SseItem<object>> SuiteEvents(Guid id, ActiveSuite? active, IRunStore store, [EnumeratorCancellation] CancellationToken cancellation)
+    public static async IAsyncEnumerable<SseItem<object>> SuiteEvents(
+        Guid id, ActiveSuite? active, IRunStore store, Func<SuiteRecord, IReadOnlyList<RunRecord>, object> final, [EnumeratorCancellation] CancellationToken cancellation)
     {
         var reported = new HashSet<Guid>();
         var events = active?.Events.Follow();
@@ -336,7 +337,7 @@ public static class RunApiEndpoints
             yield return new SseItem<object>(run, "run");
         }
 
-        yield return new SseItem<object>(SuiteView.From(ended!, runs, null), "final");
+        yield return new SseItem<object>(final(ended!, runs), "final");
     }
 
     private static ProblemHttpResult RunNotFound(Guid id) =>

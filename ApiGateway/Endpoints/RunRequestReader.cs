@@ -21,6 +21,17 @@ public sealed record SuiteRequestBody(
     int? Warmup, int? DelayMs, int? PayloadBytes, IReadOnlyList<double>? Percentiles, IReadOnlyList<string>? Thresholds, IReadOnlyList<string>? Strategies);
 
 /// <summary>
+/// The body of POST /api/comparisons: a workload, the contenders to run it (default: every one that can), how many
+/// repetitions, the load, and the settings the workload takes.
+/// </summary>
+public sealed record ComparisonRequestBody(
+    string? Workload, IReadOnlyList<string>? Contenders, int? Repetitions, int? Count, double? Duration, string? Load, int? Concurrency, double? Rate,
+    int? Warmup, long? FileBytes, string? Connection, int? Clients, string? Variant, int? Users);
+
+/// <summary>What one kind of body may hold, and the list of names it takes (a suite's strategies, a comparison's contenders).</summary>
+public sealed record RequestShape(string What, IReadOnlyList<string> Fields, string? NamesField, string NamesOf, string NamesExample);
+
+/// <summary>
 /// Reads a run plan from a JSON body into the same text form the query string gives, so both are validated
 /// by one set of rules and say the same thing when something is wrong.
 /// </summary>
@@ -29,12 +40,22 @@ public static class RunRequestReader
     private static readonly string[] PlanFields =
         ["strategy", "count", "load", "concurrency", "rate", "duration", "stages", "warmup", "delayMs", "payloadBytes", "includeStatuses", "percentiles", "thresholds", .. WorkloadRules.Fields];
 
-    // A suite runs strategies; workload runs start one at a time.
-    private static readonly string[] SuiteFields = [.. PlanFields.Except(WorkloadRules.Fields).Where(name => name != "strategy"), "strategies"];
+    public static RequestShape Run { get; } = new("run", PlanFields, null, "", "");
 
-    public sealed record RunRequest(RunPlanInput Input, IReadOnlyList<string>? Strategies);
+    // A suite runs strategies; workloads are compared by POST /api/comparisons.
+    public static RequestShape Suite { get; } = new(
+        "run", [.. PlanFields.Except(WorkloadRules.Fields).Where(name => name != "strategy"), "strategies"], "strategies", "strategy", "[\"client-wrapper\", \"streaming-call\"]");
 
-    public static async Task<(RunRequest? Request, string Error)> ReadAsync(HttpRequest http, bool suite)
+    // A comparison names its workload and contenders; each contender's four fields come from its name.
+    public static RequestShape Comparison { get; } = new(
+        "comparison",
+        ["workload", "contenders", "repetitions", "count", "duration", "load", "concurrency", "rate", "warmup", .. WorkloadParameters.All.Select(parameter => parameter.Name)],
+        "contenders", "contender", "[\"grpc-h2-cleartext\", \"rest-stj-h1-cleartext\"]");
+
+    /// <summary>The plan as text; <see cref="Names"/> the suite's strategies or the comparison's contenders; <see cref="Repetitions"/> a comparison's.</summary>
+    public sealed record RunRequest(RunPlanInput Input, IReadOnlyList<string>? Names, string? Repetitions);
+
+    public static async Task<(RunRequest? Request, string Error)> ReadAsync(HttpRequest http, RequestShape shape)
     {
         JsonDocument document;
         try
@@ -53,15 +74,15 @@ public static class RunRequestReader
                 return (null, $"The body must be a JSON object, not {document.RootElement.ValueKind}.");
             }
 
-            var allowed = suite ? SuiteFields : PlanFields;
+            var allowed = shape.Fields;
             var values = new Dictionary<string, string?>(StringComparer.Ordinal);
-            IReadOnlyList<string>? strategies = null;
+            IReadOnlyList<string>? names = null;
             IReadOnlyList<string>? thresholds = null;
             foreach (var property in document.RootElement.EnumerateObject())
             {
                 if (!allowed.Contains(property.Name, StringComparer.Ordinal))
                 {
-                    return (null, $"'{property.Name}' is not a run setting; the body may hold: {string.Join(", ", allowed)}.");
+                    return (null, $"'{property.Name}' is not a {shape.What} setting; the body may hold: {string.Join(", ", allowed)}.");
                 }
 
                 if (property.Name is "stages" or "percentiles" or "thresholds" && property.Value.ValueKind == JsonValueKind.Array)
@@ -90,14 +111,14 @@ public static class RunRequestReader
                     continue;
                 }
 
-                if (property.Name == "strategies")
+                if (property.Name == shape.NamesField)
                 {
                     if (property.Value.ValueKind != JsonValueKind.Array || property.Value.EnumerateArray().Any(item => item.ValueKind != JsonValueKind.String))
                     {
-                        return (null, "strategies must be an array of strategy names, e.g. [\"client-wrapper\", \"streaming-call\"].");
+                        return (null, $"{shape.NamesField} must be an array of {shape.NamesOf} names, e.g. {shape.NamesExample}.");
                     }
 
-                    strategies = property.Value.EnumerateArray().Select(item => item.GetString()!).ToList();
+                    names = property.Value.EnumerateArray().Select(item => item.GetString()!).ToList();
                     continue;
                 }
 
@@ -133,7 +154,7 @@ public static class RunRequestReader
                 Variant = values.GetValueOrDefault("variant"),
                 Users = values.GetValueOrDefault("users"),
             };
-            return (new RunRequest(input, strategies), string.Empty);
+            return (new RunRequest(input, names, values.GetValueOrDefault("repetitions")), string.Empty);
         }
     }
 

@@ -26,6 +26,11 @@ public interface IRunStore
 
     Task<SuiteRecord?> GetSuiteAsync(Guid id, CancellationToken cancellationToken = default);
 
+    /// <summary>The suites that are protocol comparisons, newest first.</summary>
+    Task<IReadOnlyList<SuiteRecord>> ListComparisonsAsync(int limit, int offset, CancellationToken cancellationToken = default);
+
+    Task<int> CountComparisonsAsync(CancellationToken cancellationToken = default);
+
     /// <summary>At start: runs and suites still marked Running were cut off by a stop; mark them Failed. Returns how many.</summary>
     Task<int> MarkInterruptedAsync(CancellationToken cancellationToken = default);
 }

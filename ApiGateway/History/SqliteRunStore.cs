@@ -13,14 +13,14 @@ public sealed class SqliteRunStore : IRunStore, IDisposable
 {
     public const string InterruptedError = "The gateway stopped before this run finished.";
 
-    private const int SchemaVersion = 2;
+    private const int SchemaVersion = 3;
     private const int BusyTimeoutMilliseconds = 10_000;
     // Fixed-width UTC text sorts in time order and stays readable in the sqlite3 shell.
     private const string TimeFormat = "yyyy-MM-dd'T'HH:mm:ss.fffffff'Z'";
     private const string RunColumns = "id, suite_id, strategy, state, started_at, finished_at, plan_json, stats_json, error, measured, series_json, verdict_json";
     // Lists leave each run's time series out (a 10-minute run has 600 points); GetAsync has it.
     private const string ListedRunColumns = "id, suite_id, strategy, state, started_at, finished_at, plan_json, stats_json, error, measured, NULL, verdict_json";
-    private const string SuiteColumns = "id, state, started_at, finished_at, plan_json, strategies_json, error";
+    private const string SuiteColumns = "id, state, started_at, finished_at, plan_json, strategies_json, error, comparison_json";
 
     private const string Schema = """
         CREATE TABLE IF NOT EXISTS runs (
@@ -46,7 +46,9 @@ public sealed class SqliteRunStore : IRunStore, IDisposable
             finished_at TEXT NULL,
             plan_json TEXT NOT NULL,
             strategies_json TEXT NOT NULL,
-            error TEXT NULL);
+            error TEXT NULL,
+            comparison_json TEXT NULL);
+        CREATE INDEX IF NOT EXISTS suites_by_started_at ON suites (started_at);
         """;
 
     // Version 2 keeps each run's description, time series and verdict. Runs recorded before load models existed ran
@@ -60,6 +62,9 @@ public sealed class SqliteRunStore : IRunStore, IDisposable
             WHERE json_extract(plan_json, '$.load') IS NULL;
         UPDATE suites SET plan_json = json_set(plan_json, '$.load', 'sequential') WHERE json_extract(plan_json, '$.load') IS NULL;
         """;
+
+    // Version 3 keeps what makes a suite a protocol comparison (its contenders and repetitions); older suites are none.
+    private const string MigrationFromVersion2 = "ALTER TABLE suites ADD COLUMN comparison_json TEXT NULL;";
 
     private readonly string _connectionString;
 
@@ -98,6 +103,11 @@ public sealed class SqliteRunStore : IRunStore, IDisposable
         if (version == 1)
         {
             await NonQueryAsync(connection, MigrationFromVersion1);
+        }
+
+        if (version is 1 or 2)
+        {
+            await NonQueryAsync(connection, MigrationFromVersion2);
         }
 
         await NonQueryAsync(connection, Schema);
@@ -145,17 +155,29 @@ public sealed class SqliteRunStore : IRunStore, IDisposable
 
     public Task SaveSuiteAsync(SuiteRecord suite, CancellationToken cancellationToken = default) =>
         ExecuteAsync(
-            $"INSERT OR REPLACE INTO suites ({SuiteColumns}) VALUES ($id, $state, $started_at, $finished_at, $plan_json, $strategies_json, $error);",
+            $"INSERT OR REPLACE INTO suites ({SuiteColumns}) VALUES ($id, $state, $started_at, $finished_at, $plan_json, $strategies_json, $error, $comparison_json);",
             ("$id", Text(suite.Id)),
             ("$state", suite.State.ToString()),
             ("$started_at", Text(suite.StartedAt)),
             ("$finished_at", suite.FinishedAt is { } finished ? Text(finished) : null),
             ("$plan_json", ToJson(suite.Plan)),
             ("$strategies_json", ToJson(suite.Strategies)),
-            ("$error", suite.Error));
+            ("$error", suite.Error),
+            ("$comparison_json", suite.Comparison is null ? null : ToJson(suite.Comparison)));
 
     public async Task<SuiteRecord?> GetSuiteAsync(Guid id, CancellationToken cancellationToken = default) =>
         (await QueryAsync($"SELECT {SuiteColumns} FROM suites WHERE id = $id;", ReadSuite, cancellationToken, ("$id", Text(id)))).SingleOrDefault();
+
+    public Task<IReadOnlyList<SuiteRecord>> ListComparisonsAsync(int limit, int offset, CancellationToken cancellationToken = default) =>
+        QueryAsync(
+            $"SELECT {SuiteColumns} FROM suites WHERE comparison_json IS NOT NULL ORDER BY started_at DESC, rowid DESC LIMIT $limit OFFSET $offset;",
+            ReadSuite,
+            cancellationToken,
+            ("$limit", limit),
+            ("$offset", offset));
+
+    public async Task<int> CountComparisonsAsync(CancellationToken cancellationToken = default) =>
+        (await QueryAsync("SELECT COUNT(*) FROM suites WHERE comparison_json IS NOT NULL;", reader => reader.GetInt32(0), cancellationToken)).Single();
 
     /// <summary>Returns how many runs and suites together were marked.</summary>
     public Task<int> MarkInterruptedAsync(CancellationToken cancellationToken = default) =>
@@ -265,7 +287,10 @@ public sealed class SqliteRunStore : IRunStore, IDisposable
         FinishedAt: row.IsDBNull(3) ? null : ReadTime(row.GetString(3)),
         Plan: FromJson<RunPlan>(row.GetString(4)),
         Strategies: FromJson<string[]>(row.GetString(5)),
-        Error: row.IsDBNull(6) ? null : row.GetString(6));
+        Error: row.IsDBNull(6) ? null : row.GetString(6))
+    {
+        Comparison = row.IsDBNull(7) ? null : FromJson<ComparisonPlan>(row.GetString(7)),
+    };
 
     // Guids go in as text: Microsoft.Data.Sqlite would otherwise bind them as 16-byte blobs.
     private static string Text(Guid id) => id.ToString("D");

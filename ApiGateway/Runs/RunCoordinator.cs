@@ -51,8 +51,11 @@ public sealed partial class RunCoordinator(
         }
     }
 
-    /// <summary>Starts a suite (one run per plan, in turn) in the background; null when too many runs are already going.</summary>
-    public async Task<ActiveSuite?> StartSuiteAsync(IReadOnlyList<RunPlan> plans)
+    /// <summary>
+    /// Starts a suite (one run per plan, in turn) in the background; null when too many runs are already going. A protocol
+    /// comparison is a suite whose plans are its <paramref name="comparison"/>'s schedule.
+    /// </summary>
+    public async Task<ActiveSuite?> StartSuiteAsync(IReadOnlyList<RunPlan> plans, ComparisonPlan? comparison = null)
     {
         if (!TryReserve())
         {
@@ -61,7 +64,10 @@ public sealed partial class RunCoordinator(
 
         try
         {
-            var record = new SuiteRecord(Guid.NewGuid(), plans[0], [.. plans.Select(plan => plan.Strategy)], RunState.Running, DateTimeOffset.UtcNow, null, null);
+            var record = new SuiteRecord(Guid.NewGuid(), plans[0], [.. plans.Select(plan => plan.Strategy)], RunState.Running, DateTimeOffset.UtcNow, null, null)
+            {
+                Comparison = comparison,
+            };
             var suite = new ActiveSuite(record, plans, _stopping.Token);
             await SaveAsync(() => store.SaveSuiteAsync(suite.Record), "The suite");
             _suites[suite.Record.Id] = suite;

@@ -162,7 +162,26 @@ public sealed record SuiteRecord(
     RunState State,
     DateTimeOffset StartedAt,
     DateTimeOffset? FinishedAt,
-    string? Error);
+    string? Error)
+{
+    /// <summary>Set when the suite is a protocol comparison: its <see cref="Strategies"/> are then the contenders' runs in the order they ran.</summary>
+    [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
+    public ComparisonPlan? Comparison { get; init; }
+}
+
+/// <summary>
+/// A protocol comparison: one workload (the suite's plan) on each of <see cref="Contenders"/>, <see cref="Repetitions"/>
+/// times, interleaved: each repetition runs every contender once, the order rotated by one each time, so drift over the
+/// minutes a comparison takes falls on every contender alike.
+/// </summary>
+public sealed record ComparisonPlan(IReadOnlyList<string> Contenders, int Repetitions)
+{
+    /// <summary>The contenders in the order they run: repetition r (from 0) starts at contender r, wrapping round.</summary>
+    public IEnumerable<(int Repetition, string Contender)> Schedule() =>
+        from repetition in Enumerable.Range(0, Repetitions)
+        from position in Enumerable.Range(0, Contenders.Count)
+        select (repetition + 1, Contenders[(position + repetition) % Contenders.Count]);
+}
 
 /// <summary>What a run measured. Times are milliseconds; everything but <see cref="FirstCallMs"/> and warm-up is steady state.</summary>
 public sealed record RunStats(

@@ -1,5 +1,6 @@
-// Drives the chart page in headless Chromium: runs "all" through the page itself and checks every chart
-// against the run API's own figures, compare-two, exports, large type, API errors, the console and the network.
+// Drives the chart page in headless Chromium: runs "all" and a small protocol comparison through the page itself and
+// checks every chart against the API's own figures, compare-two, exports, large type, API errors, the layout at
+// 1024×768, the console and the network.
 // Usage: node dashboard.mjs <gateway URL> <screenshot folder> [count=30] [timeout seconds=120]
 // Prints one JSON line; exits 1 on any failure.
 import { mkdirSync } from 'node:fs';
@@ -209,6 +210,65 @@ try {
   check(await page.isChecked('#large-type'), 'large type did not persist across a reload');
   await shoot('dashboard-large-type.png');
   await page.uncheck('#large-type');
+
+  // The Protocols part: a small comparison started from the page, its charts and sentence held against the API's.
+  const contenders = ['grpc-h2-cleartext', 'rest-stj-h2-cleartext', 'rest-newtonsoft-h1-tls'];
+  await page.selectOption('#workload', 'small-ints');
+  same(await page.$$eval('#contender-grid input:checked', (boxes) => boxes.length), 12, 'contenders ticked by default for small-ints');
+  await page.click('#contenders-none');
+  for (const name of contenders) await page.check(`#contender-grid input[value="${name}"]`);
+  await page.fill('#protocol-count', String(count));
+  await page.fill('#repetitions', '2');
+  await page.click('#protocol-start');
+  await page.waitForFunction(() => ['done', 'error'].includes(document.getElementById('protocols').dataset.state), null, { timeout, polling: 50 });
+  const comparison = (await getJson('/api/comparisons?limit=1')).comparisons[0];
+  result.comparisonId = comparison?.id;
+  check(comparison?.state === 'Completed', `the comparison ended ${comparison?.state}: ${await page.textContent('#protocol-status')}`);
+  same(comparison?.contenders, contenders, 'the comparison\'s contenders');
+  same(comparison?.plan.count, count, 'the comparison\'s count');
+  same(comparison?.repetitions, 2, 'the comparison\'s repetitions');
+  same(await page.textContent('#protocol-sentence'), comparison?.sentence, 'the comparison\'s sentence');
+  const protocolCharts = ['chart-protocol-time', 'chart-protocol-throughput', 'chart-protocol-bytes', 'chart-protocol-allocations'];
+  for (const id of protocolCharts) {
+    const drawn = await page.evaluate((canvas) => {
+      const chart = Chart.getChart(canvas);
+      return {
+        contenders: chart.$contenders?.map((contender) => contender.name),
+        datasets: chart.data.datasets.map((dataset, index) => ({
+          figure: dataset.figure,
+          data: dataset.data,
+          ranges: dataset.ranges.map((range) => [range.min, range.max]),
+          bars: chart.getDatasetMeta(index).data.map((bar) => ({ x: bar.x, height: bar.height })),
+        })),
+      };
+    }, id);
+    same(drawn.contenders, contenders, `${id} contenders`);
+    check(drawn.datasets.length > 0, `${id} drew no figure`);
+    for (const dataset of drawn.datasets) {
+      check(dataset.bars.length === contenders.length && dataset.bars.every((bar) => Number.isFinite(bar.x) && bar.height > 0),
+        `${id} ${dataset.figure}: ${JSON.stringify(dataset.bars)} is not one drawn bar per contender`);
+      same(dataset.data, comparison?.summary.map((summary) => summary.figures[dataset.figure].median), `${id} ${dataset.figure} medians`);
+      same(dataset.ranges, comparison?.summary.map((summary) => [summary.figures[dataset.figure].min, summary.figures[dataset.figure].max]), `${id} ${dataset.figure} whiskers`);
+    }
+  }
+  same(await page.$$eval('#protocol-table tbody tr', (rows) => rows.length), contenders.length, 'rows of the comparison table');
+  // Chart.js resizes its canvases when it sees the window change, so the page may take a frame or two to fit.
+  await page.setViewportSize({ width: 1024, height: 768 });
+  const fits = () => document.documentElement.scrollWidth <= document.documentElement.clientWidth;
+  if (!(await page.waitForFunction(fits, null, { timeout: 5000 }).then(() => true, () => false))) {
+    failures.push(`the page is ${await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)} px wider than a 1024×768 window`);
+  }
+  await page.setViewportSize({ width: 1400, height: 1000 });
+  const protocolsShot = join(outDir, 'dashboard-protocols.png');
+  await page.locator('#protocols').screenshot({ path: protocolsShot });
+  screenshots.push(protocolsShot);
+  await page.setViewportSize({ width: 1440, height: 900 });
+  // After a reload the part shows the latest comparison again, from the API.
+  await page.reload();
+  await page.waitForFunction(() => document.getElementById('protocols').dataset.state === 'done'
+    && Chart.getChart('chart-protocol-time')?.data.datasets.length > 0, null, { timeout: 15000 });
+  same(await page.textContent('#protocol-sentence'), comparison?.sentence, 'the comparison\'s sentence after a reload');
+  same(await page.$eval('#workload', (select) => select.value), 'small-ints', 'the workload after a reload');
 
   // An API error is shown as its sentence, in the alert region. The browser logs the 400 itself; that one is expected.
   const errorsBefore = consoleErrors.length;

@@ -12,9 +12,10 @@ export function assignColours(strategyNames) {
 
 export const colourOf = (strategy) => colours.get(strategy) ?? '#555555';
 
-const axis = (text, extra = {}) => ({ title: { display: true, text, font: { weight: 'bold' } }, ...extra });
+export const axis = (text, extra = {}) => ({ title: { display: true, text, font: { weight: 'bold' } }, ...extra });
 
-function create(id, config) {
+/** Every chart of the page is made here, so large type reaches each. */
+export function create(id, config) {
   charts[id] = new Chart(document.getElementById(id), {
     ...config,
     options: {

@@ -1,9 +1,9 @@
-// Follows one run or suite over Server-Sent Events and never lets a long run go silent.
+// Follows one run, suite or comparison over Server-Sent Events and never lets a long run go silent; says how far it is.
 
 const silenceMs = 4000;
 
 /**
- * kind: 'runs' or 'suites'. handlers: progress(data), run(view), final(view), silent(seconds), lost(message).
+ * kind: 'runs', 'suites' or 'comparisons'. handlers: progress(data), run(view), final(view), silent(seconds), lost(message).
  * Returns a function that stops following.
  */
 export function follow(kind, id, handlers) {
@@ -43,4 +43,21 @@ export function follow(kind, id, handlers) {
     source.close();
   }
   return stop;
+}
+
+const phases = { Starting: 'starting', Warmup: 'warm-up', Measured: 'measuring', Finished: 'finished' };
+
+/** How far a sequence of runs is, 0 to 1, while run `index` (from 1) of `of` has made `progress`. */
+export function doneFraction(index, of, progress) {
+  const done = progress.total > 0 ? progress.completed / progress.total
+    : progress.durationMs ? Math.min(1, progress.elapsedMs / progress.durationMs) : 0;
+  return Math.min(1, (index - 1 + (progress.phase === 'Finished' ? 1 : done)) / of);
+}
+
+/** "measuring, 400 of 1,000 calls, 2 failed, 905 calls/s" (with late and dropped sends under an arrival rate). */
+export function progressText(progress) {
+  const tally = progress.total > 0 ? ` of ${progress.total.toLocaleString('en-US')}` : ` in ${(progress.elapsedMs / 1000).toFixed(1)} s`;
+  return `${phases[progress.phase] ?? progress.phase}, ${progress.completed.toLocaleString('en-US')}${tally} calls` +
+    `${progress.failed ? `, ${progress.failed} failed` : ''}, ${Math.round(progress.currentThroughputPerSecond).toLocaleString('en-US')} calls/s` +
+    `${progress.late ? `, ${progress.late} sent late` : ''}${progress.dropped ? `, ${progress.dropped} dropped` : ''}`;
 }

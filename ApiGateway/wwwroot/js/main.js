@@ -2,32 +2,31 @@
 
 import { api, clearErrors, showError } from './api.js';
 import { addLivePoint, addRunPoint, assignColours, createCharts, resetLive, setLargeType, showHistory, showLatest } from './charts.js';
+import { createProtocolCharts } from './protocol-charts.js';
+import { initProtocols } from './protocols.js';
 import { comparePicked, loadHistory, showRunsOverTime } from './history.js';
-import { follow } from './live.js';
+import { doneFraction, progressText } from './live.js';
+import { workPanel } from './panel.js';
 import { el, ms, time } from './format.js';
 
 const $ = (id) => document.getElementById(id);
 const largeTypeKey = 'grpcbp.largeType';
 let strategies = [];
-let current = null;
-
-function setState(state) {
-  document.body.dataset.state = state;
-}
-
-function say(text) {
-  $('status').textContent = text;
-}
+const panel = workPanel({ root: document.body, status: 'status', start: 'start', cancel: 'cancel' });
+const say = panel.say;
 
 async function init() {
   createCharts();
+  createProtocolCharts();
   initLargeType();
+  // The Protocols part stands on its own API (workloads, comparisons), so it loads beside the strategies, not after them.
+  initProtocols().catch(showError);
   resetLive();
   $('run-form').addEventListener('submit', (event) => {
     event.preventDefault();
-    start().catch(fail);
+    start().catch(panel.fail);
   });
-  $('cancel').addEventListener('click', () => cancel().catch(showError));
+  $('cancel').addEventListener('click', () => panel.cancel().catch(showError));
   $('compare').addEventListener('click', () => comparePicked().catch(showError));
   $('history-strategy').addEventListener('change', () => loadStrategyHistory().catch(showError));
   $('load').addEventListener('change', showLoadFields);
@@ -36,7 +35,7 @@ async function init() {
   try {
     strategies = (await api('/api/strategies')).map((strategy) => strategy.name);
   } catch (failure) {
-    fail(failure);
+    panel.fail(failure);
     return;
   }
   assignColours(strategies);
@@ -94,8 +93,8 @@ async function start() {
   clearErrors();
   const strategy = $('strategy').value;
   const kind = strategy === 'all' ? 'suites' : 'runs';
-  setBusy(true);
-  setState('running');
+  panel.setBusy(true);
+  panel.setState('running');
   say('Starting…');
   $('progress').value = 0;
   $('report-link').hidden = true;
@@ -105,14 +104,13 @@ async function start() {
   try {
     view = await api(`/api/${kind}`, { method: 'POST', body: kind === 'suites' ? plan : { ...plan, strategy } });
   } catch (failure) {
-    setBusy(false);
+    panel.setBusy(false);
     throw failure;
   }
   const startedAt = performance.now();
   const seconds = () => (performance.now() - startedAt) / 1000;
-  current = { kind, id: view.id, stop: null };
   say(`Connecting to the live stream of ${kind === 'suites' ? `${view.strategies.length} strategies` : strategy}…`);
-  current.stop = follow(kind, view.id, {
+  panel.follow(kind, view.id, 'run', {
     progress: (data) => onProgress(kind === 'suites' ? data : { strategy, index: 1, of: 1, progress: data }, seconds()),
     run: (run) => {
       addRunPoint(run, seconds());
@@ -120,31 +118,20 @@ async function start() {
     },
     final: (final) => {
       if (kind === 'runs') addRunPoint(final, seconds());
-      finish(kind, final).catch(fail);
+      finish(kind, final).catch(panel.fail);
     },
-    silent: (quiet, why) => say(`No news for ${quiet} s (${why}); the run goes on — ${$('status').dataset.last ?? 'waiting for the first call'}.`),
-    lost: (message) => fail(new Error(message)),
   });
 }
 
 function onProgress({ strategy, index, of, progress }, seconds) {
-  const done = progress.total > 0 ? progress.completed / progress.total
-    : progress.durationMs ? Math.min(1, progress.elapsedMs / progress.durationMs) : 0;
-  $('progress').value = Math.min(1, (index - 1 + (progress.phase === 'Finished' ? 1 : done)) / of);
-  const phase = { Starting: 'starting', Warmup: 'warm-up', Measured: 'measuring', Finished: 'finished' }[progress.phase] ?? progress.phase;
+  $('progress').value = doneFraction(index, of, progress);
   const where = of > 1 ? `Strategy ${index} of ${of}: ${strategy}` : strategy;
-  const tally = progress.total > 0 ? ` of ${progress.total.toLocaleString('en-US')}` : ` in ${(progress.elapsedMs / 1000).toFixed(1)} s`;
-  const text = `${where} — ${phase}, ${progress.completed.toLocaleString('en-US')}${tally} calls` +
-    `${progress.failed ? `, ${progress.failed} failed` : ''}, ${Math.round(progress.currentThroughputPerSecond).toLocaleString('en-US')} calls/s` +
-    `${progress.late ? `, ${progress.late} sent late` : ''}${progress.dropped ? `, ${progress.dropped} dropped` : ''}`;
-  $('status').dataset.last = text;
-  say(text);
+  panel.progress(`${where} — ${progressText(progress)}`);
   if (progress.phase !== 'Starting') addLivePoint(strategy, seconds, progress);
 }
 
 async function finish(kind, final) {
-  setBusy(false);
-  current = null;
+  panel.ended();
   $('progress').value = final.state === 'Completed' ? 1 : $('progress').value;
   const what = kind === 'suites' ? `All ${final.strategies.length} strategies` : final.plan.strategy;
   await refresh();
@@ -159,14 +146,14 @@ async function finish(kind, final) {
     const fastest = kind === 'suites' ? final.comparison.find((row) => row.wallTimeVsFastest === 1) : null;
     say(`${what} completed at ${time(final.finishedAt ?? new Date().toISOString())}` +
       (fastest ? `; fastest: ${fastest.strategy} (${ms(fastest.wallTimeMs)} ms).` : `: ${ms(final.stats?.wallTimeMs)} ms wall time.`) + verdict);
-    setState('done');
+    panel.setState('done');
   } else if (final.state === 'Cancelled') {
     say(`${what}: cancelled — ${final.error ?? 'on request'}.`);
-    setState('done');
+    panel.setState('done');
   } else {
     say(`${what}: failed — ${final.error ?? 'no reason given'}.`);
     showError(new Error(`The ${kind === 'suites' ? 'suite' : 'run'} failed: ${final.error ?? 'no reason given'}`));
-    setState('error');
+    panel.setState('error');
   }
 }
 
@@ -178,26 +165,6 @@ function verdictText(runs) {
   const several = runs.length > 1;
   return ` Thresholds: ${results.length - failed.length} of ${results.length} held` +
     (failed.length ? `; failed: ${failed.map((result) => `${several ? `${result.strategy} ` : ''}${result.threshold} (${result.measured === null ? 'not measured' : `${ms(result.measured)} ${result.unit}`})`).join(', ')}.` : '.');
-}
-
-async function cancel() {
-  if (!current) return;
-  say('Cancelling…');
-  await api(`/api/${current.kind}/${current.id}/cancel`, { method: 'POST' });
-}
-
-function setBusy(busy) {
-  $('start').disabled = busy;
-  $('cancel').disabled = !busy;
-}
-
-function fail(failure) {
-  showError(failure);
-  say(`Stopped: ${failure.message}`);
-  setBusy(false);
-  current?.stop?.();
-  current = null;
-  setState('error');
 }
 
 /** Charts 1–4 and the table, all from the API: the latest completed run of each strategy and the history. */

@@ -4,16 +4,17 @@ using Xunit.Abstractions;
 namespace GrpcBestPractices.Tests.EndToEnd;
 
 /// <summary>
-/// The chart page in a real browser: headless Chromium runs "all" through the page and checks every chart against
-/// the API (tests/browser/dashboard.mjs). Its own service and gateway, so the history holds only this suite.
+/// The chart page in a real browser: headless Chromium runs "all" and a small protocol comparison through the page and
+/// checks every chart against the API (tests/browser/dashboard.mjs). Its own service, with all three listeners, and
+/// gateway, so the history holds only what the page ran.
 /// </summary>
 public sealed class DashboardBrowserTests(ITestOutputHelper output)
 {
     [Fact]
-    public async Task AllStrategiesRunFromThePageAndEveryChartShowsTheApisFigures()
+    public async Task AllStrategiesAndAComparisonRunFromThePageAndEveryChartShowsTheApisFigures()
     {
         await using var service = await AppProcess.StartAsync("PerformanceService");
-        await using var gateway = await AppProcess.StartAsync("ApiGateway", ["--ServerUrl", service.Url]);
+        await using var gateway = await AppProcess.StartAsync("ApiGateway", await SystemFixture.GatewayArgumentsAsync(service));
 
         var result = await BrowserScript.RunAsync(output, "dashboard.mjs", TimeSpan.FromSeconds(180), gateway.Url, BrowserScript.Screenshots, "30", "90");
 

@@ -145,6 +145,51 @@ public sealed class SqliteRunStoreTests : IDisposable
     }
 
     [Fact]
+    public async Task AComparisonKeepsItsContendersAndRepetitionsAndOnlyComparisonsAreListedNewestFirst()
+    {
+        var store = await OpenStoreAsync();
+        var comparison = new ComparisonPlan(["grpc-h2-cleartext", "rest-stj-h1-cleartext"], 2);
+        var older = Comparison(comparison, Noon);
+        var newer = Comparison(comparison, Noon.AddMinutes(5));
+        await store.SaveSuiteAsync(newer);
+        await store.SaveSuiteAsync(older);
+        await store.SaveSuiteAsync(new SuiteRecord(Guid.NewGuid(), Plan("client-wrapper"), ["client-wrapper"], RunState.Completed, Noon.AddMinutes(9), null, null));
+
+        Assert.Equal(Json(newer), Json(await store.GetSuiteAsync(newer.Id)));
+        Assert.Equal([newer.Id, older.Id], (await store.ListComparisonsAsync(10, 0)).Select(suite => suite.Id));
+        Assert.Equal([older.Id], (await store.ListComparisonsAsync(10, 1)).Select(suite => suite.Id));
+        Assert.Equal(2, await store.CountComparisonsAsync());
+    }
+
+    [Fact]
+    public async Task AVersion2HistoryGainsComparisonsAndKeepsItsSuites()
+    {
+        var path = _folder.File("history.db");
+        var suiteId = Guid.NewGuid();
+        // The version 2 suites table, as the gateway before comparisons made it.
+        await using (var connection = new SqliteConnection($"Data Source={path};Pooling=false"))
+        {
+            await connection.OpenAsync();
+            await using var command = connection.CreateCommand();
+            command.CommandText = $"""
+                CREATE TABLE suites (id TEXT NOT NULL PRIMARY KEY, state TEXT NOT NULL, started_at TEXT NOT NULL, finished_at TEXT NULL,
+                    plan_json TEXT NOT NULL, strategies_json TEXT NOT NULL, error TEXT NULL);
+                INSERT INTO suites VALUES ('{suiteId:D}', 'Completed', '2026-11-22T12:00:00.0000000Z', NULL, '{Json(Plan("client-wrapper"))}', '["client-wrapper"]', NULL);
+                PRAGMA user_version = 2;
+                """;
+            await command.ExecuteNonQueryAsync();
+        }
+
+        var store = await OpenStoreAsync(path);
+
+        Assert.Null((await store.GetSuiteAsync(suiteId))?.Comparison);
+        Assert.Equal(["client-wrapper"], (await store.GetSuiteAsync(suiteId))?.Strategies);
+        var comparison = Comparison(new ComparisonPlan(["grpc-h2-cleartext", "grpc-h2-tls"], 1), Noon);
+        await store.SaveSuiteAsync(comparison);
+        Assert.Equal([comparison.Id], (await store.ListComparisonsAsync(10, 0)).Select(suite => suite.Id));
+    }
+
+    [Fact]
     public async Task RunsSurviveANewStoreOnTheSameFile()
     {
         var path = _folder.File("history.db");
@@ -266,6 +311,12 @@ public sealed class SqliteRunStoreTests : IDisposable
 
     private static RunRecord Run(string strategy, DateTimeOffset startedAt, RunState state = RunState.Running, Guid? suiteId = null) =>
         new(Guid.NewGuid(), Plan(strategy), state, startedAt, null, null, null, suiteId);
+
+    private static SuiteRecord Comparison(ComparisonPlan comparison, DateTimeOffset startedAt) =>
+        new(Guid.NewGuid(), Plan(comparison.Contenders[0]) with { Workload = "small-ints" }, [.. comparison.Schedule().Select(step => step.Contender)], RunState.Completed, startedAt, startedAt.AddMinutes(1), null)
+        {
+            Comparison = comparison,
+        };
 
     private static RunStats FullStats() => new(
         WallTimeMs: 144.9,

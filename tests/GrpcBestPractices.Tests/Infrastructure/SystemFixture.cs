@@ -22,7 +22,7 @@ public sealed class SystemFixture : IAsyncLifetime
     public string Tls { get; private set; } = null!;
 
     /// <summary>The service's public certificate, the only one TLS contenders trust.</summary>
-    public string Certificate => Path.Combine(Service.CertificateFolder!, "service-certificate.pem");
+    public string Certificate => CertificateOf(Service);
 
     /// <summary>The CLI's options that point it at the service's three listeners and its certificate.</summary>
     public string[] CliTargets => ["--target", Service.Url, "--http1-target", Http1, "--tls-target", Tls, "--trust-certificate", Certificate];
@@ -32,10 +32,18 @@ public sealed class SystemFixture : IAsyncLifetime
         Service = await AppProcess.StartAsync("PerformanceService");
         Http1 = await Service.ListenerAsync("HTTP/1.1");
         Tls = await Service.ListenerAsync("TLS");
-        Gateway = await AppProcess.StartAsync("ApiGateway",
-            ["--ServerUrl", Service.Url, "--Protocols:Http1Url", Http1, "--Protocols:TlsUrl", Tls, "--Protocols:CertificatePath", Certificate]);
+        Gateway = await AppProcess.StartAsync("ApiGateway", await GatewayArgumentsAsync(Service));
         Http = new HttpClient { BaseAddress = Gateway.BaseAddress, Timeout = TimeSpan.FromSeconds(120) };
     }
+
+    /// <summary>What points a gateway at all three of a running service's listeners and at its certificate, as run.sh does.</summary>
+    public static async Task<string[]> GatewayArgumentsAsync(AppProcess service) =>
+    [
+        "--ServerUrl", service.Url, "--Protocols:Http1Url", await service.ListenerAsync("HTTP/1.1"), "--Protocols:TlsUrl", await service.ListenerAsync("TLS"),
+        "--Protocols:CertificatePath", CertificateOf(service),
+    ];
+
+    private static string CertificateOf(AppProcess service) => Path.Combine(service.CertificateFolder!, "service-certificate.pem");
 
     public async Task DisposeAsync()
     {

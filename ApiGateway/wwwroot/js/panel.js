@@ -1,0 +1,55 @@
+// What the run panel and the Protocols part share: a status line, a state (for the styles and the browser test), Start
+// and Cancel, and following what was started over Server-Sent Events until it ends, fails or goes quiet.
+
+import { api, showError } from './api.js';
+import { follow } from './live.js';
+
+/** root: the element whose data-state says idle, running, done or error; the other three are element ids. */
+export function workPanel({ root, status, start, cancel }) {
+  const $ = (id) => document.getElementById(id);
+  let current = null;
+  const panel = {
+    setState: (state) => {
+      root.dataset.state = state;
+    },
+    say: (text) => {
+      $(status).textContent = text;
+    },
+    /** A progress line, also kept to repeat when the stream goes quiet. */
+    progress: (text) => {
+      $(status).dataset.last = text;
+      panel.say(text);
+    },
+    setBusy: (busy) => {
+      $(start).disabled = busy;
+      $(cancel).disabled = !busy;
+    },
+    /** kind: 'runs', 'suites' or 'comparisons'; what: how the status line names it; handlers: progress, run, final. */
+    follow: (kind, id, what, handlers) => {
+      current = { path: `/api/${kind}/${id}`, stop: null };
+      current.stop = follow(kind, id, {
+        ...handlers,
+        silent: (quiet, why) => panel.say(`No news for ${quiet} s (${why}); the ${what} goes on — ${$(status).dataset.last ?? 'waiting for the first call'}.`),
+        lost: (message) => panel.fail(new Error(message)),
+      });
+    },
+    /** What was followed has ended: Start again, Cancel off. */
+    ended: () => {
+      panel.setBusy(false);
+      current = null;
+    },
+    cancel: async () => {
+      if (!current) return;
+      panel.say('Cancelling…');
+      await api(`${current.path}/cancel`, { method: 'POST' });
+    },
+    fail: (failure) => {
+      showError(failure);
+      panel.say(`Stopped: ${failure.message}`);
+      current?.stop?.();
+      panel.ended();
+      panel.setState('error');
+    },
+  };
+  return panel;
+}

@@ -1,0 +1,89 @@
+// node --test bench/memory-figures.test.mjs (run by BenchFiguresTests): the arithmetic of bench/memory.mjs.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { parseArguments, uploadPlan, inFlight, chunkBytesOf, bound, verdict, managedFigures, size, MiB } from './memory-figures.mjs';
+
+test('without "upload" the command line is a strategy run, as before', () => {
+  assert.deepEqual(parseArguments([]), { mode: 'strategy', strategy: 'streaming-call', count: '1000000', concurrency: '100', seconds: undefined, open: false });
+  assert.equal(parseArguments(['multiple-connections', 'open', '20000', '600']).open, true);
+});
+
+test('an upload run takes its settings, warms up every client or upload in flight twice, and refuses what it does not know', () => {
+  const parsed = parseArguments(['upload', 'grpc-h2-cleartext', '--clients', '8', '--concurrency', '8', '--count', '8']);
+  assert.deepEqual(parsed, { mode: 'upload', contender: 'grpc-h2-cleartext', fileBytes: 100 * MiB, clients: 8, concurrency: 8, count: 8, warmup: 16, intervalMs: 50 });
+  assert.equal(parseArguments(['upload', 'rest-stj-h1-cleartext', '--clients', '3']).warmup, 6);
+  assert.equal(parseArguments(['upload', 'rest-stj-h1-cleartext', '--warmup', '0']).warmup, 0);
+  assert.throws(() => parseArguments(['upload']), /needs a contender/);
+  assert.throws(() => parseArguments(['upload', 'grpc-h2-cleartext', '--parallel', '8']), /'--parallel' is not an option/);
+  assert.throws(() => parseArguments(['upload', 'grpc-h2-cleartext', '--count', '0']), /--count takes a whole number of at least 1/);
+});
+
+test('one upload in flight is the sequential load; more is a closed load of that many, never more than the count', () => {
+  const contender = { protocol: 'rest', serializer: 'system-text-json', httpVersion: '1.1', security: 'tls' };
+  const settings = { fileBytes: 1024, clients: 8, concurrency: 8 };
+  assert.deepEqual(uploadPlan(contender, { ...settings, concurrency: 1 }, 4), {
+    workload: 'file-upload', protocol: 'rest', serializer: 'system-text-json', httpVersion: '1.1', security: 'tls', fileBytes: 1024, clients: 8, count: 4, load: 'sequential',
+  });
+  assert.equal(uploadPlan(contender, settings, 8).concurrency, 8);
+  assert.equal(uploadPlan(contender, settings, 3).concurrency, 3);
+});
+
+test('uploads in flight come from the plan the engine ran: clients alone run nothing in parallel', () => {
+  assert.equal(inFlight({ load: 'sequential', concurrency: 1, clients: 8 }), 1);
+  assert.equal(inFlight({ load: 'closed', concurrency: 8, clients: 1 }), 8);
+  assert.throws(() => inFlight({ load: 'open', concurrency: 100 }), /no fixed number/);
+});
+
+test('the chunk size is the one the gateway states, and the bound is 4 chunks per upload in flight', () => {
+  assert.equal(chunkBytesOf({ what: 'Each call uploads a file in 64 KiB pieces (gRPC: ...)' }), 65536);
+  assert.throws(() => chunkBytesOf({ what: 'Each call uploads a file.' }), /no longer states its chunk size/);
+  assert.equal(bound(65536, 8), 2 * MiB);
+});
+
+test('growth is peak minus baseline, never below 0, and meets the bound only under it', () => {
+  assert.deepEqual(verdict(100, 90, 10), { growth: 0, met: true, times: 0 });
+  assert.deepEqual(verdict(100, 130, 10), { growth: 30, met: false, times: 3 });
+  assert.equal(verdict(100, 110, 10).met, false);
+});
+
+test('sizes read in KiB below a MiB and in MiB from there', () => {
+  assert.equal(size(256 * 1024), '256 KiB');
+  assert.equal(size(1.5 * MiB), '1.5 MiB');
+  assert.equal(size(100 * MiB), '100 MiB');
+  assert.equal(size(0), '0 KiB');
+});
+
+const sample = (time, fields = {}) => ({
+  collected: false, time, heapBytes: 10 * MiB, liveAfterGcBytes: 4 * MiB, gen0BudgetBytes: MiB, committedBytes: 20 * MiB, allocatedBytes: 0,
+  gen0: 5, gen1: 1, gen2: 1, poolBytes: MiB, poolInUseBytes: 0, poolMostInUseBytes: 0, ...fields,
+});
+
+test("the probe's samples: what the run's GCs found alive, Kestrel's buffers counted once, and what a full GC after it found", () => {
+  const samples = [
+    sample(0),
+    sample(10, { collected: true }),
+    sample(20, { heapBytes: 14 * MiB, allocatedBytes: 4 * MiB, poolMostInUseBytes: 512 * 1024 }),
+    // A GC found 1.5 MiB more alive, 256 KiB of it new blocks of Kestrel's pool.
+    sample(30, { heapBytes: 6 * MiB, liveAfterGcBytes: 5.5 * MiB, allocatedBytes: 8 * MiB, gen0: 6, poolBytes: 1.25 * MiB, poolMostInUseBytes: 768 * 1024 }),
+    sample(40, { heapBytes: 8 * MiB, liveAfterGcBytes: 5 * MiB, allocatedBytes: 10 * MiB, gen0: 7, gen1: 2, poolBytes: 1.25 * MiB }),
+    sample(50, { collected: true, liveAfterGcBytes: 4.25 * MiB, gen0: 8, gen1: 3, gen2: 2 }),
+  ];
+  const figures = managedFigures(samples, 15, 45);
+  assert.equal(figures.baseline.time, 10);
+  assert.equal(figures.samples, 3);
+  assert.equal(figures.heapGrowth, 4 * MiB);
+  assert.equal(figures.liveGrowth, 1.5 * MiB);
+  assert.equal(figures.poolMostInUse, 768 * 1024);
+  assert.equal(figures.held, 768 * 1024 + 1.25 * MiB);
+  assert.equal(figures.retained, 0.25 * MiB);
+  assert.deepEqual(figures.gcs, { gen0: 2, gen1: 1, gen2: 0 });
+  assert.equal(figures.allocated, 10 * MiB);
+});
+
+test('with no GC in the run nothing was found alive, so all the heap grew by counts as held', () => {
+  const figures = managedFigures([sample(10, { collected: true }), sample(20, { heapBytes: 10.5 * MiB, poolMostInUseBytes: 4096 })], 15, 25);
+  assert.equal(figures.liveGrowth, null);
+  assert.equal(figures.held, 4096 + 0.5 * MiB);
+  assert.equal(figures.retained, null);
+  assert.throws(() => managedFigures([], 0, 1), /wrote no sample/);
+});

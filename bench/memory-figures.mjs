@@ -90,9 +90,11 @@ export const met = (result) => (result.met ? 'met' : `not met (${result.times.to
  * figure is what was really alive; the first sample after a full GC asked for after the end says what the run left.
  * Sizes in bytes.
  * - heapGrowth: the managed heap in use, garbage included (what piles up between GCs: the GC's budget);
- * - liveGrowth: the most the run's GCs found alive above the baseline (null when no GC ran, so none looked);
+ * - liveGrowth: the most the run's GCs found alive above the baseline (null when no GC ran, so none looked), and
+ *   largeGrowth, the part of it on the large object heap (arrays from 85 000 bytes);
  * - held: at most what the run held at once: Kestrel's buffers most in use, plus the live growth other than blocks
- *   Kestrel's pool added (they are managed arrays, counted once) or, with no GC in the run, all the heap grew by;
+ *   Kestrel's pool added (they are managed arrays, counted once) or, with no GC in the run, all the heap grew by. It
+ *   is exact when the probe made a full GC before every sample (the bench's "held" runs), an upper bound otherwise;
  * - retained: alive after the run's end and a full GC, above the baseline;
  * - committed, gen0Budget, gcs, allocated, pool: what explains the rest.
  */
@@ -106,10 +108,11 @@ export function managedFigures(samples, from, to) {
   const collected = during.filter((s) => s.gen0 > baseline.gen0);
   const heapGrowth = most('heapBytes') - baseline.heapBytes;
   const liveGrowth = collected.length ? most('liveAfterGcBytes', collected) - baseline.liveAfterGcBytes : null;
+  const largeGrowth = collected.length ? most('largeAfterGcBytes', collected) - baseline.largeAfterGcBytes : null;
   const poolMostInUse = Math.max(0, ...during.map((s) => s.poolMostInUseBytes));
   const poolGrowth = most('poolBytes') - baseline.poolBytes;
   return {
-    baseline, samples: during.length, heapGrowth, liveGrowth, poolMostInUse,
+    baseline, samples: during.length, heapGrowth, liveGrowth, largeGrowth, poolMostInUse,
     held: poolMostInUse + Math.max(0, (liveGrowth ?? heapGrowth) - poolGrowth),
     retained: after ? after.liveAfterGcBytes - baseline.liveAfterGcBytes : null,
     committed: { baseline: baseline.committedBytes, most: most('committedBytes') },

@@ -55,7 +55,7 @@ test('sizes read in KiB below a MiB and in MiB from there', () => {
 
 const sample = (time, fields = {}) => ({
   collected: false, time, heapBytes: 10 * MiB, liveAfterGcBytes: 4 * MiB, gen0BudgetBytes: MiB, committedBytes: 20 * MiB, allocatedBytes: 0,
-  gen0: 5, gen1: 1, gen2: 1, poolBytes: MiB, poolInUseBytes: 0, poolMostInUseBytes: 0, ...fields,
+  gen0: 5, gen1: 1, gen2: 1, largeAfterGcBytes: MiB, poolBytes: MiB, poolInUseBytes: 0, poolMostInUseBytes: 0, ...fields,
 });
 
 test("the probe's samples: what the run's GCs found alive, Kestrel's buffers counted once, and what a full GC after it found", () => {
@@ -64,7 +64,7 @@ test("the probe's samples: what the run's GCs found alive, Kestrel's buffers cou
     sample(10, { collected: true }),
     sample(20, { heapBytes: 14 * MiB, allocatedBytes: 4 * MiB, poolMostInUseBytes: 512 * 1024 }),
     // A GC found 1.5 MiB more alive, 256 KiB of it new blocks of Kestrel's pool.
-    sample(30, { heapBytes: 6 * MiB, liveAfterGcBytes: 5.5 * MiB, allocatedBytes: 8 * MiB, gen0: 6, poolBytes: 1.25 * MiB, poolMostInUseBytes: 768 * 1024 }),
+    sample(30, { heapBytes: 6 * MiB, liveAfterGcBytes: 5.5 * MiB, largeAfterGcBytes: 1.125 * MiB, allocatedBytes: 8 * MiB, gen0: 6, poolBytes: 1.25 * MiB, poolMostInUseBytes: 768 * 1024 }),
     sample(40, { heapBytes: 8 * MiB, liveAfterGcBytes: 5 * MiB, allocatedBytes: 10 * MiB, gen0: 7, gen1: 2, poolBytes: 1.25 * MiB }),
     sample(50, { collected: true, liveAfterGcBytes: 4.25 * MiB, gen0: 8, gen1: 3, gen2: 2 }),
   ];
@@ -73,6 +73,7 @@ test("the probe's samples: what the run's GCs found alive, Kestrel's buffers cou
   assert.equal(figures.samples, 3);
   assert.equal(figures.heapGrowth, 4 * MiB);
   assert.equal(figures.liveGrowth, 1.5 * MiB);
+  assert.equal(figures.largeGrowth, 0.125 * MiB);
   assert.equal(figures.poolMostInUse, 768 * 1024);
   assert.equal(figures.held, 768 * 1024 + 1.25 * MiB);
   assert.equal(figures.retained, 0.25 * MiB);
@@ -83,6 +84,7 @@ test("the probe's samples: what the run's GCs found alive, Kestrel's buffers cou
 test('with no GC in the run nothing was found alive, so all the heap grew by counts as held', () => {
   const figures = managedFigures([sample(10, { collected: true }), sample(20, { heapBytes: 10.5 * MiB, poolMostInUseBytes: 4096 })], 15, 25);
   assert.equal(figures.liveGrowth, null);
+  assert.equal(figures.largeGrowth, null);
   assert.equal(figures.held, 4096 + 0.5 * MiB);
   assert.equal(figures.retained, null);
   assert.throws(() => managedFigures([], 0, 1), /wrote no sample/);

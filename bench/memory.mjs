@@ -138,21 +138,27 @@ const throughput = (fileBytes, stats) => `${(fileBytes * stats.succeeded / MiB /
 
 /**
  * One sampled run of the contender's uploads of fileBytes each: RSS baseline, a full GC in both, the run with RSS
- * sampled throughout, a full GC again; then each process's figures.
+ * sampled throughout, a full GC again; then each process's figures. With snapshots, both probes make a full GC before
+ * every sample of the run, so their samples say what was alive then (and the RSS says nothing natural).
  */
-async function measure(contender, fileBytes) {
+async function measure(contender, fileBytes, snapshots) {
   const baseline = rssOfBoth();
   // After the RSS baseline: a full GC may give memory back, and the run would then seem to grow by taking it again.
   await collectBoth();
+  const collecting = processes().map(([name]) => path.join(work, `${name}.jsonl.collecting`));
+  if (snapshots) for (const request of collecting) writeFileSync(request, '');
   const sampling = sampleRss(options.intervalMs);
   const from = Date.now();
   const done = await run(uploadPlan(contender, { ...options, fileBytes }, options.count));
   const to = Date.now();
   sampling.stop();
+  for (const request of collecting) rmSync(request, { force: true });
   if (done.state !== 'Completed' || done.stats.failed > 0) throw new Error(`the run of ${fileBytes} B files ended ${done.state}: ${done.error ?? `${done.stats.failed} failed`}`);
   await collectBoth();
   const figures = Object.fromEntries(processes().map(([name]) => [name, {
-    rss: { baseline: baseline[name], peak: sampling.peaks[name], growth: Math.max(0, sampling.peaks[name] - baseline[name]) },
+    rss: verdict(baseline[name], sampling.peaks[name], Infinity),
+    baseline: baseline[name],
+    peak: sampling.peaks[name],
     managed: managedFigures(probeSamples(name), from, to),
   }]));
   return { run: done, samples: sampling.peaks.samples, ...figures };
@@ -170,13 +176,16 @@ async function uploadRun() {
   const warmup = await run(uploadPlan(contender, options, options.warmup));
   warming.stop();
   if (warmup.state !== 'Completed' || warmup.stats.failed > 0) throw new Error(`the warm-up run ended ${warmup.state}: ${warmup.error ?? `${warmup.stats.failed} failed`}`);
-  // Let the warm-up's connections close and background work settle before the baseline.
+  // Each pause lets the last run's connections close and background work settle before the next baseline.
   await sleep(1000);
-  const measured = await measure(contender, options.fileBytes);
-  // The same run with 1 KiB files: what the run itself costs (its connections, the gateway's latency recorders, its
-  // record in the history), whatever the file.
+  // The measured run, left to the GC's own rhythm: its RSS is the figure issue 11 bounds.
+  const measured = await measure(contender, options.fileBytes, false);
   await sleep(1000);
-  const control = await measure(contender, 1024);
+  // The same run with a full GC before every sample: what was really alive, the GC's budget aside.
+  const held = await measure(contender, options.fileBytes, true);
+  await sleep(1000);
+  // And with 1 KiB files: what a run holds whatever its file (its connections, the gateway's latency recorders).
+  const control = await measure(contender, 1024, true);
 
   const s = measured.run.stats;
   const parallel = inFlight(measured.run.plan);
@@ -187,28 +196,25 @@ async function uploadRun() {
     `RSS sampled every ${options.intervalMs} ms (${measured.samples} samples); bound ${ChunksPerUpload} × ${size(chunkBytes)} × ${parallel} = ${size(limit)}`);
   const rows = {};
   for (const [name] of processes()) {
-    const { rss, managed } = measured[name];
-    const rssVerdict = verdict(rss.baseline, rss.peak, limit);
-    const heldVerdict = verdict(control[name].managed.held, managed.held, limit);
-    rows[name] = { rss: rssVerdict, held: heldVerdict };
-    console.log(`${name} RSS: ${size(cold[name])} before the warm-up, at most ${size(warming.peaks[name])} during it; baseline ${size(rss.baseline)}, ` +
-      `peak ${size(rss.peak)}, growth ${size(rssVerdict.growth)}: ${met(rssVerdict)}`);
-    console.log(`  managed heap (${managed.samples} samples): in use, garbage included, grew by at most ${size(managed.heapGrowth)} ` +
-      `(generation 0 at most ${size(managed.gen0Budget)} when a GC began; committed ${size(managed.committed.baseline)} → at most ${size(managed.committed.most)}); ` +
-      `${managed.gcs.gen0} GCs (${managed.gcs.gen1} gen1, ${managed.gcs.gen2} gen2) ` +
-      (managed.liveGrowth === null ? 'looked at nothing (none ran)' : `found at most ${size(managed.liveGrowth)} more alive than at the baseline (after a full GC)`) +
-      `; ${size(managed.retained)} more alive after the run and a full GC; allocated ${size(managed.allocated / s.succeeded)} per upload`);
-    console.log(`  Kestrel's buffers: at most ${size(managed.poolMostInUse)} in use at once (pool ${size(managed.pool.baseline)} → ${size(managed.pool.most)}); ` +
-      `the run held at most ${size(managed.held)}`);
-    const c = control[name];
-    console.log(`  the same run with 1 KiB files: RSS growth ${size(c.rss.growth)}, held at most ${size(c.managed.held)}; ` +
-      `so the file's bytes held at most ${size(heldVerdict.growth)}: ${met(heldVerdict)}`);
+    const rss = verdict(measured[name].baseline, measured[name].peak, limit);
+    const bytes = verdict(control[name].managed.held, held[name].managed.held, limit);
+    const m = measured[name].managed;
+    rows[name] = { rss, bytes };
+    console.log(`${name} RSS: ${size(cold[name])} before the warm-up, at most ${size(warming.peaks[name])} during it; baseline ${size(measured[name].baseline)}, ` +
+      `peak ${size(measured[name].peak)}, growth ${size(rss.growth)}: ${met(rss)}`);
+    console.log(`  its managed heap in use, garbage included, grew by ${size(m.heapGrowth)}: generation 0 reached ${size(m.gen0Budget)} before a GC ` +
+      `(the GC's budget), committed ${size(m.committed.baseline)} → ${size(m.committed.most)}; ${m.gcs.gen0} GCs (${m.gcs.gen1} gen1, ${m.gcs.gen2} gen2); ` +
+      `allocated ${size(m.allocated / s.succeeded)} per upload; Kestrel's buffers at most ${size(m.poolMostInUse)} in use; ` +
+      `${size(m.retained)} more alive after the run and a full GC`);
+    console.log(`  held (the same run, a full GC before each of ${held[name].managed.samples} samples): at most ${size(held[name].managed.held)} above the baseline, ` +
+      `Kestrel's buffers in use (at most ${size(held[name].managed.poolMostInUse)}) included, ${size(held[name].managed.largeGrowth)} of it large arrays; with 1 KiB files ${size(control[name].managed.held)}; ` +
+      `so the file's bytes held at most ${size(bytes.growth)}: ${met(bytes)}`);
   }
 
   const yes = (figure) => (figure.met ? 'yes' : 'no');
   console.log(`| ${contender.label} | ${file} × ${s.succeeded} | ${parallel} over ${options.clients} | ${throughput(options.fileBytes, s)} | ` +
-    `${size(rows.gateway.rss.growth)} | ${size(rows.service.rss.growth)} | ${size(rows.gateway.held.growth)} | ${size(rows.service.held.growth)} | ${size(limit)} | ` +
-    `${yes(rows.gateway.rss)}/${yes(rows.service.rss)} | ${yes(rows.gateway.held)}/${yes(rows.service.held)} |`);
+    `${size(rows.gateway.rss.growth)} | ${size(rows.service.rss.growth)} | ${size(rows.gateway.bytes.growth)} | ${size(rows.service.bytes.growth)} | ${size(limit)} | ` +
+    `${yes(rows.gateway.rss)}/${yes(rows.service.rss)} | ${yes(rows.gateway.bytes)}/${yes(rows.service.bytes)} |`);
 }
 
 try {

@@ -5,9 +5,9 @@ using System.Text;
 /// <summary>
 /// Loaded by the runtime before Main when DOTNET_STARTUP_HOOKS names this assembly (bench/memory.mjs does, for the
 /// gateway and the service): if MEMORY_PROBE_FILE names a file, a thread of its own appends one line of JSON to it every
-/// MEMORY_PROBE_INTERVAL_MS (default 50), with what the GC and Kestrel's memory pool say at that moment. When a file of
-/// the same name ending ".collect" appears, it first makes a full blocking GC, so the next line says what is really
-/// alive, and deletes that file to say so; the bench asks for one only while no run goes on.
+/// MEMORY_PROBE_INTERVAL_MS (default 50), with what the GC and Kestrel's memory pool say at that moment. Before a line it
+/// makes a full blocking GC, so that the line says what is really alive, when asked: once, when a file of the same name
+/// ending ".collect" appears (deleted once done), and before every line while one ending ".collecting" exists.
 /// </summary>
 internal static class StartupHook
 {
@@ -21,12 +21,14 @@ internal static class StartupHook
         var interval = int.TryParse(Environment.GetEnvironmentVariable("MEMORY_PROBE_INTERVAL_MS"), CultureInfo.InvariantCulture, out var ms) && ms > 0 ? ms : 50;
         var pool = new KestrelPool();
         var writer = new StreamWriter(file, append: false, Encoding.ASCII) { AutoFlush = true };
-        var collect = file + ".collect";
+        var once = file + ".collect";
+        var always = file + ".collecting";
         new Thread(() =>
         {
             while (true)
             {
-                var collected = File.Exists(collect);
+                var asked = File.Exists(once);
+                var collected = asked || File.Exists(always);
                 if (collected)
                 {
                     GC.Collect();
@@ -35,9 +37,9 @@ internal static class StartupHook
                 }
 
                 writer.WriteLine(MemorySample.Now(pool, collected).ToJson());
-                if (collected)
+                if (asked)
                 {
-                    File.Delete(collect);
+                    File.Delete(once);
                 }
 
                 Thread.Sleep(interval);
@@ -111,11 +113,12 @@ internal sealed class KestrelPool
 /// <param name="HeapBytes">In use on the managed heap now: what the last GC left plus all allocated since, garbage included (GC.GetTotalMemory(false)).</param>
 /// <param name="LiveAfterGcBytes">What the last GC left, free space excluded (heap size − fragmentation after it): what was really held then.</param>
 /// <param name="Gen0BudgetBytes">Generation 0 when the last gen0/gen1 GC began: the garbage the GC lets pile up before collecting.</param>
+/// <param name="LargeAfterGcBytes">The large object heap (arrays from 85 000 bytes) after the last GC, part of <paramref name="LiveAfterGcBytes"/>.</param>
 /// <param name="CommittedBytes">What the GC had committed from the system when the last GC ended (heap, free space and budget).</param>
 /// <param name="Collected">This sample follows a full GC the bench asked for.</param>
 internal sealed record MemorySample(
     bool Collected, long Time, long HeapBytes, long LiveAfterGcBytes, long Gen0BudgetBytes, long CommittedBytes, long AllocatedBytes, int Gen0, int Gen1, int Gen2,
-    long PoolBytes, long PoolInUseBytes, long PoolMostInUseBytes)
+    long LargeAfterGcBytes, long PoolBytes, long PoolInUseBytes, long PoolMostInUseBytes)
 {
     public static MemorySample Now(KestrelPool pool, bool collected)
     {
@@ -132,6 +135,7 @@ internal sealed record MemorySample(
             GC.CollectionCount(0),
             GC.CollectionCount(1),
             GC.CollectionCount(2),
+            last.GenerationInfo.Length > 3 ? last.GenerationInfo[3].SizeAfterBytes : 0,
             pool.Bytes,
             pool.InUse,
             pool.TakeMostInUse());
@@ -140,5 +144,5 @@ internal sealed record MemorySample(
     // By hand: System.Text.Json's reflection would be loaded into an app that may not use it.
     public string ToJson() => string.Create(CultureInfo.InvariantCulture,
         $"{{\"collected\":{(Collected ? "true" : "false")},\"time\":{Time},\"heapBytes\":{HeapBytes},\"liveAfterGcBytes\":{LiveAfterGcBytes},\"gen0BudgetBytes\":{Gen0BudgetBytes},\"committedBytes\":{CommittedBytes}," +
-        $"\"allocatedBytes\":{AllocatedBytes},\"gen0\":{Gen0},\"gen1\":{Gen1},\"gen2\":{Gen2},\"poolBytes\":{PoolBytes},\"poolInUseBytes\":{PoolInUseBytes},\"poolMostInUseBytes\":{PoolMostInUseBytes}}}");
+        $"\"allocatedBytes\":{AllocatedBytes},\"gen0\":{Gen0},\"gen1\":{Gen1},\"gen2\":{Gen2},\"largeAfterGcBytes\":{LargeAfterGcBytes},\"poolBytes\":{PoolBytes},\"poolInUseBytes\":{PoolInUseBytes},\"poolMostInUseBytes\":{PoolMostInUseBytes}}}");
 }

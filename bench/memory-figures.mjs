@@ -39,12 +39,15 @@ export function parseArguments(argv) {
   return { mode: 'upload', contender, ...settings };
 }
 
-/** The run request of an upload run: the contender's four fields, the file, the clients and the load. */
-export function uploadPlan(contender, settings, count) {
-  const parallel = Math.min(settings.concurrency, count);
+/**
+ * The run request of an upload run: the contender's four fields, the file, the clients, the load, and its end: a count
+ * of uploads, or a duration in seconds (the control run lasts as long as the measured one, so it is sampled as often).
+ */
+export function uploadPlan(contender, settings, { count, duration }) {
+  const parallel = Math.min(settings.concurrency, count ?? settings.concurrency);
   return {
     workload: 'file-upload', protocol: contender.protocol, serializer: contender.serializer, httpVersion: contender.httpVersion, security: contender.security,
-    fileBytes: settings.fileBytes, clients: settings.clients, count,
+    fileBytes: settings.fileBytes, clients: settings.clients, ...(count ? { count } : { duration }),
     ...(parallel > 1 ? { load: 'closed', concurrency: parallel } : { load: 'sequential' }),
   };
 }
@@ -121,4 +124,27 @@ export function managedFigures(samples, from, to) {
     allocated: last.allocatedBytes - baseline.allocatedBytes,
     pool: { baseline: baseline.poolBytes, most: most('poolBytes') },
   };
+}
+
+/**
+ * A process's resident memory by kind, from its /proc/PID/smaps text, in bytes: the JIT's code and stubs (the runtime
+ * maps them through a memfd named "doublemapper"), thread stacks (8 MiB anonymous mappings, glibc's default), files
+ * mapped in (assemblies, native libraries), and all other anonymous memory: the GC's heap and native allocations.
+ */
+export function residentByKind(smaps) {
+  const kinds = { jit: 0, stacks: 0, files: 0, anonymous: 0 };
+  let kind = null;
+  for (const line of smaps.split('\n')) {
+    const mapping = /^([0-9a-f]+)-([0-9a-f]+) \S+ \S+ \S+ \S+\s*(.*)$/.exec(line);
+    if (mapping) {
+      const [, start, end, name] = mapping;
+      kind = name.includes('doublemapper') ? 'jit'
+        : name.startsWith('/') ? 'files'
+        : name === '' && parseInt(end, 16) - parseInt(start, 16) === 8 * MiB ? 'stacks'
+        : 'anonymous';
+    } else if (kind && line.startsWith('Rss:')) {
+      kinds[kind] += Number(line.split(/\s+/)[1]) * 1024;
+    }
+  }
+  return kinds;
 }

@@ -1,7 +1,7 @@
 // node --test bench/memory-figures.test.mjs (run by BenchFiguresTests): the arithmetic of bench/memory.mjs.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseArguments, uploadPlan, inFlight, chunkBytesOf, bound, verdict, managedFigures, size, MiB } from './memory-figures.mjs';
+import { parseArguments, uploadPlan, inFlight, chunkBytesOf, bound, verdict, managedFigures, residentByKind, size, MiB } from './memory-figures.mjs';
 
 test('without "upload" the command line is a strategy run, as before', () => {
   assert.deepEqual(parseArguments([]), { mode: 'strategy', strategy: 'streaming-call', count: '1000000', concurrency: '100', seconds: undefined, open: false });
@@ -21,11 +21,18 @@ test('an upload run takes its settings, warms up every client or upload in fligh
 test('one upload in flight is the sequential load; more is a closed load of that many, never more than the count', () => {
   const contender = { protocol: 'rest', serializer: 'system-text-json', httpVersion: '1.1', security: 'tls' };
   const settings = { fileBytes: 1024, clients: 8, concurrency: 8 };
-  assert.deepEqual(uploadPlan(contender, { ...settings, concurrency: 1 }, 4), {
+  assert.deepEqual(uploadPlan(contender, { ...settings, concurrency: 1 }, { count: 4 }), {
     workload: 'file-upload', protocol: 'rest', serializer: 'system-text-json', httpVersion: '1.1', security: 'tls', fileBytes: 1024, clients: 8, count: 4, load: 'sequential',
   });
-  assert.equal(uploadPlan(contender, settings, 8).concurrency, 8);
-  assert.equal(uploadPlan(contender, settings, 3).concurrency, 3);
+  assert.equal(uploadPlan(contender, settings, { count: 8 }).concurrency, 8);
+  assert.equal(uploadPlan(contender, settings, { count: 3 }).concurrency, 3);
+});
+
+test('a run may end after a duration instead, with every upload in flight', () => {
+  const plan = uploadPlan({ protocol: 'grpc' }, { fileBytes: 1024, clients: 8, concurrency: 8 }, { duration: 2.5 });
+  assert.equal(plan.duration, 2.5);
+  assert.equal(plan.count, undefined);
+  assert.equal(plan.concurrency, 8);
 });
 
 test('uploads in flight come from the plan the engine ran: clients alone run nothing in parallel', () => {
@@ -88,4 +95,21 @@ test('with no GC in the run nothing was found alive, so all the heap grew by cou
   assert.equal(figures.held, 4096 + 0.5 * MiB);
   assert.equal(figures.retained, null);
   assert.throws(() => managedFigures([], 0, 1), /wrote no sample/);
+});
+
+test('resident memory by kind: JIT code, thread stacks, files, and the rest anonymous', () => {
+  const smaps = [
+    '7f5348000000-7f5348638000 rw-p 00000000 00:00 0 ',
+    'Size:               6368 kB',
+    'Rss:                6368 kB',
+    '7f9404870000-7f9404910000 rw-s 00000000 00:01 1234                       /memfd:doublemapper (deleted)',
+    'Rss:                 640 kB',
+    '7f93ff480000-7f93fffcc000 r-xp 00000000 08:01 42                         /usr/share/dotnet/shared/Microsoft.NETCore.App/10.0.12/System.Private.CoreLib.dll',
+    'Rss:                7344 kB',
+    '7f0000000000-7f0000800000 rw-p 00000000 00:00 0 ',
+    'Rss:                 120 kB',
+    '55caab908000-55caabc2a000 rw-p 00000000 00:00 0                          [heap]',
+    'Rss:                3108 kB',
+  ].join('\n');
+  assert.deepEqual(residentByKind(smaps), { jit: 640 * 1024, stacks: 120 * 1024, files: 7344 * 1024, anonymous: (6368 + 3108) * 1024 });
 });

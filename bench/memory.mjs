@@ -20,7 +20,7 @@ import { readFileSync, writeFileSync, mkdtempSync, rmSync, existsSync } from 'no
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import net from 'node:net';
-import { parseArguments, uploadPlan, inFlight, chunkBytesOf, bound, verdict, managedFigures, size, met, MiB, ChunksPerUpload } from './memory-figures.mjs';
+import { parseArguments, uploadPlan, inFlight, chunkBytesOf, bound, verdict, managedFigures, residentByKind, size, met, MiB, ChunksPerUpload } from './memory-figures.mjs';
 
 const options = parseArguments(process.argv.slice(2));
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
@@ -109,12 +109,19 @@ async function strategyRun() {
 
 const processes = () => [['gateway', gatewayProcess.pid], ['service', serviceProcess.pid]];
 const rssOfBoth = () => Object.fromEntries(processes().map(([name, pid]) => [name, rssBytes(pid)]));
+/** A process's resident memory by kind and its number of threads, read at once. */
+const anatomy = (pid) => ({ ...residentByKind(readFileSync(`/proc/${pid}/smaps`, 'utf8')), threads: Number(/Threads:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) });
+const anatomyOfBoth = () => Object.fromEntries(processes().map(([name, pid]) => [name, anatomy(pid)]));
 
-/** Both processes' RSS every interval until stopped, and the most each reached. */
+/** Both processes' RSS every interval until stopped, the most each reached, and what it was made of then. */
 function sampleRss(intervalMs) {
-  const peaks = { gateway: 0, service: 0, samples: 0 };
+  const peaks = { gateway: 0, service: 0, samples: 0, anatomy: {} };
   const take = () => {
-    for (const [name, bytes] of Object.entries(rssOfBoth())) peaks[name] = Math.max(peaks[name], bytes);
+    for (const [name, bytes] of Object.entries(rssOfBoth())) {
+      if (bytes <= peaks[name]) continue;
+      peaks[name] = bytes;
+      peaks.anatomy[name] = anatomy(processes().find(([process]) => process === name)[1]);
+    }
     peaks.samples++;
   };
   take();
@@ -137,28 +144,29 @@ const probeSamples = (name) => readFileSync(path.join(work, `${name}.jsonl`), 'u
 const throughput = (fileBytes, stats) => `${(fileBytes * stats.succeeded / MiB / (stats.wallTimeMs / 1000)).toFixed(0)} MiB/s`;
 
 /**
- * One sampled run of the contender's uploads of fileBytes each: RSS baseline, a full GC in both, the run with RSS
- * sampled throughout, a full GC again; then each process's figures. With snapshots, both probes make a full GC before
- * every sample of the run, so their samples say what was alive then (and the RSS says nothing natural).
+ * One sampled run of the contender's uploads of fileBytes each, RSS sampled throughout; then each process's figures.
+ * Left alone (snapshots false) it is the run issue 11 bounds. With snapshots, both probes make a full GC before the run,
+ * before every sample of it and after it, so their samples say what was really alive (and the RSS nothing natural).
  */
-async function measure(contender, fileBytes, snapshots) {
+async function measure(contender, fileBytes, snapshots, end = { count: options.count }) {
   const baseline = rssOfBoth();
-  // After the RSS baseline: a full GC may give memory back, and the run would then seem to grow by taking it again.
-  await collectBoth();
+  const before = anatomyOfBoth();
+  if (snapshots) await collectBoth();
   const collecting = processes().map(([name]) => path.join(work, `${name}.jsonl.collecting`));
   if (snapshots) for (const request of collecting) writeFileSync(request, '');
   const sampling = sampleRss(options.intervalMs);
   const from = Date.now();
-  const done = await run(uploadPlan(contender, { ...options, fileBytes }, options.count));
+  const done = await run(uploadPlan(contender, { ...options, fileBytes }, end));
   const to = Date.now();
   sampling.stop();
   for (const request of collecting) rmSync(request, { force: true });
   if (done.state !== 'Completed' || done.stats.failed > 0) throw new Error(`the run of ${fileBytes} B files ended ${done.state}: ${done.error ?? `${done.stats.failed} failed`}`);
-  await collectBoth();
+  if (snapshots) await collectBoth();
   const figures = Object.fromEntries(processes().map(([name]) => [name, {
     rss: verdict(baseline[name], sampling.peaks[name], Infinity),
     baseline: baseline[name],
     peak: sampling.peaks[name],
+    anatomy: { baseline: before[name], peak: sampling.peaks.anatomy[name] },
     managed: managedFigures(probeSamples(name), from, to),
   }]));
   return { run: done, samples: sampling.peaks.samples, ...figures };
@@ -173,7 +181,7 @@ async function uploadRun() {
 
   const cold = rssOfBoth();
   const warming = sampleRss(options.intervalMs);
-  const warmup = await run(uploadPlan(contender, options, options.warmup));
+  const warmup = options.warmup > 0 ? await run(uploadPlan(contender, options, { count: options.warmup })) : { state: 'Completed', stats: { succeeded: 0, failed: 0 } };
   warming.stop();
   if (warmup.state !== 'Completed' || warmup.stats.failed > 0) throw new Error(`the warm-up run ended ${warmup.state}: ${warmup.error ?? `${warmup.stats.failed} failed`}`);
   // Each pause lets the last run's connections close and background work settle before the next baseline.
@@ -184,8 +192,9 @@ async function uploadRun() {
   // The same run with a full GC before every sample: what was really alive, the GC's budget aside.
   const held = await measure(contender, options.fileBytes, true);
   await sleep(1000);
-  // And with 1 KiB files: what a run holds whatever its file (its connections, the gateway's latency recorders).
-  const control = await measure(contender, 1024, true);
+  // And with 1 KiB files for as long: what a run holds whatever its file (its connections, the gateway's latency
+  // recorders). A count of them would be over between two samples.
+  const control = await measure(contender, 1024, true, { duration: Math.max(1, Math.ceil(held.run.stats.wallTimeMs / 1000)) });
 
   const s = measured.run.stats;
   const parallel = inFlight(measured.run.plan);
@@ -202,13 +211,16 @@ async function uploadRun() {
     rows[name] = { rss, bytes };
     console.log(`${name} RSS: ${size(cold[name])} before the warm-up, at most ${size(warming.peaks[name])} during it; baseline ${size(measured[name].baseline)}, ` +
       `peak ${size(measured[name].peak)}, growth ${size(rss.growth)}: ${met(rss)}`);
+    const { baseline: was, peak: became } = measured[name].anatomy;
+    const grew = (kind) => size(became[kind] - was[kind]);
+    console.log(`  at the peak: anonymous memory (the GC's heap, native allocations) ${grew('anonymous')}, JIT code ${grew('jit')}, ` +
+      `thread stacks ${grew('stacks')} (threads ${was.threads} → ${became.threads}), files mapped ${grew('files')}`);
     console.log(`  its managed heap in use, garbage included, grew by ${size(m.heapGrowth)}: generation 0 reached ${size(m.gen0Budget)} before a GC ` +
       `(the GC's budget), committed ${size(m.committed.baseline)} → ${size(m.committed.most)}; ${m.gcs.gen0} GCs (${m.gcs.gen1} gen1, ${m.gcs.gen2} gen2); ` +
-      `allocated ${size(m.allocated / s.succeeded)} per upload; Kestrel's buffers at most ${size(m.poolMostInUse)} in use; ` +
-      `${size(m.retained)} more alive after the run and a full GC`);
+      `allocated ${size(m.allocated / s.succeeded)} per upload; Kestrel's buffers at most ${size(m.poolMostInUse)} in use`);
     console.log(`  held (the same run, a full GC before each of ${held[name].managed.samples} samples): at most ${size(held[name].managed.held)} above the baseline, ` +
       `Kestrel's buffers in use (at most ${size(held[name].managed.poolMostInUse)}) included, ${size(held[name].managed.largeGrowth)} of it large arrays; with 1 KiB files ${size(control[name].managed.held)}; ` +
-      `so the file's bytes held at most ${size(bytes.growth)}: ${met(bytes)}`);
+      `so the file's bytes held at most ${size(bytes.growth)}: ${met(bytes)}; ${size(held[name].managed.retained)} more alive after the run`);
   }
 
   const yes = (figure) => (figure.met ? 'yes' : 'no');

@@ -8,9 +8,9 @@ export const MiB = 1024 * 1024;
 export const ChunksPerUpload = 4;
 
 const usage = 'usage: node bench/memory.mjs [STRATEGY [COUNT [CONCURRENCY]]]  |  node bench/memory.mjs STRATEGY open RATE SECONDS  |  ' +
-  'node bench/memory.mjs upload CONTENDER [--file-bytes N] [--clients N] [--concurrency N] [--count N] [--warmup N] [--interval-ms N]';
+  'node bench/memory.mjs upload CONTENDER [--file-bytes N] [--clients N] [--concurrency N] [--count N] [--warmup N] [--interval-ms N] [--json]';
 
-const uploadDefaults = { fileBytes: 100 * MiB, clients: 1, concurrency: 1, count: 4, warmup: null, intervalMs: 50 };
+const uploadDefaults = { fileBytes: 100 * MiB, clients: 1, concurrency: 1, count: 4, warmup: null, intervalMs: 50, json: false };
 const uploadOptions = { '--file-bytes': 'fileBytes', '--clients': 'clients', '--concurrency': 'concurrency', '--count': 'count', '--warmup': 'warmup', '--interval-ms': 'intervalMs' };
 
 /**
@@ -27,6 +27,12 @@ export function parseArguments(argv) {
   if (!contender || contender.startsWith('--')) throw new Error(`upload needs a contender, e.g. grpc-h2-cleartext; ${usage}`);
   const settings = { ...uploadDefaults };
   for (let i = 2; i < argv.length; i += 2) {
+    if (argv[i] === '--json') {
+      settings.json = true;
+      i--;
+      continue;
+    }
+
     const key = uploadOptions[argv[i]];
     const value = Number(argv[i + 1]);
     if (!key) throw new Error(`'${argv[i]}' is not an option of upload; ${usage}`);
@@ -86,6 +92,34 @@ export function size(bytes) {
 
 /** "met" or "not met (3.2 × the bound)". */
 export const met = (result) => (result.met ? 'met' : `not met (${result.times.toFixed(1)} × the bound)`);
+
+/** Several measurements of one figure as "lowest–highest" (one value when they read the same). */
+export function span(values, format = size) {
+  const [low, high] = [format(Math.min(...values)), format(Math.max(...values))];
+  const unit = (text) => text.slice(text.indexOf(' '));
+  return low === high ? low : unit(low) === unit(high) ? `${low.slice(0, low.indexOf(' '))}–${high}` : `${low}–${high}`;
+}
+
+/** How many of the measurements met the bound: "yes", "no", or "2 of 3". */
+export function times(flags) {
+  const met = flags.filter(Boolean).length;
+  return met === flags.length ? 'yes' : met === 0 ? 'no' : `${met} of ${flags.length}`;
+}
+
+/**
+ * The README's row for repeated upload runs of one path and shape (the --json results of bench/memory.mjs): path, file
+ * × uploads, uploads in flight over clients, throughput, each process's RSS growth and the file's bytes it held (as
+ * ranges over the repeats), the bound, and whether each figure met it.
+ */
+export function summaryRow(results) {
+  const [first] = results;
+  const of = (process, figure) => results.map((result) => result[process][figure]);
+  return `| ${first.label} | ${size(first.fileBytes)} × ${first.uploads} | ${first.parallel} over ${first.clients} | ` +
+    `${span(results.map((result) => result.mibPerSecond), (value) => `${Math.round(value)} MiB/s`)} | ` +
+    `${span(of('gateway', 'rssGrowth'))} | ${span(of('service', 'rssGrowth'))} | ${span(of('gateway', 'fileHeld'))} | ${span(of('service', 'fileHeld'))} | ` +
+    `${size(first.bound)} | ${times([...of('gateway', 'rssGrowth'), ...of('service', 'rssGrowth')].map((growth) => growth < first.bound))} | ` +
+    `${times([...of('gateway', 'fileHeld'), ...of('service', 'fileHeld')].map((held) => held < first.bound))} |`;
+}
 
 /**
  * What a process's memory probe (bench/MemoryProbe) saw during a run, from its samples and the run's start and end

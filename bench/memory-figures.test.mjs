@@ -1,7 +1,7 @@
 // node --test bench/memory-figures.test.mjs (run by BenchFiguresTests): the arithmetic of bench/memory.mjs.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseArguments, uploadPlan, inFlight, chunkBytesOf, bound, verdict, managedFigures, residentByKind, size, MiB } from './memory-figures.mjs';
+import { parseArguments, uploadPlan, inFlight, chunkBytesOf, bound, verdict, managedFigures, residentByKind, size, span, times, summaryRow, MiB } from './memory-figures.mjs';
 
 test('without "upload" the command line is a strategy run, as before', () => {
   assert.deepEqual(parseArguments([]), { mode: 'strategy', strategy: 'streaming-call', count: '1000000', concurrency: '100', seconds: undefined, open: false });
@@ -10,9 +10,10 @@ test('without "upload" the command line is a strategy run, as before', () => {
 
 test('an upload run takes its settings, warms up every client or upload in flight twice, and refuses what it does not know', () => {
   const parsed = parseArguments(['upload', 'grpc-h2-cleartext', '--clients', '8', '--concurrency', '8', '--count', '8']);
-  assert.deepEqual(parsed, { mode: 'upload', contender: 'grpc-h2-cleartext', fileBytes: 100 * MiB, clients: 8, concurrency: 8, count: 8, warmup: 16, intervalMs: 50 });
+  assert.deepEqual(parsed, { mode: 'upload', contender: 'grpc-h2-cleartext', fileBytes: 100 * MiB, clients: 8, concurrency: 8, count: 8, warmup: 16, intervalMs: 50, json: false });
   assert.equal(parseArguments(['upload', 'rest-stj-h1-cleartext', '--clients', '3']).warmup, 6);
   assert.equal(parseArguments(['upload', 'rest-stj-h1-cleartext', '--warmup', '0']).warmup, 0);
+  assert.equal(parseArguments(['upload', 'rest-stj-h1-cleartext', '--json', '--count', '2']).json, true);
   assert.throws(() => parseArguments(['upload']), /needs a contender/);
   assert.throws(() => parseArguments(['upload', 'grpc-h2-cleartext', '--parallel', '8']), /'--parallel' is not an option/);
   assert.throws(() => parseArguments(['upload', 'grpc-h2-cleartext', '--count', '0']), /--count takes a whole number of at least 1/);
@@ -112,4 +113,20 @@ test('resident memory by kind: JIT code, thread stacks, files, and the rest anon
     'Rss:                3108 kB',
   ].join('\n');
   assert.deepEqual(residentByKind(smaps), { jit: 640 * 1024, stacks: 120 * 1024, files: 7344 * 1024, anonymous: (6368 + 3108) * 1024 });
+});
+
+test('repeated measurements read as ranges, and "met" says how many of them met the bound', () => {
+  assert.equal(span([1.2 * MiB, 3.4 * MiB]), '1.2–3.4 MiB');
+  assert.equal(span([200 * 1024, 3 * MiB]), '200 KiB–3 MiB');
+  assert.equal(span([5 * MiB, 5 * MiB]), '5 MiB');
+  assert.equal(span([180.4, 240.2], (value) => `${Math.round(value)} MiB/s`), '180–240 MiB/s');
+  assert.equal(times([true, true]), 'yes');
+  assert.equal(times([false, false]), 'no');
+  assert.equal(times([true, false, true]), '2 of 3');
+  const result = (rss, held) => ({
+    label: 'REST · System.Text.Json · HTTP/1.1 · cleartext', fileBytes: 100 * MiB, uploads: 4, parallel: 1, clients: 1, bound: 256 * 1024, mibPerSecond: 400,
+    gateway: { rssGrowth: rss, fileHeld: held }, service: { rssGrowth: 2 * rss, fileHeld: 2 * held },
+  });
+  assert.equal(summaryRow([result(MiB, 10 * 1024), result(2 * MiB, 100 * 1024)]),
+    '| REST · System.Text.Json · HTTP/1.1 · cleartext | 100 MiB × 4 | 1 over 1 | 400 MiB/s | 1–2 MiB | 2–4 MiB | 10–100 KiB | 20–200 KiB | 256 KiB | no | yes |');
 });

@@ -2,7 +2,7 @@
 // Usage: node bench/memory.mjs [strategy=streaming-call] [count=1000000] [concurrency=100]
 //        node bench/memory.mjs STRATEGY open RATE SECONDS   (an arrival-rate run, e.g. multiple-connections open 20000 600)
 //        node bench/memory.mjs upload CONTENDER [--file-bytes 104857600] [--clients 1] [--concurrency 1] [--count 4]
-//                                               [--warmup 2 × the clients or uploads in flight] [--interval-ms 50]
+//                                               [--warmup 2 × the clients or uploads in flight] [--interval-ms 50] [--json]
 //          e.g. node bench/memory.mjs upload grpc-h2-cleartext --clients 8 --concurrency 8 --count 8
 // Builds nothing: run `dotnet build GrpcBestPractices.sln -c Release` first. Starts its own service (h2c, HTTP/1.1 and TLS
 // listeners on free loopback ports, its certificate in a temporary folder) and a gateway wired to all three.
@@ -14,7 +14,8 @@
 // bench/MemoryProbe, loaded into both as a startup hook, records their managed heap and Kestrel's buffers as often.
 // Prints for each process baseline, peak and growth of its RSS beside issue 11's bound, 4 × chunk size × uploads in
 // flight, and whether the growth stayed under it; then what the growth is made of (the GC's budget, what the GCs found
-// alive, Kestrel's buffers in use); last, a row for the README's table.
+// alive, Kestrel's buffers in use); last, a row for the README's table and, with --json, every figure as one line of
+// JSON (what bench/upload-memory.mjs collects).
 import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync, mkdtempSync, rmSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -227,6 +228,18 @@ async function uploadRun() {
   console.log(`| ${contender.label} | ${file} × ${s.succeeded} | ${parallel} over ${options.clients} | ${throughput(options.fileBytes, s)} | ` +
     `${size(rows.gateway.rss.growth)} | ${size(rows.service.rss.growth)} | ${size(rows.gateway.bytes.growth)} | ${size(rows.service.bytes.growth)} | ${size(limit)} | ` +
     `${yes(rows.gateway.rss)}/${yes(rows.service.rss)} | ${yes(rows.gateway.bytes)}/${yes(rows.service.bytes)} |`);
+  if (options.json) {
+    const figures = (name) => ({
+      rssGrowth: rows[name].rss.growth, fileHeld: rows[name].bytes.growth, held: held[name].managed.held, heldWithSmallFiles: control[name].managed.held,
+      heapGrowth: measured[name].managed.heapGrowth, gen0Budget: measured[name].managed.gen0Budget, gcs: measured[name].managed.gcs.gen0,
+      allocatedPerUpload: measured[name].managed.allocated / s.succeeded, kestrelBuffersInUse: held[name].managed.poolMostInUse,
+      residentGrowth: Object.fromEntries(Object.keys(measured[name].anatomy.peak).map((kind) => [kind, measured[name].anatomy.peak[kind] - measured[name].anatomy.baseline[kind]])),
+    });
+    console.log(JSON.stringify({
+      contender: contender.name, label: contender.label, fileBytes: options.fileBytes, uploads: s.succeeded, parallel, clients: options.clients,
+      chunkBytes, bound: limit, mibPerSecond: options.fileBytes * s.succeeded / MiB / (s.wallTimeMs / 1000), gateway: figures('gateway'), service: figures('service'),
+    }));
+  }
 }
 
 try {

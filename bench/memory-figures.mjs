@@ -129,9 +129,11 @@ export function summaryRow(results) {
  * - heapGrowth: the managed heap in use, garbage included (what piles up between GCs: the GC's budget);
  * - liveGrowth: the most the run's GCs found alive above the baseline (null when no GC ran, so none looked), and
  *   largeGrowth, the part of it on the large object heap (arrays from 85 000 bytes);
- * - held: at most what the run held at once: Kestrel's buffers most in use, plus the live growth other than blocks
- *   Kestrel's pool added (they are managed arrays, counted once) or, with no GC in the run, all the heap grew by. It
- *   is exact when the probe made a full GC before every sample (the bench's "held" runs), an upper bound otherwise;
+ * - rentedMost: the most bytes rented from ArrayPool<byte>.Shared at once (the probe follows it in held runs only);
+ * - held: at most what the run held at once: Kestrel's buffers and ArrayPool's rented buffers most in use, plus the
+ *   live growth other than the arrays either pool added (they are alive too, and counted once) or, with no GC in the
+ *   run, all the heap grew by. An upper bound (two maxima, maybe at different moments), and a close one when the probe
+ *   made a full GC before every sample (the bench's held runs);
  * - retained: alive after the run's end and a full GC, above the baseline;
  * - committed, gen0Budget, gcs, allocated, pool: what explains the rest.
  */
@@ -148,9 +150,11 @@ export function managedFigures(samples, from, to) {
   const largeGrowth = collected.length ? most('largeAfterGcBytes', collected) - baseline.largeAfterGcBytes : null;
   const poolMostInUse = Math.max(0, ...during.map((s) => s.poolMostInUseBytes));
   const poolGrowth = most('poolBytes') - baseline.poolBytes;
+  const rentedMost = Math.max(0, ...during.map((s) => s.mostRentedBytes));
+  const rentedAllocated = last.rentedAllocatedBytes - baseline.rentedAllocatedBytes;
   return {
-    baseline, samples: during.length, heapGrowth, liveGrowth, largeGrowth, poolMostInUse,
-    held: poolMostInUse + Math.max(0, (liveGrowth ?? heapGrowth) - poolGrowth),
+    baseline, samples: during.length, heapGrowth, liveGrowth, largeGrowth, poolMostInUse, rentedMost,
+    held: poolMostInUse + rentedMost + Math.max(0, (liveGrowth ?? heapGrowth) - poolGrowth - rentedAllocated),
     retained: after ? after.liveAfterGcBytes - baseline.liveAfterGcBytes : null,
     committed: { baseline: baseline.committedBytes, most: most('committedBytes') },
     gen0Budget: most('gen0BudgetBytes'),

@@ -63,7 +63,8 @@ test('sizes read in KiB below a MiB and in MiB from there', () => {
 
 const sample = (time, fields = {}) => ({
   collected: false, time, heapBytes: 10 * MiB, liveAfterGcBytes: 4 * MiB, gen0BudgetBytes: MiB, committedBytes: 20 * MiB, allocatedBytes: 0,
-  gen0: 5, gen1: 1, gen2: 1, largeAfterGcBytes: MiB, poolBytes: MiB, poolInUseBytes: 0, poolMostInUseBytes: 0, ...fields,
+  gen0: 5, gen1: 1, gen2: 1, largeAfterGcBytes: MiB, poolBytes: MiB, poolInUseBytes: 0, poolMostInUseBytes: 0,
+  rentedBytes: 0, mostRentedBytes: 0, rentedAllocatedBytes: 2 * MiB, ...fields,
 });
 
 test("the probe's samples: what the run's GCs found alive, Kestrel's buffers counted once, and what a full GC after it found", () => {
@@ -71,9 +72,12 @@ test("the probe's samples: what the run's GCs found alive, Kestrel's buffers cou
     sample(0),
     sample(10, { collected: true }),
     sample(20, { heapBytes: 14 * MiB, allocatedBytes: 4 * MiB, poolMostInUseBytes: 512 * 1024 }),
-    // A GC found 1.5 MiB more alive, 256 KiB of it new blocks of Kestrel's pool.
-    sample(30, { heapBytes: 6 * MiB, liveAfterGcBytes: 5.5 * MiB, largeAfterGcBytes: 1.125 * MiB, allocatedBytes: 8 * MiB, gen0: 6, poolBytes: 1.25 * MiB, poolMostInUseBytes: 768 * 1024 }),
-    sample(40, { heapBytes: 8 * MiB, liveAfterGcBytes: 5 * MiB, allocatedBytes: 10 * MiB, gen0: 7, gen1: 2, poolBytes: 1.25 * MiB }),
+    // A GC found 1.5 MiB more alive: 256 KiB of it new blocks of Kestrel's pool, 128 KiB a new array of ArrayPool's.
+    sample(30, {
+      heapBytes: 6 * MiB, liveAfterGcBytes: 5.5 * MiB, largeAfterGcBytes: 1.125 * MiB, allocatedBytes: 8 * MiB, gen0: 6, poolBytes: 1.25 * MiB, poolMostInUseBytes: 768 * 1024,
+      rentedBytes: 192 * 1024, mostRentedBytes: 256 * 1024, rentedAllocatedBytes: 2.125 * MiB,
+    }),
+    sample(40, { heapBytes: 8 * MiB, liveAfterGcBytes: 5 * MiB, allocatedBytes: 10 * MiB, gen0: 7, gen1: 2, poolBytes: 1.25 * MiB, rentedAllocatedBytes: 2.125 * MiB }),
     sample(50, { collected: true, liveAfterGcBytes: 4.25 * MiB, gen0: 8, gen1: 3, gen2: 2 }),
   ];
   const figures = managedFigures(samples, 15, 45);
@@ -83,7 +87,8 @@ test("the probe's samples: what the run's GCs found alive, Kestrel's buffers cou
   assert.equal(figures.liveGrowth, 1.5 * MiB);
   assert.equal(figures.largeGrowth, 0.125 * MiB);
   assert.equal(figures.poolMostInUse, 768 * 1024);
-  assert.equal(figures.held, 768 * 1024 + 1.25 * MiB);
+  assert.equal(figures.rentedMost, 256 * 1024);
+  assert.equal(figures.held, 768 * 1024 + 256 * 1024 + 1.125 * MiB);
   assert.equal(figures.retained, 0.25 * MiB);
   assert.deepEqual(figures.gcs, { gen0: 2, gen1: 1, gen2: 0 });
   assert.equal(figures.allocated, 10 * MiB);

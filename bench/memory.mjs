@@ -220,7 +220,8 @@ async function uploadRun() {
       `(the GC's budget), committed ${size(m.committed.baseline)} → ${size(m.committed.most)}; ${m.gcs.gen0} GCs (${m.gcs.gen1} gen1, ${m.gcs.gen2} gen2); ` +
       `allocated ${size(m.allocated / s.succeeded)} per upload; Kestrel's buffers at most ${size(m.poolMostInUse)} in use`);
     console.log(`  held (the same run, a full GC before each of ${held[name].managed.samples} samples): at most ${size(held[name].managed.held)} above the baseline, ` +
-      `Kestrel's buffers in use (at most ${size(held[name].managed.poolMostInUse)}) included, ${size(held[name].managed.largeGrowth)} of it large arrays; with 1 KiB files ${size(control[name].managed.held)}; ` +
+      `buffers in use included (Kestrel's at most ${size(held[name].managed.poolMostInUse)}, ArrayPool's at most ${size(held[name].managed.rentedMost)}), ` +
+      `${size(held[name].managed.largeGrowth)} of it large arrays; with 1 KiB files ${size(control[name].managed.held)}; ` +
       `so the file's bytes held at most ${size(bytes.growth)}: ${met(bytes)}; ${size(held[name].managed.retained)} more alive after the run`);
   }
 
@@ -233,6 +234,7 @@ async function uploadRun() {
       rssGrowth: rows[name].rss.growth, fileHeld: rows[name].bytes.growth, held: held[name].managed.held, heldWithSmallFiles: control[name].managed.held,
       heapGrowth: measured[name].managed.heapGrowth, gen0Budget: measured[name].managed.gen0Budget, gcs: measured[name].managed.gcs.gen0,
       allocatedPerUpload: measured[name].managed.allocated / s.succeeded, kestrelBuffersInUse: held[name].managed.poolMostInUse,
+      arrayPoolRented: held[name].managed.rentedMost,
       residentGrowth: Object.fromEntries(Object.keys(measured[name].anatomy.peak).map((kind) => [kind, measured[name].anatomy.peak[kind] - measured[name].anatomy.baseline[kind]])),
     });
     console.log(JSON.stringify({

@@ -1,4 +1,4 @@
-using System.Net.Http.Json;
+using System.Buffers;
 using System.Text.Json;
 using GrpcBestPractices.Tests.Infrastructure;
 using GrpcBestPractices.Tests.WorkloadService;
@@ -68,6 +68,27 @@ public sealed class MemoryBenchTests
         {
             folder.Delete(recursive: true);
         }
+    }
+
+    [Fact]
+    public void TheProbeCountsWhatIsRentedFromTheSharedArrayPoolOnlyWhileItFollowsIt()
+    {
+        using var rentals = new ArrayPoolRentals();
+        // A size no other test rents (a 4 MiB array), since the pool is the whole test process's.
+        var before = ArrayPool<byte>.Shared.Rent(3 * 1024 * 1024);
+        rentals.Follow(true);
+        var buffer = ArrayPool<byte>.Shared.Rent(3 * 1024 * 1024);
+        var rented = rentals.Bytes;
+        ArrayPool<byte>.Shared.Return(before);
+        var afterAnEarlierOneCameBack = rentals.Bytes;
+        ArrayPool<byte>.Shared.Return(buffer);
+
+        Assert.True(rented >= buffer.Length, $"{rented} B rented");
+        Assert.True(afterAnEarlierOneCameBack >= buffer.Length, "a buffer rented before it followed is not taken off");
+        Assert.True(rentals.Bytes < buffer.Length, $"{rentals.Bytes} B still rented");
+        Assert.True(rentals.TakeMost() >= buffer.Length);
+        rentals.Follow(false);
+        Assert.Equal(0, rentals.Bytes);
     }
 
     // The probe may be writing its next line: only whole lines count.

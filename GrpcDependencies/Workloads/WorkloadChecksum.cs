@@ -49,7 +49,7 @@ public static class WorkloadChecksum
     public static ulong OfFile(long length)
     {
         var hash = new XxHash64();
-        var buffer = new byte[64 * 1024];
+        var buffer = new byte[WorkloadData.FileChunkBytes];
         for (long offset = 0; offset < length; offset += buffer.Length)
         {
             var span = buffer.AsSpan(0, (int)Math.Min(buffer.Length, length - offset));

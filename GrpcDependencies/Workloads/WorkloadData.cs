@@ -16,6 +16,14 @@ public static class WorkloadData
     public const int UserCount = 1_000_000;
     public const int UserPageSize = 1000;
 
+    /// <summary>
+    /// The upload file's piece: one gRPC message of the client stream, one write of the REST body, on every path. 64 KiB:
+    /// each gRPC service deserializes every chunk into an array of its own (Google.Protobuf's ByteString, protobuf-net's
+    /// ReadOnlyMemory), and from 85 000 bytes that array would go to the large object heap, which only a gen2 GC
+    /// reclaims; and four chunks, what issue 11 lets an upload hold on either side, stay at 256 KiB.
+    /// </summary>
+    public const int FileChunkBytes = 64 * 1024;
+
     private static readonly DateTime Epoch = new(2020, 1, 1, 0, 0, 0, DateTimeKind.Utc);
     private const string Letters = "abcdefghijklmnopqrstuvwxyz";
     private const string Digits = "0123456789";

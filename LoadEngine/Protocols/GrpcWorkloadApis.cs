@@ -37,10 +37,10 @@ public sealed class ContractFirstApi(GrpcChannel channel) : IWorkloadApi
     public async Task<Receipt> UploadAsync(long length, CallOptions options)
     {
         using var call = _client.Upload(options);
-        var buffer = ArrayPool<byte>.Shared.Rent(WorkloadSamples.ChunkBytes);
+        var buffer = ArrayPool<byte>.Shared.Rent(WorkloadData.FileChunkBytes);
         try
         {
-            for (long offset = 0; offset < length; offset += WorkloadSamples.ChunkBytes)
+            for (long offset = 0; offset < length; offset += WorkloadData.FileChunkBytes)
             {
                 var chunk = FileChunks.Fill(buffer, offset, length);
                 // WriteAsync has serialized the message once it completes, so wrapping the buffer without a copy is safe.
@@ -126,10 +126,10 @@ public sealed class CodeFirstApi(GrpcChannel channel) : IWorkloadApi
     // protobuf-net.Grpc awaits each write before it asks for the next chunk, so one buffer serves them all.
     private static async IAsyncEnumerable<M.FileChunk> Chunks(long length, [EnumeratorCancellation] CancellationToken cancellation)
     {
-        var buffer = ArrayPool<byte>.Shared.Rent(WorkloadSamples.ChunkBytes);
+        var buffer = ArrayPool<byte>.Shared.Rent(WorkloadData.FileChunkBytes);
         try
         {
-            for (long offset = 0; offset < length; offset += WorkloadSamples.ChunkBytes)
+            for (long offset = 0; offset < length; offset += WorkloadData.FileChunkBytes)
             {
                 cancellation.ThrowIfCancellationRequested();
                 yield return new M.FileChunk { Data = FileChunks.Fill(buffer, offset, length) };
@@ -142,13 +142,13 @@ public sealed class CodeFirstApi(GrpcChannel channel) : IWorkloadApi
     }
 }
 
-/// <summary>The upload file read 64 KiB at a time into one reused buffer.</summary>
+/// <summary>The upload file read a chunk (<see cref="WorkloadData.FileChunkBytes"/>) at a time into one reused buffer.</summary>
 public static class FileChunks
 {
     /// <summary>Fills <paramref name="buffer"/> with the file's bytes from <paramref name="offset"/>, at most a chunk and never past <paramref name="length"/>.</summary>
     public static ReadOnlyMemory<byte> Fill(byte[] buffer, long offset, long length)
     {
-        var count = (int)Math.Min(WorkloadSamples.ChunkBytes, length - offset);
+        var count = (int)Math.Min(WorkloadData.FileChunkBytes, length - offset);
         WorkloadData.FileBytes(offset, buffer.AsSpan(0, count));
         return buffer.AsMemory(0, count);
     }

@@ -25,7 +25,7 @@ public interface IWorkloadApi : IDisposable
     /// <summary>Sends log record <c>id</c> of <see cref="WorkloadSamples.LogRecords"/>.</summary>
     Task<Receipt> WriteLogAsync(int id, CallOptions options);
 
-    /// <summary>Uploads the first <paramref name="length"/> bytes of the shared file, 64 KiB at a time, never all of it in memory.</summary>
+    /// <summary>Uploads the first <paramref name="length"/> bytes of the shared file, a chunk (<see cref="Workloads.WorkloadData.FileChunkBytes"/>) at a time, never all of it in memory.</summary>
     Task<Receipt> UploadAsync(long length, CallOptions options);
 
     Task<ulong> UsersAsync(int page, int size, CallOptions options);

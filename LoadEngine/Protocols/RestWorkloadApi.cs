@@ -13,7 +13,7 @@ namespace LoadEngine.Protocols;
 
 /// <summary>
 /// REST/JSON over one HttpClient: each answer read from the response stream as it arrives (ResponseHeadersRead) and
-/// deserialized by the contender's serializer; uploads streamed from the shared file 64 KiB at a time.
+/// deserialized by the contender's serializer; uploads streamed from the shared file a chunk at a time.
 /// </summary>
 public sealed class RestWorkloadApi(HttpClient http, RestRoutes routes, JsonCodec json) : IWorkloadApi
 {
@@ -78,7 +78,7 @@ public sealed class RestWorkloadApi(HttpClient http, RestRoutes routes, JsonCode
         }
     }
 
-    /// <summary>The upload body: the shared file's bytes written 64 KiB at a time from one pooled buffer, with its length known up front.</summary>
+    /// <summary>The upload body: the shared file's bytes written a chunk at a time from one pooled buffer, with its length known up front.</summary>
     private sealed class FileContent : HttpContent
     {
         private readonly long _length;
@@ -93,10 +93,10 @@ public sealed class RestWorkloadApi(HttpClient http, RestRoutes routes, JsonCode
 
         protected override async Task SerializeToStreamAsync(Stream stream, TransportContext? context, CancellationToken cancellationToken)
         {
-            var buffer = ArrayPool<byte>.Shared.Rent(WorkloadSamples.ChunkBytes);
+            var buffer = ArrayPool<byte>.Shared.Rent(WorkloadData.FileChunkBytes);
             try
             {
-                for (long offset = 0; offset < _length; offset += WorkloadSamples.ChunkBytes)
+                for (long offset = 0; offset < _length; offset += WorkloadData.FileChunkBytes)
                 {
                     await stream.WriteAsync(FileChunks.Fill(buffer, offset, _length), cancellationToken);
                 }

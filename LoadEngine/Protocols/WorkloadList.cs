@@ -114,7 +114,7 @@ public static class WorkloadList
                 var id = WorkloadSamples.IdOf(index);
                 Expect(await api.WriteLogAsync(id, options), new Receipt(WorkloadSamples.LogRecordAcks[id], 1), "the log record");
             })),
-        new("file-upload", "A file uploaded", $"Each call uploads a file in {WorkloadSamples.ChunkBytes / 1024} KiB pieces (gRPC: a client stream of chunks; REST: a streamed request body); the service hashes it as it arrives and keeps none of it.",
+        new("file-upload", "A file uploaded", $"Each call uploads a file in {WorkloadData.FileChunkBytes / 1024} KiB pieces (gRPC: a client stream of chunks; REST: a streamed request body); the service hashes it as it arrives and keeps none of it.",
             Study2023, 10, LoadKind.Sequential, [WorkloadParameters.FileBytes, WorkloadParameters.Clients], PrepareUpload),
         new("bulk-read", "A million users read", $"One call reads every user of the range: as pages of {WorkloadData.UserPageSize} by {WorkloadParameters.BulkReadWorkers} workers, or as one gRPC server stream.",
             Study2023, 1, LoadKind.Sequential, [WorkloadParameters.Variant, WorkloadParameters.Users], PrepareBulkRead),

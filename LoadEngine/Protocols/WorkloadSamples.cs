@@ -14,9 +14,6 @@ public static class WorkloadSamples
     /// <summary>Calls cycle through this many item ids (call i asks for id i % 1000), within the range the service keeps ready.</summary>
     public const int DistinctIds = 1000;
 
-    /// <summary>Upload chunk (gRPC message, or REST body write) size: 64 KiB, as the service expects.</summary>
-    public const int ChunkBytes = 64 * 1024;
-
     /// <summary>Pages of <see cref="WorkloadData.PageSize"/> within the collection: the page workload cycles through them.</summary>
     public const int BigDtoPages = WorkloadData.CollectionSize / WorkloadData.PageSize;
 

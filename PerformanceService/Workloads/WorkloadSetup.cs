@@ -23,7 +23,7 @@ public static class WorkloadSetup
         builder.Services.AddSingleton<CodeFirstWorkloadsService>();
         builder.Services.AddCodeFirstGrpc();
         builder.Services.AddControllers().AddNewtonsoftJson(json => WorkloadNewtonsoft.Configure(json.SerializerSettings));
-        return builder;
+        return builder.BoundUploadReadAhead();
     }
 
     /// <summary>Counts each workload request by what carried it, and keeps a REST client that leaves out of the error log.</summary>

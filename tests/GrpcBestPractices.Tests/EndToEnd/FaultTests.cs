@@ -101,6 +101,8 @@ public sealed class FaultTests
     [InlineData("ApiGateway", "--Runs:MaxCount", "0", "Runs:MaxCount")]
     [InlineData("ApiGateway", "--Runs:CallTimeoutSeconds", "soon", "Runs:CallTimeoutSeconds")]
     [InlineData("PerformanceService", "--Monitor:SampleIntervalMilliseconds", "1", "Monitor:SampleIntervalMilliseconds")]
+    [InlineData("PerformanceService", "--Workloads:UploadReadAheadBytes", "1000", "Workloads:UploadReadAheadBytes")]
+    [InlineData("PerformanceService", "--Workloads:UploadReadAheadBytes", "big", "Workloads:UploadReadAheadBytes")]
     [InlineData("PerformanceService", "--Serilog:MinimumLevel:Override:Grpc", "Loud", "Serilog")]
     [InlineData("ApiGateway", "--Serilog:MinimumLevel:Default", "Off", "Serilog")]
     public async Task InvalidSettingStopsTheAppAtStartWithAMessageNamingTheKey(string project, string key, string value, string named)

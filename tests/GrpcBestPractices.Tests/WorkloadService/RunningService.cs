@@ -38,10 +38,13 @@ public class RunningService : IAsyncDisposable
 
     public X509Certificate2 Pem { get; private set; } = null!;
 
-    public static async Task<RunningService> StartAsync(params string[] arguments)
+    public static Task<RunningService> StartAsync(params string[] arguments) => StartAsync(arguments, null);
+
+    /// <summary>The service with these arguments and, besides the test process's own, these environment variables.</summary>
+    public static async Task<RunningService> StartAsync(IEnumerable<string> arguments, IDictionary<string, string>? environment)
     {
         var service = new RunningService();
-        await service.StartServiceAsync(arguments);
+        await service.StartServiceAsync(arguments, environment);
         return service;
     }
 
@@ -61,9 +64,9 @@ public class RunningService : IAsyncDisposable
         GC.SuppressFinalize(this);
     }
 
-    protected async Task StartServiceAsync(IEnumerable<string> arguments)
+    protected async Task StartServiceAsync(IEnumerable<string> arguments, IDictionary<string, string>? environment = null)
     {
-        Service = await AppProcess.StartAsync("PerformanceService", arguments);
+        Service = await AppProcess.StartAsync("PerformanceService", arguments, environment);
         H2c = new Uri(await Service.ListenerAsync("h2c"));
         Http1 = new Uri(await Service.ListenerAsync("HTTP/1.1"));
         Tls = new Uri(await Service.ListenerAsync("TLS"));

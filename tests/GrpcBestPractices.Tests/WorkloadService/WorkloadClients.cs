@@ -17,7 +17,7 @@ namespace GrpcBestPractices.Tests.WorkloadService;
 /// </summary>
 public abstract class WorkloadClient
 {
-    public const int ChunkBytes = 64 * 1024;
+    public const int ChunkBytes = WorkloadData.FileChunkBytes;
 
     public abstract Task<ulong> SmallIntsAsync(int id);
 

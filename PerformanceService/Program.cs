@@ -5,7 +5,7 @@ using PerformanceService.Services;
 using PerformanceService.Workloads;
 using Serilog.Events;
 
-return ServiceHost.Run("service", () =>
+return await ServiceHost.RunAsync("service", () =>
 {
     var builder = WebApplication.CreateBuilder(args);
 
@@ -26,5 +26,5 @@ return ServiceHost.Run("service", () =>
     app.MapGet("/", () => "performance.Monitor and the workloads (workloads.Workloads, workloads.CodeFirstWorkloads) speak gRPC over HTTP/2 here: use a gRPC client. Server reflection and grpc.health.v1.Health are on. REST workloads: /rest/stj/... and /rest/newtonsoft/...");
     app.MapWorkloads();
     app.MapDiagnostics();
-    return app;
+    return Task.FromResult(app);
 });

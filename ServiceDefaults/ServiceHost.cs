@@ -10,9 +10,6 @@ namespace GrpcBestPractices.ServiceDefaults;
 /// </summary>
 public static class ServiceHost
 {
-    public static int Run(string application, Func<WebApplication> build) =>
-        RunAsync(application, () => Task.FromResult(build())).GetAwaiter().GetResult();
-
     public static async Task<int> RunAsync(string application, Func<Task<WebApplication>> build)
     {
         ServiceDefaultsExtensions.CreateBootstrapLogger(application);

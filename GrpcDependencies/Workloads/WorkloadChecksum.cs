@@ -64,7 +64,7 @@ public static class WorkloadChecksum
     {
         var builder = new Builder();
         add(builder, value);
-        return builder.Result;
+        return builder.Checksum;
     }
 
     private static void Add(Builder h, M.Book v) =>
@@ -104,7 +104,7 @@ public static class WorkloadChecksum
     {
         private readonly XxHash64 _hash = new();
 
-        public ulong Result => _hash.GetCurrentHashAsUInt64();
+        public ulong Checksum => _hash.GetCurrentHashAsUInt64();
 
         public Builder Int(int value) => Long(value);
 

@@ -29,20 +29,25 @@ export function create(id, config) {
   return charts[id];
 }
 
-export function createCharts() {
-  create('chart-live', {
+/** Throughput on the left axis and latency on the right, against seconds: the live view and a run's stored series. */
+function throughputAndLatencyOverTime(timeTitle, latencyTitle) {
+  return {
     type: 'line',
     data: { datasets: [] },
     options: {
       parsing: false,
       interaction: { mode: 'nearest', intersect: false },
       scales: {
-        x: axis('elapsed since Start (s)', { type: 'linear', min: 0 }),
+        x: axis(timeTitle, { type: 'linear', min: 0 }),
         y: axis('throughput (calls/s)', { type: 'linear', beginAtZero: true, position: 'left' }),
-        y1: axis('rolling latency (ms)', { type: 'linear', beginAtZero: true, position: 'right', grid: { drawOnChartArea: false } }),
+        y1: axis(latencyTitle, { type: 'linear', beginAtZero: true, position: 'right', grid: { drawOnChartArea: false } }),
       },
     },
-  });
+  };
+}
+
+export function createCharts() {
+  create('chart-live', throughputAndLatencyOverTime('elapsed since Start (s)', 'rolling latency (ms)'));
   create('chart-latest', {
     type: 'bar',
     data: { labels: ['wall time', 'p50 latency', 'p99 latency'], datasets: [] },
@@ -74,19 +79,7 @@ export function createCharts() {
       },
     },
   });
-  create('chart-series', {
-    type: 'line',
-    data: { datasets: [] },
-    options: {
-      parsing: false,
-      interaction: { mode: 'nearest', intersect: false },
-      scales: {
-        x: axis('time into the measured phase (s)', { type: 'linear', min: 0 }),
-        y: axis('throughput (calls/s)', { type: 'linear', beginAtZero: true, position: 'left' }),
-        y1: axis('latency (ms)', { type: 'linear', beginAtZero: true, position: 'right', grid: { drawOnChartArea: false } }),
-      },
-    },
-  });
+  create('chart-series', throughputAndLatencyOverTime('time into the measured phase (s)', 'latency (ms)'));
   create('chart-connections', {
     type: 'bar',
     data: { labels: [], datasets: [] },

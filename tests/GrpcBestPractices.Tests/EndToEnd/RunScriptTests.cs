@@ -24,11 +24,13 @@ public sealed class RunScriptTests
         start.Environment["SERVICE_URL"] = $"http://127.0.0.1:{servicePort}";
         start.Environment["GATEWAY_URL"] = $"http://127.0.0.1:{gatewayPort}";
         start.Environment["CONFIGURATION"] = AppProcess.Configuration;
-        // The script's service inherits these: its other listeners on free ports, its certificate in the test's own folder.
-        using var certificates = new TemporaryFolder();
+        // The script's apps inherit these: the service's other listeners on free ports and its certificate in the test's own
+        // folder, and the gateway's history there too, so the test's runs never reach the user's own history.
+        using var folder = new TemporaryFolder();
         start.Environment["Protocols__Http1Url"] = "http://127.0.0.1:0";
         start.Environment["Protocols__TlsUrl"] = "https://127.0.0.1:0";
-        start.Environment["Protocols__CertificateFolder"] = certificates.Path;
+        start.Environment["Protocols__CertificateFolder"] = folder.Path;
+        start.Environment["History__DatabasePath"] = folder.File("history.db");
         using var script = Process.Start(start)!;
         var output = new List<string>();
         var swagger = new TaskCompletionSource<string>(TaskCreationOptions.RunContinuationsAsynchronously);
@@ -75,6 +77,7 @@ public sealed class RunScriptTests
             Assert.Equal(HttpStatusCode.Accepted, started.StatusCode);
             var run = await http.WaitUntilFinishedAsync($"http://127.0.0.1:{gatewayPort}{started.Headers.Location}");
             Assert.Equal("Completed", run.GetProperty("state").GetString());
+            Assert.True(File.Exists(folder.File("history.db")), "the gateway did not keep its history in the test's own folder");
 
             Signal("INT", -script.Id);
             await script.WaitForExitAsync().WaitAsync(TimeSpan.FromSeconds(20));

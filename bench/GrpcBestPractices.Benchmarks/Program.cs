@@ -44,10 +44,12 @@ Console.WriteLine($"Benchmark: {options.Count} sequential / {options.Count * 10}
 
 const string password = "bench";
 var certificate = InProcess.CreateCertificate(Path.Combine(work, "service.pfx"), password);
-await using var service = await App.StartAsync(root, "PerformanceService", "--urls", "http://127.0.0.1:0");
-await using var tlsService = await App.StartAsync(root, "PerformanceService",
+// The service's own HTTP/1.1 and TLS listeners (fixed ports by default) are off: this benchmark runs two services at once.
+string[] onlyItsOwnListeners = ["--Protocols:Http1Url", "", "--Protocols:TlsUrl", ""];
+await using var service = await App.StartAsync(root, "PerformanceService", ["--urls", "http://127.0.0.1:0", .. onlyItsOwnListeners]);
+await using var tlsService = await App.StartAsync(root, "PerformanceService", [.. onlyItsOwnListeners, "--urls", "http://127.0.0.1:0",
     "--Kestrel:Endpoints:Tls:Url", "https://127.0.0.1:0", "--Kestrel:Endpoints:Tls:Certificate:Path", Path.Combine(work, "service.pfx"),
-    "--Kestrel:Endpoints:Tls:Certificate:Password", password);
+    "--Kestrel:Endpoints:Tls:Certificate:Password", password]);
 await using var gatewayApp = await App.StartAsync(root, "ApiGateway", "--urls", "http://127.0.0.1:0", "--ServerUrl", service.Url,
     "--Runs:MaxCount", "1000000", "--History:DatabasePath", Path.Combine(work, "history.db"));
 using var http = new HttpClient { BaseAddress = gatewayApp.BaseAddress, Timeout = TimeSpan.FromMinutes(5) };

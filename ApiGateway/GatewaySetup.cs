@@ -4,6 +4,8 @@ using LoadEngine;
 using LoadEngine.Protocols;
 using Microsoft.Extensions.Options;
 using ApiGateway.Endpoints;
+using ApiGateway.Lessons;
+using ApiGateway.Runs;
 using Microsoft.AspNetCore.Hosting.Server;
 using Microsoft.AspNetCore.Hosting.Server.Features;
 
@@ -54,6 +56,8 @@ public static partial class GatewaySetup
         app.MapRunApi();
         app.MapRunExport();
         app.MapLessonEndpoints();
+        app.MapLessonApi();
+        app.MapGatewayStatus();
         app.MapWorkloadEndpoints();
         app.MapComparisonEndpoints();
         return app;

@@ -4,6 +4,7 @@ using ApiGateway.Errors;
 using ApiGateway.History;
 using ApiGateway.OpenApi;
 using ApiGateway.Page;
+using ApiGateway.Runs;
 using GrpcBestPractices.ServiceDefaults;
 using LoadEngine;
 
@@ -16,12 +17,12 @@ return await ServiceHost.RunAsync("gateway", async () =>
     builder.AddGatewayOptions();
     builder.AddRunHistory();
     builder.Services.AddStrategies();
-    builder.Services.AddLessons();
     builder.Services.AddProblemResponses();
     builder.Services.AddSwaggerDocs();
 
     var app = builder.Build().ExitOnInvalidConfiguration();
     await app.EnsureHistoryWritableAsync();
+    await app.WarmUpEngineAsync();
 
     app.UseRequestLogging();
     app.UseDashboardPage();

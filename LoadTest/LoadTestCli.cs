@@ -23,9 +23,22 @@ public static class LoadTestCli
 
         command.Root.SetAction(async (result, _) =>
         {
-            if (!LoadTestSettings.TryRead(result, command, Console.IsOutputRedirected, out var settings, out var problem))
+            var lessonsMode = result.GetResult(command.Lessons) is not null;
+            if (!LoadTestSettings.TryRead(result, command, Console.IsOutputRedirected, out var settings, out var problem, withPlans: !lessonsMode))
             {
                 return Usage(error, problem);
+            }
+
+            if (lessonsMode)
+            {
+                return LessonsMode.TryRead(result, command, out var lessons, out var repetitions, out problem)
+                    ? await LessonsMode.RunAsync(settings, lessons, repetitions, ConsoleFor(settings, output), output, interrupt)
+                    : Usage(error, problem);
+            }
+
+            if (result.GetResult(command.Repetitions) is not null)
+            {
+                return Usage(error, "--repetitions applies with --lessons.");
             }
 
             return await RunAsync(settings, output, interrupt);
@@ -44,7 +57,7 @@ public static class LoadTestCli
     private static async Task<int> RunAsync(LoadTestSettings settings, TextWriter output, Interrupt interrupt)
     {
         var plain = settings.Progress != ProgressMode.Live;
-        var console = plain ? PlainConsole(output) : AnsiConsole.Create(new AnsiConsoleSettings { Out = new AnsiConsoleOutput(output) });
+        var console = ConsoleFor(settings, output);
         ProgressDisplay display = settings.Progress switch
         {
             ProgressMode.Live => new LiveProgress(console),
@@ -64,6 +77,10 @@ public static class LoadTestCli
         Summary.Write(console, result, settings.Target, notes, outcome, plain);
         return outcome.ExitCode;
     }
+
+    private static IAnsiConsole ConsoleFor(LoadTestSettings settings, TextWriter output) => settings.Progress != ProgressMode.Live
+        ? PlainConsole(output)
+        : AnsiConsole.Create(new AnsiConsoleSettings { Out = new AnsiConsoleOutput(output) });
 
     /// <summary>No ANSI, no colour, and lines as long as the tables need: a CI log wraps nothing.</summary>
     private static IAnsiConsole PlainConsole(TextWriter output)

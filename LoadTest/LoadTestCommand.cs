@@ -130,6 +130,18 @@ public sealed class LoadTestCommand
         Description = "No progress; only the summary.",
     };
 
+    public Option<string> Lessons { get; } = new("--lessons")
+    {
+        Description = $"Run the lessons' experiments instead of a load test: all of them, or those listed ({string.Join(", ", LoadEngine.Lessons.LessonList.Ids)}, " +
+            "comma-separated), each with its own design, after a warm-up; prints each lesson's expected direction, measured ratio and range, whether it agrees and " +
+            "whether it is beyond the run-to-run spread. Exit codes: 0 every headline verdict agrees and is beyond noise; 99 one does not; 1 an experiment did not complete.",
+        HelpName = "ids",
+        Arity = ArgumentArity.ZeroOrOne,
+    };
+
+    public Option<string> Repetitions { get; } = Text("--repetitions", "n",
+        $"With --lessons: repetitions of each experiment, 1 to {LoadEngine.Lessons.LessonList.MaxRepetitions} (default {LoadEngine.Lessons.LessonList.DefaultRepetitions}).");
+
     public Option<string> LogLevel { get; } = Text("--log-level", "level",
         $"The engine's log lines on stderr from this level up: {string.Join(", ", LoadTestSettings.LogLevelNames)} (default error).");
 
@@ -149,7 +161,7 @@ public sealed class LoadTestCommand
         [
             Target, Strategy, Workload, Protocol, Serializer, HttpVersion, Security, Contenders, .. WorkloadSettings.Values,
             Http1Target, TlsTarget, TrustCertificate, Count, Duration, Load, Concurrency, Rate, Stages, Warmup, DelayMs, PayloadBytes, PercentileList, Thresholds,
-            CallTimeout, ConnectTimeout, MaxInFlight, Json, Report, Plain, Quiet, LogLevel,
+            CallTimeout, ConnectTimeout, MaxInFlight, Json, Report, Plain, Quiet, LogLevel, Lessons, Repetitions,
         ];
         foreach (var option in options)
         {

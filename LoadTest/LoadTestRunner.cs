@@ -72,7 +72,7 @@ public sealed partial class LoadTestRunner(RunEngine engine, IServiceProvider se
         return new LoadTestResult(suite, runs, interruption);
     }
 
-    private async Task<RunRecord> ExecuteAsync(RunRecord run, LiveRun live, PlanLimits limits, Interrupt interrupt)
+    internal async Task<RunRecord> ExecuteAsync(RunRecord run, LiveRun live, PlanLimits limits, Interrupt interrupt)
     {
         var limit = TimeSpan.FromSeconds(limits.MaxRunSeconds);
         using var stop = CancellationTokenSource.CreateLinkedTokenSource(interrupt.Token);

@@ -38,7 +38,7 @@ public sealed record LoadTestSettings(
     public static IReadOnlyList<string> LogLevelNames { get; } = [.. Enum.GetNames<LogLevel>().Select(name => name.ToLowerInvariant())];
 
     /// <summary>The settings, or the sentence that says what was wrong and what is allowed.</summary>
-    public static bool TryRead(ParseResult parsed, LoadTestCommand command, bool outputRedirected, out LoadTestSettings settings, out string error)
+    public static bool TryRead(ParseResult parsed, LoadTestCommand command, bool outputRedirected, out LoadTestSettings settings, out string error, bool withPlans = true)
     {
         settings = null!;
         var targetText = parsed.GetValue(command.Target);
@@ -69,7 +69,10 @@ public sealed record LoadTestSettings(
             ServerUri = target, CallTimeout = callTimeout, ConnectTimeout = connectTimeout, MaxInFlight = maxInFlight,
             Http1Uri = http1Target, TlsUri = tlsTarget, TrustedCertificatePath = certificate, SettingNames = ListenerSettingNames.Cli,
         };
-        if (!TryPlans(parsed, command, limits, out var plans, out var isSuite, out error) || !TryListenersFor(plans, engine, out error))
+        // The lessons bring their own plans (LessonsMode); a load test's come from the command line.
+        IReadOnlyList<RunPlan> plans = [];
+        var isSuite = false;
+        if (withPlans && (!TryPlans(parsed, command, limits, out plans, out isSuite, out error) || !TryListenersFor(plans, engine, out error)))
         {
             return false;
         }

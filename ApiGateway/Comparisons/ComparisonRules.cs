@@ -119,11 +119,5 @@ public static class ComparisonRules
         return true;
     }
 
-    private static RunPlanInput ForContender(RunPlanInput input, Contender contender) => input with
-    {
-        Protocol = WireNames<ApiProtocol>.Name(contender.Protocol),
-        Serializer = WireNames<PayloadSerializer>.Name(contender.Serializer),
-        HttpVersion = WireNames<WireVersion>.Name(contender.HttpVersion),
-        Security = WireNames<WireSecurity>.Name(contender.Security),
-    };
+    private static RunPlanInput ForContender(RunPlanInput input, Contender contender) => contender.Into(input);
 }

@@ -28,6 +28,9 @@ public sealed class RunLimitsOptions
 {
     public const string Section = "Runs";
 
+    /// <summary>Run every strategy briefly before listening, so the first run measures steady state (off only for tests that start many gateways).</summary>
+    public bool WarmUpAtStart { get; set; } = true;
+
     [Range(1, 10_000_000, ErrorMessage = "Runs:MaxCount must be between 1 and 10000000.")]
     public int MaxCount { get; set; } = PlanLimits.Defaults.MaxCount;
 

@@ -42,6 +42,7 @@ public static class StrategyEndpoints
     {
         services.AddLoadEngine();
         services.AddSingleton<RunCoordinator>();
+        services.AddSingleton<WarmupState>();
         services.AddHostedService(provider => provider.GetRequiredService<RunCoordinator>());
         return services;
     }

@@ -1,6 +1,7 @@
 using System.Globalization;
 using ApiGateway.Runs;
 using Grpc.Core;
+using LoadEngine.Lessons;
 using LoadEngine.Strategies;
 using Microsoft.AspNetCore.Diagnostics;
 using Microsoft.AspNetCore.Http.HttpResults;
@@ -75,21 +76,6 @@ public static class ProblemResponses
         });
         return services;
     }
-}
-
-/// <summary>A lesson scenario's call to the service failed; lessons are not stored runs, so this carries the call itself.</summary>
-public sealed class LessonFailedException(string lesson, Uri serverUri, int calls, int completed, RpcException error)
-    : Exception($"{lesson}: a call to {serverUri} failed with {error.StatusCode}: {error.Status.Detail}", error)
-{
-    public string Lesson { get; } = lesson;
-
-    public Uri ServerUri { get; } = serverUri;
-
-    public int Calls { get; } = calls;
-
-    public int Completed { get; } = completed;
-
-    public RpcException Error { get; } = error;
 }
 
 /// <summary>Maps what only an exception can report to problem responses: a lesson's failed call, a history that cannot be written.</summary>

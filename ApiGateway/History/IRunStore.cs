@@ -1,4 +1,5 @@
 using ApiGateway.Runs;
+using LoadEngine.Lessons;
 
 namespace ApiGateway.History;
 
@@ -31,6 +32,16 @@ public interface IRunStore
 
     Task<int> CountComparisonsAsync(CancellationToken cancellationToken = default);
 
-    /// <summary>At start: runs and suites still marked Running were cut off by a stop; mark them Failed. Returns how many.</summary>
+    /// <summary>Inserts or replaces the lesson experiment with this id.</summary>
+    Task SaveExperimentAsync(ExperimentRecord experiment, CancellationToken cancellationToken = default);
+
+    Task<ExperimentRecord?> GetExperimentAsync(Guid id, CancellationToken cancellationToken = default);
+
+    /// <summary>One lesson's experiments, newest first.</summary>
+    Task<IReadOnlyList<ExperimentRecord>> ListExperimentsAsync(string lesson, int limit, int offset, CancellationToken cancellationToken = default);
+
+    Task<int> CountExperimentsAsync(string lesson, CancellationToken cancellationToken = default);
+
+    /// <summary>At start: runs, suites and experiments still marked Running were cut off by a stop; mark them Failed. Returns how many.</summary>
     Task<int> MarkInterruptedAsync(CancellationToken cancellationToken = default);
 }

@@ -1,6 +1,7 @@
 using System.Globalization;
 using System.Text.Json;
 using ApiGateway.Runs;
+using LoadEngine.Lessons;
 using Microsoft.Data.Sqlite;
 
 namespace ApiGateway.History;
@@ -13,7 +14,7 @@ public sealed class SqliteRunStore : IRunStore, IDisposable
 {
     public const string InterruptedError = "The gateway stopped before this run finished.";
 
-    private const int SchemaVersion = 3;
+    private const int SchemaVersion = 4;
     private const int BusyTimeoutMilliseconds = 10_000;
     // Fixed-width UTC text sorts in time order and stays readable in the sqlite3 shell.
     private const string TimeFormat = "yyyy-MM-dd'T'HH:mm:ss.fffffff'Z'";
@@ -49,6 +50,13 @@ public sealed class SqliteRunStore : IRunStore, IDisposable
             error TEXT NULL,
             comparison_json TEXT NULL);
         CREATE INDEX IF NOT EXISTS suites_by_started_at ON suites (started_at);
+        CREATE TABLE IF NOT EXISTS experiments (
+            id TEXT NOT NULL PRIMARY KEY,
+            lesson TEXT NOT NULL,
+            state TEXT NOT NULL,
+            started_at TEXT NOT NULL,
+            record_json TEXT NOT NULL);
+        CREATE INDEX IF NOT EXISTS experiments_by_lesson ON experiments (lesson, started_at);
         """;
 
     // Version 2 keeps each run's description, time series and verdict. Runs recorded before load models existed ran
@@ -64,6 +72,7 @@ public sealed class SqliteRunStore : IRunStore, IDisposable
         """;
 
     // Version 3 keeps what makes a suite a protocol comparison (its contenders and repetitions); older suites are none.
+    // Version 4 adds the lesson experiments' table, which the schema creates: nothing older changes.
     private const string MigrationFromVersion2 = "ALTER TABLE suites ADD COLUMN comparison_json TEXT NULL;";
 
     private readonly string _connectionString;
@@ -179,12 +188,38 @@ public sealed class SqliteRunStore : IRunStore, IDisposable
     public async Task<int> CountComparisonsAsync(CancellationToken cancellationToken = default) =>
         (await QueryAsync("SELECT COUNT(*) FROM suites WHERE comparison_json IS NOT NULL;", reader => reader.GetInt32(0), cancellationToken)).Single();
 
-    /// <summary>Returns how many runs and suites together were marked.</summary>
+    public Task SaveExperimentAsync(ExperimentRecord experiment, CancellationToken cancellationToken = default) =>
+        ExecuteAsync(
+            "INSERT OR REPLACE INTO experiments (id, lesson, state, started_at, record_json) VALUES ($id, $lesson, $state, $started_at, $record_json);",
+            ("$id", Text(experiment.Id)),
+            ("$lesson", experiment.Lesson),
+            ("$state", experiment.State.ToString()),
+            ("$started_at", Text(experiment.StartedAt)),
+            ("$record_json", ToJson(experiment)));
+
+    public async Task<ExperimentRecord?> GetExperimentAsync(Guid id, CancellationToken cancellationToken = default) =>
+        (await QueryAsync("SELECT record_json, state FROM experiments WHERE id = $id;", ReadExperiment, cancellationToken, ("$id", Text(id)))).SingleOrDefault();
+
+    public Task<IReadOnlyList<ExperimentRecord>> ListExperimentsAsync(string lesson, int limit, int offset, CancellationToken cancellationToken = default) =>
+        QueryAsync(
+            "SELECT record_json, state FROM experiments WHERE lesson = $lesson ORDER BY started_at DESC, rowid DESC LIMIT $limit OFFSET $offset;",
+            ReadExperiment,
+            cancellationToken,
+            ("$lesson", lesson),
+            ("$limit", limit),
+            ("$offset", offset));
+
+    public async Task<int> CountExperimentsAsync(string lesson, CancellationToken cancellationToken = default) =>
+        (await QueryAsync("SELECT COUNT(*) FROM experiments WHERE lesson = $lesson;", reader => reader.GetInt32(0), cancellationToken, ("$lesson", lesson))).Single();
+
+    /// <summary>Returns how many runs, suites and experiments together were marked.</summary>
     public Task<int> MarkInterruptedAsync(CancellationToken cancellationToken = default) =>
         ExecuteAsync(
             """
             UPDATE runs SET state = $failed, error = $error, finished_at = $now WHERE state = $running;
             UPDATE suites SET state = $failed, error = $error, finished_at = $now WHERE state = $running;
+            UPDATE experiments SET state = $failed,
+                record_json = json_set(record_json, '$.state', $failed, '$.error', $error, '$.finishedAt', $now) WHERE state = $running;
             """,
             ("$failed", nameof(RunState.Failed)),
             ("$running", nameof(RunState.Running)),
@@ -291,6 +326,10 @@ public sealed class SqliteRunStore : IRunStore, IDisposable
     {
         Comparison = row.IsDBNull(7) ? null : FromJson<ComparisonPlan>(row.GetString(7)),
     };
+
+    // The state column is the truth: a record cut off by a stop is marked there (and in its JSON) at the next start.
+    private static ExperimentRecord ReadExperiment(SqliteDataReader row) =>
+        FromJson<ExperimentRecord>(row.GetString(0)) with { State = Enum.Parse<RunState>(row.GetString(1)) };
 
     // Guids go in as text: Microsoft.Data.Sqlite would otherwise bind them as 16-byte blobs.
     private static string Text(Guid id) => id.ToString("D");

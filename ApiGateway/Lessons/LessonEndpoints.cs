@@ -1,5 +1,4 @@
-using ApiGateway.Lessons;
-using ApiGateway.Runs;
+using LoadEngine.Lessons;
 using Microsoft.AspNetCore.Http.HttpResults;
 
 // The root namespace, which Program.cs already imports: wiring the lessons in takes two lines there and no new using.
@@ -9,13 +8,6 @@ namespace ApiGateway;
 public static class LessonEndpoints
 {
     public const string Tag = "Lessons";
-
-    public static IServiceCollection AddLessons(this IServiceCollection services)
-    {
-        services.AddSingleton<KeepAliveLesson>();
-        services.AddSingleton<PayloadLesson>();
-        return services;
-    }
 
     public static IEndpointRouteBuilder MapLessonEndpoints(this IEndpointRouteBuilder app)
     {

@@ -8,7 +8,7 @@ using Microsoft.Extensions.Options;
 namespace ApiGateway.Runs;
 
 /// <summary>
-/// Starts, tracks, limits and stores runs and suites. Every run, finished, failed or cancelled, is stored
+/// Starts, tracks, limits and stores runs, suites and lesson experiments. Every run, finished, failed or cancelled, is stored
 /// before its answer goes out; at shutdown, runs in flight are cancelled and stored as such.
 /// </summary>
 public sealed partial class RunCoordinator(
@@ -86,12 +86,12 @@ public sealed partial class RunCoordinator(
     /// <summary>Cancels what is in flight and waits (as long as the host allows) until each is stored as cancelled.</summary>
     public async Task StopAsync(CancellationToken cancellationToken)
     {
-        foreach (var work in _runs.Values.Cast<ActiveWork>().Concat(_suites.Values))
+        foreach (var work in _runs.Values.Cast<ActiveWork>().Concat(_suites.Values).Concat(ActiveExperiments))
         {
             work.Stop(RunState.Cancelled, "The gateway stopped during the run.");
         }
 
-        var pending = _runs.Values.Select(run => (Task)run.Completion).Concat(_suites.Values.Select(suite => (Task)suite.Completion)).ToArray();
+        var pending = _runs.Values.Select(run => (Task)run.Completion).Concat(_suites.Values.Select(suite => (Task)suite.Completion)).Concat(ExperimentCompletions).ToArray();
         try
         {
             await Task.WhenAll(pending).WaitAsync(cancellationToken);

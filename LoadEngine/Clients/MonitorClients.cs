@@ -38,6 +38,11 @@ public static class MonitorClients
         services.AddScoped<Protocols.WorkloadStrategies>();
         services.AddSingleton<Protocols.ServiceDiagnosticsReader>();
         services.AddSingleton<Runs.RunEngine>();
+        // The lessons' probes: the arms measured without a run (a keep-alive pause, a payload's sizes).
+        services.AddSingleton<Lessons.KeepAliveLesson>();
+        services.AddSingleton<Lessons.PayloadLesson>();
+        services.AddSingleton<Lessons.KeepAliveProbe>();
+        services.AddSingleton<Lessons.PayloadProbe>();
         return services;
     }
 }

@@ -142,6 +142,12 @@ public sealed partial class AppProcess : IAsyncDisposable
                 historyPath = Path.Combine(ownedDirectory, "history.db");
                 argumentList.AddRange(["--History:DatabasePath", historyPath]);
             }
+
+            // Most tests start a gateway of their own; only those that ask (the shared system, the browser's) pay for the start-up warm-up.
+            if (Named(argumentList, "--Runs:WarmUpAtStart") is null)
+            {
+                argumentList.AddRange(["--Runs:WarmUpAtStart", "false"]);
+            }
         }
 
         string? certificateFolder = null;

@@ -20,7 +20,6 @@ public static class GatewayEndpoints
         builder.AddGatewayOptions();
         builder.AddRunHistory();
         builder.Services.AddStrategies();
-        builder.Services.AddLessons();
         await using var app = builder.Build();
         app.MapGatewayEndpoints();
         return ((IEndpointRouteBuilder)app).DataSources.SelectMany(source => source.Endpoints).OfType<RouteEndpoint>().ToList();

@@ -32,7 +32,8 @@ public sealed class SystemFixture : IAsyncLifetime
         Service = await AppProcess.StartAsync("PerformanceService");
         Http1 = await Service.ListenerAsync("HTTP/1.1");
         Tls = await Service.ListenerAsync("TLS");
-        Gateway = await AppProcess.StartAsync("ApiGateway", await GatewayArgumentsAsync(Service));
+        // The shared system is a freshly started one as a user gets it: warmed before it listens.
+        Gateway = await AppProcess.StartAsync("ApiGateway", [.. await GatewayArgumentsAsync(Service), "--Runs:WarmUpAtStart", "true"]);
         Http = new HttpClient { BaseAddress = Gateway.BaseAddress, Timeout = TimeSpan.FromSeconds(120) };
     }
 

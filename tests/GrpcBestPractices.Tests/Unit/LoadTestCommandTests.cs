@@ -14,7 +14,7 @@ public sealed class LoadTestCommandTests
         "--target", "--strategy", "--workload", "--protocol", "--serializer", "--http-version", "--security", "--contenders", "--file-bytes",
         "--connection", "--clients", "--variant", "--users", "--http1-target", "--tls-target", "--trust-certificate", "--count", "--duration", "--load", "--concurrency", "--rate", "--stages", "--warmup", "--delay-ms",
         "--payload-bytes", "--percentiles", "--threshold", "--call-timeout", "--connect-timeout", "--max-in-flight", "--json", "--report", "--plain",
-        "--quiet", "--log-level", "--help", "--version",
+        "--quiet", "--log-level", "--lessons", "--repetitions", "--help", "--version",
     ];
 
     [Fact]
@@ -37,6 +37,10 @@ public sealed class LoadTestCommandTests
     [InlineData("--target must be an absolute http:// or https:// address with no path", "--target", "http://127.0.0.1:5000/api", "--count", "10")]
     [InlineData("strategy was 'nope'; it must be all (each in turn) or one of: factory-client,", "--target", Target, "--strategy", "nope", "--count", "10")]
     [InlineData("count was '0'; it must be a whole number from 1 to 100000.", "--target", Target, "--count", "0")]
+    [InlineData("--lessons named 'nope', which is not a lesson; name them from: reuse-channel, stream-limit, keep-alive, streaming, binary-payloads, grpc-vs-rest", "--target", Target, "--lessons", "streaming,nope")]
+    [InlineData("--lessons runs each lesson's own design, so --count does not apply", "--target", Target, "--lessons", "--count", "10")]
+    [InlineData("repetitions was '0'; it must be a whole number from 1 to 10.", "--target", Target, "--lessons", "streaming", "--repetitions", "0")]
+    [InlineData("--repetitions applies with --lessons.", "--target", Target, "--count", "10", "--repetitions", "3")]
     [InlineData("A sequential run needs a count (calls) or a duration (seconds) to end; neither was given.", "--target", Target, "--strategy", "client-wrapper")]
     [InlineData("For factory-client: An open run needs a rate", "--target", Target, "--load", "open", "--duration", "5")]
     [InlineData("delayMs was '-1'", "--target", Target, "--count", "10", "--delay-ms=-1")]

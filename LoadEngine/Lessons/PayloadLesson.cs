@@ -3,21 +3,19 @@ using System.Runtime.InteropServices;
 using System.Text.Json;
 using System.Text;
 using LoadEngine.Clients;
-using ApiGateway.Configuration;
-using ApiGateway.Errors;
-using ApiGateway.Runs;
+using LoadEngine.Runs;
 using Google.Protobuf;
 using Grpc.Core;
 using Microsoft.Extensions.Options;
 using Performance;
 
-namespace ApiGateway.Lessons;
+namespace LoadEngine.Lessons;
 
 /// <summary>
 /// Lesson 5: bytes fields carry binary data compactly; wrapping an array without copying is faster, but unsafe if the array changes afterwards.
 /// https://learn.microsoft.com/aspnet/core/grpc/performance#send-binary-payloads
 /// </summary>
-public sealed class PayloadLesson(MonitorClientWrapper wrapper, MonitorChannelFactory channels, IOptions<RunLimitsOptions> limits)
+public sealed class PayloadLesson(MonitorClientWrapper wrapper, MonitorChannelFactory channels, IOptions<EngineOptions> options)
 {
     public const string Name = "payload";
     public const string Lesson = "bytes fields carry binary data compactly; UnsafeWrap avoids a copy but shares the array, so it is safe only if nobody changes the array afterwards.";
@@ -39,7 +37,7 @@ public sealed class PayloadLesson(MonitorClientWrapper wrapper, MonitorChannelFa
         var start = Stopwatch.GetTimestamp();
         try
         {
-            response = await wrapper.CreateClient().GetPerformanceAsync(request, new CallOptions(deadline: DateTime.UtcNow + limits.Value.CallTimeout, cancellationToken: callerGone));
+            response = await wrapper.CreateClient().GetPerformanceAsync(request, new CallOptions(deadline: DateTime.UtcNow + options.Value.CallTimeout, cancellationToken: callerGone));
         }
         catch (RpcException error) when (!callerGone.IsCancellationRequested)
         {

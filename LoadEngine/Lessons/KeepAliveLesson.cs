@@ -1,20 +1,19 @@
 using System.Diagnostics;
+using System.Security.Cryptography.X509Certificates;
+using LoadEngine.Protocols;
 using LoadEngine.Clients;
-using ApiGateway.Configuration;
-using ApiGateway.Errors;
-using ApiGateway.Runs;
 using Grpc.Core;
 using Grpc.Net.Client;
 using Microsoft.Extensions.Options;
 using Performance;
 
-namespace ApiGateway.Lessons;
+namespace LoadEngine.Lessons;
 
 /// <summary>
 /// Lesson 3: keep-alive pings keep an idle connection open, so the first call after a pause pays no new connection.
 /// https://learn.microsoft.com/aspnet/core/grpc/performance#keep-alive-pings
 /// </summary>
-public sealed class KeepAliveLesson(MonitorChannelFactory channels, IOptions<RunLimitsOptions> limits)
+public sealed class KeepAliveLesson(MonitorChannelFactory channels, IOptions<EngineOptions> options)
 {
     public const string Name = "keep-alive";
     public const string Lesson = "Keep-alive pings keep an idle connection open, so the first call after a pause pays no new connection and handshake.";
@@ -72,7 +71,76 @@ public sealed class KeepAliveLesson(MonitorChannelFactory channels, IOptions<Run
         {
             var request = new PerformanceStatusRequest { ClientName = $"{Name} {when}" };
             var start = Stopwatch.GetTimestamp();
-            var response = await new Monitor.MonitorClient(channel).GetPerformanceAsync(request, new CallOptions(deadline: DateTime.UtcNow + limits.Value.CallTimeout, cancellationToken: callerGone));
+            var response = await new Monitor.MonitorClient(channel).GetPerformanceAsync(request, new CallOptions(deadline: DateTime.UtcNow + options.Value.CallTimeout, cancellationToken: callerGone));
+            return new TimedCall(Stopwatch.GetElapsedTime(start).TotalMilliseconds, response.ConnectionId);
+        }
+    }
+
+    /// <summary>
+    /// The experiment's measurement: <paramref name="pairs"/> pinged and unpinged channels per transport (h2c, and TLS
+    /// when <paramref name="tlsAddress"/> is given), all warm, one pause for all, then each one's first call. The order
+    /// alternates pair by pair, the very first call being a pinged one's, so the wake-up after the pause counts against the lesson.
+    /// </summary>
+    public async Task<IReadOnlyList<PauseOutcome>> MeasureAsync(int pauseMs, int pairs, (Uri Address, X509Certificate2 Trusted)? tlsAddress, CancellationToken callerGone)
+    {
+        var opened = new List<(bool Tls, bool Pinged, GrpcChannel Channel)>();
+        var outcomes = new List<PauseOutcome>();
+        var completed = 0;
+        try
+        {
+            foreach (var tls in tlsAddress is null ? [false] : new[] { false, true })
+            {
+                for (var pair = 0; pair < pairs; pair++)
+                {
+                    foreach (var pinged in pair % 2 == 0 ? new[] { true, false } : [false, true])
+                    {
+                        var handler = OneConnection(pinged);
+                        if (tls)
+                        {
+                            handler.SslOptions = TlsTrust.TrustOnly(tlsAddress!.Value.Trusted);
+                        }
+
+                        opened.Add((tls, pinged, GrpcChannel.ForAddress(tls ? tlsAddress!.Value.Address : channels.ServerUri, new GrpcChannelOptions { HttpHandler = handler, DisposeHttpClient = true })));
+                    }
+                }
+            }
+
+            var before = new List<TimedCall>();
+            foreach (var (_, _, channel) in opened)
+            {
+                await TimedCallAsync(channel, "opening");
+                before.Add(await TimedCallAsync(channel, "warm"));
+                completed += 2;
+            }
+
+            await Task.Delay(pauseMs, callerGone);
+            for (var index = 0; index < opened.Count; index++)
+            {
+                var (tls, pinged, channel) = opened[index];
+                var after = await TimedCallAsync(channel, "after the pause");
+                completed++;
+                outcomes.Add(new PauseOutcome(tls, pinged, before[index].Milliseconds, after.Milliseconds, !string.Equals(before[index].ConnectionId, after.ConnectionId, StringComparison.Ordinal)));
+            }
+
+            return outcomes;
+        }
+        catch (RpcException error) when (!callerGone.IsCancellationRequested)
+        {
+            throw new LessonFailedException(Name, channels.ServerUri, opened.Count * 3, completed, error);
+        }
+        finally
+        {
+            foreach (var (_, _, channel) in opened)
+            {
+                channel.Dispose();
+            }
+        }
+
+        async Task<TimedCall> TimedCallAsync(GrpcChannel channel, string when)
+        {
+            var request = new PerformanceStatusRequest { ClientName = $"{Name} {when}" };
+            var start = Stopwatch.GetTimestamp();
+            var response = await new Monitor.MonitorClient(channel).GetPerformanceAsync(request, new CallOptions(deadline: DateTime.UtcNow + options.Value.CallTimeout, cancellationToken: callerGone));
             return new TimedCall(Stopwatch.GetElapsedTime(start).TotalMilliseconds, response.ConnectionId);
         }
     }
@@ -142,3 +210,6 @@ public sealed record ChannelResult(
 }
 
 internal readonly record struct TimedCall(double Milliseconds, string ConnectionId);
+
+/// <summary>One channel's first call after the pause, against its warm call before it; whether the service saw a new connection.</summary>
+public sealed record PauseOutcome(bool Tls, bool Pinged, double WarmCallMs, double AfterPauseCallMs, bool NewConnection);

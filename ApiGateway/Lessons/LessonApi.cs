@@ -1,0 +1,212 @@
+using System.Net.ServerSentEvents;
+using System.Runtime.CompilerServices;
+using ApiGateway.Configuration;
+using ApiGateway.Endpoints;
+using ApiGateway.Errors;
+using ApiGateway.History;
+using ApiGateway.Runs;
+using LoadEngine;
+using LoadEngine.Lessons;
+using Microsoft.AspNetCore.Http.HttpResults;
+using Microsoft.Extensions.Options;
+
+namespace ApiGateway.Lessons;
+
+/// <summary>The body of POST /api/lessons/{id}/experiments; it may be left out.</summary>
+public sealed record ExperimentRequestBody(int? Repetitions);
+
+/// <summary>
+/// The lessons as experiments: each lesson's text and design, one POST to run its experiment (repeated, interleaved, its
+/// runs stored like any other), and the experiment with its verdicts, live or from the history.
+/// </summary>
+public static class LessonApi
+{
+    private const int MaxPageSize = 100;
+
+    private static readonly RequestShape Body = new("experiment", ["repetitions"], null, "", "");
+
+    public static IEndpointRouteBuilder MapLessonApi(this IEndpointRouteBuilder app)
+    {
+        var lessons = app.MapGroup("/api/lessons").WithTags(LessonEndpoints.Tag);
+        lessons.MapGet("/", ListAsync)
+            .WithSummary("The chapter's five lessons and gRPC against REST, in order: each with its text, its experiment's design and arms, its claims and its latest experiment.");
+        lessons.MapGet("/{id}", GetLessonAsync)
+            .WithSummary("One lesson, with its latest experiment.")
+            .WithDescription($"id: {string.Join(", ", LessonList.Ids)}.")
+            .ProducesProblem(StatusCodes.Status404NotFound);
+        lessons.MapPost("/{id}/experiments", StartAsync)
+            .Accepts<ExperimentRequestBody>("application/json")
+            .WithSummary("Run the lesson's experiment: every arm once per repetition, interleaved, warm-up apart; 202 with the experiment and its links.")
+            .WithDescription(
+                $"id: {string.Join(", ", LessonList.Ids)}. Body (optional): {{\"repetitions\": {LessonList.DefaultRepetitions}}}, 1 to {LessonList.MaxRepetitions}. " +
+                "The lesson's settings are its design (GET /api/lessons/{id} shows them). The answer's verdict judges the lesson's headline claim: " +
+                "expectedDirection (above-1: the other arm's figure is larger; near-1: about equal), measuredRatio (the median over the repetitions of " +
+                "other ÷ baseline), range (the smallest and largest ratio), agrees (the measurement goes the lesson's way) and beyondNoise (every repetition on " +
+                "the same side of 1 and the two arms' figures apart). checks judges every claim of the lesson the same way.")
+            .ProducesProblem(StatusCodes.Status400BadRequest)
+            .ProducesProblem(StatusCodes.Status404NotFound)
+            .ProducesProblem(StatusCodes.Status429TooManyRequests);
+        lessons.MapGet("/{id}/experiments", ListExperimentsAsync)
+            .WithSummary("The lesson's experiments, newest first.")
+            .WithDescription($"limit: 1 to {MaxPageSize}, default 20. offset: 0 or more, default 0.")
+            .ProducesProblem(StatusCodes.Status400BadRequest)
+            .ProducesProblem(StatusCodes.Status404NotFound);
+        lessons.MapGet("/{id}/experiments/{experimentId:guid}", GetExperimentAsync)
+            .WithSummary("One experiment: its verdicts, each arm's figures over the repetitions, its samples, and the step running now.")
+            .ProducesProblem(StatusCodes.Status404NotFound);
+        lessons.MapPost("/{id}/experiments/{experimentId:guid}/cancel", CancelAsync)
+            .WithSummary("Cancel an experiment: its current run is cancelled and no further step starts.")
+            .ProducesProblem(StatusCodes.Status404NotFound);
+        lessons.MapGet("/{id}/experiments/{experimentId:guid}/events", EventsAsync)
+            .WithSummary("Server-Sent Events: 'progress' of the step running now, 'experiment' each time a step ends (with the verdicts so far), then 'final'.")
+            .ProducesProblem(StatusCodes.Status404NotFound);
+        return app;
+    }
+
+    private static async Task<Ok<LessonView[]>> ListAsync(RunCoordinator coordinator, IRunStore store, IOptions<RunLimitsOptions> limits, IOptions<EngineOptions> engine)
+    {
+        var views = new List<LessonView>();
+        foreach (var lesson in LessonList.All)
+        {
+            views.Add(await ViewAsync(lesson, coordinator, store, limits.Value, engine.Value));
+        }
+
+        return TypedResults.Ok(views.ToArray());
+    }
+
+    private static async Task<Results<Ok<LessonView>, ProblemHttpResult>> GetLessonAsync(
+        string id, RunCoordinator coordinator, IRunStore store, IOptions<RunLimitsOptions> limits, IOptions<EngineOptions> engine) =>
+        LessonList.Find(id) is { } lesson ? TypedResults.Ok(await ViewAsync(lesson, coordinator, store, limits.Value, engine.Value)) : NoSuchLesson(id);
+
+    private static async Task<Results<Accepted<ExperimentView>, ProblemHttpResult>> StartAsync(
+        string id, HttpRequest http, RunCoordinator coordinator, IOptions<RunLimitsOptions> limits, IOptions<EngineOptions> engine)
+    {
+        if (LessonList.Find(id) is not { } lesson)
+        {
+            return NoSuchLesson(id);
+        }
+
+        string? repetitions = null;
+        if (http.ContentLength is not 0 && (http.ContentLength is not null || http.ContentType is not null))
+        {
+            var (request, error) = await RunRequestReader.ReadAsync(http, Body);
+            if (request is null)
+            {
+                return ProblemResponses.InvalidParameters(error);
+            }
+
+            repetitions = request.Repetitions;
+        }
+
+        if (!LessonPlan.TryCreate(lesson, repetitions, limits.Value.PlanLimits(), engine.Value, out var plan, out var refusal))
+        {
+            return ProblemResponses.InvalidParameters(refusal);
+        }
+
+        if (await coordinator.StartExperimentAsync(plan) is not { } experiment)
+        {
+            return ProblemResponses.TooManyRuns(http.HttpContext, limits.Value.MaxRunsInFlight);
+        }
+
+        var view = ExperimentView.From(experiment.Record, experiment);
+        return TypedResults.Accepted(view.Links.Self, view);
+    }
+
+    private static async Task<Results<Ok<ExperimentPage>, ProblemHttpResult>> ListExperimentsAsync(string id, string? limit, string? offset, RunCoordinator coordinator, IRunStore store)
+    {
+        if (LessonList.Find(id) is null)
+        {
+            return NoSuchLesson(id);
+        }
+
+        if (!RunPlanRules.TryWhole(limit, "limit", 1, MaxPageSize, 20, out var take, out var error)
+            || !RunPlanRules.TryWhole(offset, "offset", 0, int.MaxValue, 0, out var skip, out error))
+        {
+            return ProblemResponses.InvalidParameters(error);
+        }
+
+        var views = (await store.ListExperimentsAsync(id, take, skip)).Select(record => View(record, coordinator)).ToList();
+        return TypedResults.Ok(new ExperimentPage(await store.CountExperimentsAsync(id), take, skip, views));
+    }
+
+    private static async Task<Results<Ok<ExperimentView>, ProblemHttpResult>> GetExperimentAsync(string id, Guid experimentId, RunCoordinator coordinator, IRunStore store) =>
+        await FindAsync(id, experimentId, coordinator, store) is { } record ? TypedResults.Ok(View(record, coordinator)) : NoSuchExperiment(id, experimentId);
+
+    private static async Task<Results<Ok<ExperimentView>, ProblemHttpResult>> CancelAsync(string id, Guid experimentId, RunCoordinator coordinator, IRunStore store)
+    {
+        if (coordinator.FindExperiment(experimentId) is { } active && active.Record.Lesson == id)
+        {
+            active.Stop(RunState.Cancelled, "The experiment was cancelled on request.");
+            await active.Completion;
+        }
+
+        return await GetExperimentAsync(id, experimentId, coordinator, store);
+    }
+
+    private static async Task<Results<ServerSentEventsResult<object>, ProblemHttpResult>> EventsAsync(
+        string id, Guid experimentId, RunCoordinator coordinator, IRunStore store, CancellationToken cancellation)
+    {
+        if (await FindAsync(id, experimentId, coordinator, store) is null)
+        {
+            return NoSuchExperiment(id, experimentId);
+        }
+
+        return TypedResults.ServerSentEvents(Events(experimentId, coordinator.FindExperiment(experimentId), store, cancellation));
+    }
+
+    /// <summary>The experiment as it grows: the record so far, then each step's progress and each record as a step ends, then the final one.</summary>
+    private static async IAsyncEnumerable<SseItem<object>> Events(Guid id, ActiveExperiment? active, IRunStore store, [EnumeratorCancellation] CancellationToken cancellation)
+    {
+        var events = active?.Events.Follow();
+        try
+        {
+            if (active is not null)
+            {
+                yield return new SseItem<object>(ExperimentView.From(active.Record, active), "experiment");
+                await foreach (var happened in events!.ReadAllAsync(cancellation))
+                {
+                    yield return happened switch
+                    {
+                        ExperimentProgress progress => new SseItem<object>(new ExperimentNow(progress.Step, progress.RunId, progress.Progress), "progress"),
+                        ExperimentChanged changed => new SseItem<object>(ExperimentView.From(changed.Record, active), "experiment"),
+                        _ => throw new InvalidOperationException($"Unknown experiment event {happened.GetType().Name}."),
+                    };
+                }
+            }
+        }
+        finally
+        {
+            if (events is not null)
+            {
+                active!.Events.Forget(events);
+            }
+        }
+
+        var ended = active is null ? await store.GetExperimentAsync(id, cancellation) : await active.Completion.WaitAsync(cancellation);
+        yield return new SseItem<object>(ExperimentView.From(ended!), "final");
+    }
+
+    private static async Task<LessonView> ViewAsync(LessonDefinition lesson, RunCoordinator coordinator, IRunStore store, RunLimitsOptions limits, EngineOptions engine)
+    {
+        LessonPlan.TryCreate(lesson, null, limits.PlanLimits(), engine, out var plan, out _);
+        var latest = coordinator.RunningExperimentOf(lesson.Id)?.Record ?? (await store.ListExperimentsAsync(lesson.Id, 1, 0)).FirstOrDefault();
+        return LessonView.From(lesson, plan, latest is null ? null : View(latest, coordinator));
+    }
+
+    private static async Task<ExperimentRecord?> FindAsync(string id, Guid experimentId, RunCoordinator coordinator, IRunStore store)
+    {
+        var record = coordinator.FindExperiment(experimentId)?.Record ?? await store.GetExperimentAsync(experimentId);
+        return record?.Lesson == id ? record : null;
+    }
+
+    private static ExperimentView View(ExperimentRecord record, RunCoordinator coordinator) =>
+        ExperimentView.From(coordinator.FindExperiment(record.Id) is { } active ? active.Record : record, coordinator.FindExperiment(record.Id));
+
+    private static ProblemHttpResult NoSuchLesson(string id) =>
+        TypedResults.Problem(statusCode: StatusCodes.Status404NotFound, title: "No such lesson",
+            detail: $"There is no lesson '{id}'; the lessons are {string.Join(", ", LessonList.Ids)} (GET /api/lessons).");
+
+    private static ProblemHttpResult NoSuchExperiment(string id, Guid experimentId) =>
+        TypedResults.Problem(statusCode: StatusCodes.Status404NotFound, title: "No such experiment",
+            detail: $"There is no experiment {experimentId} of the lesson '{id}'; GET /api/lessons/{id}/experiments lists them.");
+}

@@ -1,0 +1,39 @@
+using LoadEngine.Lessons;
+
+namespace ApiGateway.Runs;
+
+/// <summary>A lesson experiment in progress: its record as the samples arrive, the run going now, and its followers.</summary>
+public sealed class ActiveExperiment(LessonPlan plan, ExperimentRecord record, CancellationToken stopping) : ActiveWork(stopping)
+{
+    private ExperimentRecord _record = record;
+
+    public LessonPlan Plan { get; } = plan;
+
+    public Guid Id { get; } = record.Id;
+
+    public ExperimentRecord Record => Volatile.Read(ref _record);
+
+    public ActiveRun? Current { get; internal set; }
+
+    public ExperimentStep? CurrentStep { get; internal set; }
+
+    /// <summary>Each step's progress and each sample as it arrives, pushed to whoever follows the experiment.</summary>
+    public Broadcast<ExperimentEvent> Events { get; } = new(capacityPerFollower: 256);
+
+    public Task<ExperimentRecord> Completion { get; internal set; } = null!;
+
+    internal void Update(ExperimentRecord record)
+    {
+        Volatile.Write(ref _record, record);
+        Events.Publish(new ExperimentChanged(record));
+    }
+}
+
+/// <summary>Something an experiment's followers are told.</summary>
+public abstract record ExperimentEvent;
+
+/// <summary>Live progress of the step running now (its run's, when it is a run).</summary>
+public sealed record ExperimentProgress(ExperimentStep Step, Guid? RunId, ProgressSnapshot? Progress) : ExperimentEvent;
+
+/// <summary>A step ended: the record with its samples.</summary>
+public sealed record ExperimentChanged(ExperimentRecord Record) : ExperimentEvent;

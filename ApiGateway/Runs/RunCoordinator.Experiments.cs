@@ -1,0 +1,92 @@
+using LoadEngine.Lessons;
+
+namespace ApiGateway.Runs;
+
+/// <summary>Lesson experiments: one slot each, like a suite; their runs are stored runs of the experiment (its id as their suite id).</summary>
+public sealed partial class RunCoordinator
+{
+    private readonly System.Collections.Concurrent.ConcurrentDictionary<Guid, ActiveExperiment> _experiments = new();
+
+    public ActiveExperiment? FindExperiment(Guid id) => _experiments.GetValueOrDefault(id);
+
+    /// <summary>The experiment of <paramref name="lesson"/> going now, if any.</summary>
+    public ActiveExperiment? RunningExperimentOf(string lesson) => _experiments.Values.FirstOrDefault(experiment => experiment.Record.Lesson == lesson);
+
+    /// <summary>Starts the experiment in the background; null when too many runs are already going.</summary>
+    public async Task<ActiveExperiment?> StartExperimentAsync(LessonPlan plan)
+    {
+        if (!TryReserve())
+        {
+            return null;
+        }
+
+        try
+        {
+            var experiment = new ActiveExperiment(plan, plan.NewRecord(), _stopping.Token);
+            await SaveAsync(() => store.SaveExperimentAsync(experiment.Record), "The experiment");
+            _experiments[experiment.Id] = experiment;
+            experiment.Completion = Task.Run(() => ExecuteExperimentAsync(experiment));
+            return experiment;
+        }
+        catch
+        {
+            Release();
+            throw;
+        }
+    }
+
+    private IEnumerable<ActiveWork> ActiveExperiments => _experiments.Values;
+
+    private IEnumerable<Task> ExperimentCompletions => _experiments.Values.Select(experiment => (Task)experiment.Completion);
+
+    private async Task<ExperimentRecord> ExecuteExperimentAsync(ActiveExperiment experiment)
+    {
+        try
+        {
+            var ended = await LessonExperiment.RunAsync(experiment.Plan, experiment.Record, new CoordinatedRuns(this, experiment), services, experiment.Update, experiment.Cancellation);
+            if (ended.State != RunState.Completed && experiment.StopReason is { } stop)
+            {
+                ended = ended with { State = stop.State, Error = stop.Reason };
+            }
+
+            experiment.Update(ended);
+            await SaveAsync(() => store.SaveExperimentAsync(ended), "The experiment");
+            return ended;
+        }
+        catch (Exception ex) when (ex is not HistoryWriteException)
+        {
+            LogExperimentCrashed(logger, ex, experiment.Id);
+            var failed = experiment.Record with { State = RunState.Failed, FinishedAt = DateTimeOffset.UtcNow, Error = $"The gateway failed during the experiment: {ex.Message}" };
+            experiment.Update(failed);
+            await SaveAsync(() => store.SaveExperimentAsync(failed), "The experiment");
+            return failed;
+        }
+        finally
+        {
+            experiment.Events.Complete();
+            _experiments.TryRemove(experiment.Id, out _);
+            experiment.Dispose();
+            Release();
+        }
+    }
+
+    /// <summary>An arm's run, launched as a stored run of the experiment, its progress passed on to the experiment's followers.</summary>
+    private sealed class CoordinatedRuns(RunCoordinator coordinator, ActiveExperiment experiment) : ILessonRuns
+    {
+        public async Task<RunRecord> RunAsync(RunPlan plan, ExperimentStep step, CancellationToken cancellation)
+        {
+            var run = await coordinator.LaunchAsync(plan, experiment.Id, cancellation, experiment.StopReason?.Reason ?? "The experiment was cancelled.", ownsSlot: false);
+            experiment.Current = run;
+            experiment.CurrentStep = step;
+            await foreach (var progress in run.Live.FollowAsync())
+            {
+                experiment.Events.Publish(new ExperimentProgress(step, run.Id, progress));
+            }
+
+            return await run.Completion;
+        }
+    }
+
+    [LoggerMessage(Level = LogLevel.Error, Message = "Experiment {ExperimentId} failed inside the gateway")]
+    private static partial void LogExperimentCrashed(ILogger logger, Exception exception, Guid experimentId);
+}

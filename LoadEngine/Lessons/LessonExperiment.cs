@@ -1,0 +1,179 @@
+using System.Globalization;
+using LoadEngine.Protocols;
+using LoadEngine.Runs;
+using LoadEngine.Strategies;
+using Microsoft.Extensions.DependencyInjection;
+
+namespace LoadEngine.Lessons;
+
+/// <summary>One step of an experiment's schedule: a run of one arm, or the probe that measures the arms without one.</summary>
+public sealed record ExperimentStep(int Index, int Of, int Repetition, string? Arm)
+{
+    public bool IsProbe => Arm is null;
+}
+
+/// <summary>Runs an arm's plan: as a stored run in the gateway, in-process in the CLI. Returns the run as it ended.</summary>
+public interface ILessonRuns
+{
+    Task<RunRecord> RunAsync(RunPlan plan, ExperimentStep step, CancellationToken cancellation);
+}
+
+/// <summary>
+/// A lesson's experiment as it will run here: each run arm's plan, the arms that cannot run on this system and why,
+/// and the schedule. Repetitions are interleaved, the run arms' order rotated by one each time (A B, then B A), so drift
+/// over the minute an experiment takes falls on every arm alike; the probe, when there is one, ends each repetition.
+/// </summary>
+public sealed record LessonPlan(LessonDefinition Lesson, int Repetitions, IReadOnlyDictionary<string, RunPlan> Plans, IReadOnlyDictionary<string, string> Unavailable)
+{
+    public static bool TryCreate(LessonDefinition lesson, string? repetitionsText, PlanLimits limits, EngineOptions engine, out LessonPlan plan, out string error)
+    {
+        plan = null!;
+        if (!RunPlanRules.TryWhole(repetitionsText, "repetitions", 1, LessonList.MaxRepetitions, LessonList.DefaultRepetitions, out var repetitions, out error,
+                " (each repetition runs every arm of the lesson once)"))
+        {
+            return false;
+        }
+
+        var plans = new Dictionary<string, RunPlan>();
+        var unavailable = new Dictionary<string, string>();
+        foreach (var arm in lesson.Arms)
+        {
+            if (arm.Contender is { } contender && !WorkloadTargets.Check(contender, engine, out var reason))
+            {
+                unavailable[arm.Name] = reason;
+                continue;
+            }
+
+            if (arm.Run is null)
+            {
+                continue;
+            }
+
+            if (!RunPlanRules.TryCreate(arm.Run!, limits, StrategyList.Names, out var armPlan, out var refusal))
+            {
+                // The lesson's own settings are refused only when this host's limits are lower than the lesson needs.
+                unavailable[arm.Name] = $"This gateway's limits refuse the lesson's settings: {refusal}";
+                continue;
+            }
+
+            plans[arm.Name] = armPlan;
+        }
+
+        plan = new LessonPlan(lesson, repetitions, plans, unavailable);
+        return true;
+    }
+
+    public IReadOnlyList<ExperimentStep> Schedule()
+    {
+        var arms = Lesson.Arms.Where(arm => Plans.ContainsKey(arm.Name)).Select(arm => arm.Name).ToList();
+        var perRepetition = arms.Count + (Lesson.Probe is null ? 0 : 1);
+        var steps = new List<ExperimentStep>();
+        for (var repetition = 1; repetition <= Repetitions; repetition++)
+        {
+            for (var position = 0; position < arms.Count; position++)
+            {
+                steps.Add(new ExperimentStep(steps.Count + 1, Repetitions * perRepetition, repetition, arms[(position + repetition - 1) % arms.Count]));
+            }
+
+            if (Lesson.Probe is not null)
+            {
+                steps.Add(new ExperimentStep(steps.Count + 1, Repetitions * perRepetition, repetition, null));
+            }
+        }
+
+        return steps;
+    }
+
+    public ExperimentRecord NewRecord() =>
+        new(Guid.NewGuid(), Lesson.Id, RunState.Running, DateTimeOffset.UtcNow, null, null, Repetitions, []) { Unavailable = Unavailable };
+}
+
+/// <summary>
+/// Runs a lesson's schedule one step at a time and records each arm's figures; the first step that fails ends the
+/// experiment (a dead service fails every step alike, and a failed call is never a measurement).
+/// </summary>
+public static class LessonExperiment
+{
+    /// <param name="changed">Told the record each time a sample arrives, so followers see the experiment grow.</param>
+    public static async Task<ExperimentRecord> RunAsync(
+        LessonPlan plan, ExperimentRecord record, ILessonRuns runs, IServiceProvider services, Action<ExperimentRecord> changed, CancellationToken cancellation)
+    {
+        foreach (var step in plan.Schedule())
+        {
+            if (cancellation.IsCancellationRequested)
+            {
+                return Ended(record, RunState.Cancelled, "The experiment was cancelled.");
+            }
+
+            IReadOnlyList<ExperimentSample> samples;
+            try
+            {
+                samples = step.IsProbe
+                    ? await ProbeAsync(plan, services, step, cancellation)
+                    : [Sample(step, await runs.RunAsync(plan.Plans[step.Arm!], step, cancellation))];
+            }
+            catch (OperationCanceledException) when (cancellation.IsCancellationRequested)
+            {
+                return Ended(record, RunState.Cancelled, "The experiment was cancelled.");
+            }
+            catch (LessonFailedException failure)
+            {
+                samples = [.. plan.Lesson.Arms.Where(arm => arm.Run is null && !plan.Unavailable.ContainsKey(arm.Name)).Select(arm => new ExperimentSample(step.Repetition, arm.Name, null, RunState.Failed, Empty, failure.Message))];
+            }
+
+            record = record with { Samples = [.. record.Samples, .. samples] };
+            changed(record);
+            if (samples.FirstOrDefault(sample => sample.State != RunState.Completed) is { } failed)
+            {
+                var state = failed.State == RunState.Cancelled ? RunState.Cancelled : RunState.Failed;
+                return Ended(record, state, $"{plan.Lesson.Arm(failed.Arm).Label} did not complete in repetition {failed.Repetition}: {failed.Error}");
+            }
+        }
+
+        return Ended(record, RunState.Completed, null);
+    }
+
+    /// <summary>The figures a lesson can judge a run by; a run with a failed call is no measurement, and says why.</summary>
+    public static ExperimentSample Sample(ExperimentStep step, RunRecord run)
+    {
+        if (run is not { State: RunState.Completed, Stats: { } stats })
+        {
+            return new ExperimentSample(step.Repetition, step.Arm!, run.Id, run.State == RunState.Completed ? RunState.Failed : run.State, Empty, run.Error ?? "the run measured nothing");
+        }
+
+        if (stats.Failed > 0)
+        {
+            var statuses = string.Join(", ", stats.StatusCounts.Where(status => status.Key != "OK").Select(status => $"{status.Key} {status.Value}"));
+            return new ExperimentSample(step.Repetition, step.Arm!, run.Id, RunState.Failed, Empty,
+                $"{stats.Failed.ToString("#,0", CultureInfo.InvariantCulture)} of {stats.Calls.ToString("#,0", CultureInfo.InvariantCulture)} calls failed ({statuses})");
+        }
+
+        var figures = new Dictionary<string, double>
+        {
+            ["wallTimeMs"] = stats.WallTimeMs,
+            ["throughputPerSecond"] = stats.ThroughputPerSecond,
+            ["connectionsUsed"] = stats.ConnectionsUsed,
+        };
+        if (stats.Latency is { } latency)
+        {
+            figures["meanMs"] = latency.MeanMs;
+            figures["p50Ms"] = latency.P50Ms;
+            figures["p99Ms"] = latency.P99Ms;
+        }
+
+        if (stats.FirstCallMs is { } first)
+        {
+            figures["firstCallMs"] = first;
+        }
+
+        return new ExperimentSample(step.Repetition, step.Arm!, run.Id, RunState.Completed, figures, null);
+    }
+
+    private static readonly IReadOnlyDictionary<string, double> Empty = new Dictionary<string, double>();
+
+    private static Task<IReadOnlyList<ExperimentSample>> ProbeAsync(LessonPlan plan, IServiceProvider services, ExperimentStep step, CancellationToken cancellation) =>
+        ((ILessonProbe)services.GetRequiredService(plan.Lesson.Probe!)).MeasureAsync(plan, step.Repetition, cancellation);
+
+    private static ExperimentRecord Ended(ExperimentRecord record, RunState state, string? error) =>
+        record with { State = state, FinishedAt = DateTimeOffset.UtcNow, Error = error };
+}

@@ -1,0 +1,108 @@
+using System.Text.Json.Serialization;
+using LoadEngine.Protocols;
+using LoadEngine.Runs;
+
+namespace LoadEngine.Lessons;
+
+/// <summary>Which way a lesson says the ratio of its claim goes: the other arm's figure above the baseline's, or about equal.</summary>
+[JsonConverter(typeof(JsonStringEnumConverter<ExpectedDirection>))]
+public enum ExpectedDirection
+{
+    /// <summary>The other arm's figure is larger: the ratio other ÷ baseline is above 1.</summary>
+    [JsonStringEnumMemberName("above-1")]
+    Above1,
+
+    /// <summary>Neither matters: the ratio is within <see cref="LessonVerdicts.SimilarWithin"/> of 1.</summary>
+    [JsonStringEnumMemberName("near-1")]
+    Near1,
+}
+
+/// <summary>
+/// One side of a lesson's comparison. <see cref="Run"/> is the plan of a stored run (its strategy or workload and
+/// contender); without it, the lesson's probe measures the arm (a keep-alive pause, a payload's sizes).
+/// </summary>
+public sealed record LessonArm(string Name, string Label, string Setup)
+{
+    [JsonIgnore]
+    public RunPlanInput? Run { get; init; }
+
+    /// <summary>The contender of a workload arm, whose listener must be configured for the arm to run.</summary>
+    [JsonIgnore]
+    public Contender? Contender { get; init; }
+}
+
+/// <summary>
+/// What a lesson claims, as a ratio that can be measured: <see cref="Other"/>'s <see cref="Figure"/> ÷ <see cref="Baseline"/>'s,
+/// expected <see cref="Expected"/>. Every figure is a cost (time, bytes, connections), so above 1 means "more".
+/// </summary>
+public sealed record LessonClaim(string Statement, string Figure, string FigureTitle, string Baseline, string Other, ExpectedDirection Expected, string Word);
+
+/// <summary>
+/// One lesson of the chapter as an experiment: the arms it compares, the settings that make the effect exist, and the
+/// claims it judges (the first is the headline verdict). <see cref="LookAt"/> and <see cref="Why"/> are the page's text;
+/// <see cref="WhenItDoesNotHold"/> is said when the measurement disagrees.
+/// </summary>
+public sealed record LessonDefinition(
+    string Id,
+    int Number,
+    string Title,
+    string Lesson,
+    string Link,
+    string Design,
+    string LookAt,
+    string Why,
+    string WhenItDoesNotHold,
+    IReadOnlyList<LessonArm> Arms,
+    IReadOnlyList<LessonClaim> Claims)
+{
+    /// <summary>The probe that measures the arms without a run plan, once per repetition; null when every arm is a run.</summary>
+    [JsonIgnore]
+    public Type? Probe { get; init; }
+
+    /// <summary>The figure each arm shows on the lesson's chart (the headline claim's).</summary>
+    public string ChartFigure => Claims[0].Figure;
+
+    public LessonArm Arm(string name) => Arms.First(arm => arm.Name == name);
+}
+
+/// <summary>What one arm measured in one repetition: its run (when it is one), how it ended, and its figures.</summary>
+public sealed record ExperimentSample(int Repetition, string Arm, Guid? RunId, RunState State, IReadOnlyDictionary<string, double> Figures, string? Error);
+
+/// <summary>A ratio's median over the repetitions, with the smallest and largest.</summary>
+public sealed record RatioRange(double Min, double Max);
+
+/// <summary>
+/// One claim judged. <see cref="MeasuredRatio"/> is the median over the repetitions of other ÷ baseline (null when no
+/// repetition measured both); <see cref="Agrees"/> says whether it goes the way the lesson says; <see cref="BeyondNoise"/>
+/// whether the measured difference is larger than the run-to-run spread (every repetition on the same side of 1, and
+/// the two arms' ranges apart).
+/// </summary>
+public sealed record LessonVerdict(
+    string Claim,
+    string Figure,
+    string RatioOf,
+    ExpectedDirection ExpectedDirection,
+    double? MeasuredRatio,
+    RatioRange? Range,
+    IReadOnlyList<double> Ratios,
+    bool Agrees,
+    bool BeyondNoise,
+    string Sentence);
+
+/// <summary>
+/// One lesson experiment: its samples as they arrive, and (computed from them) the headline verdict and every claim's.
+/// Stored whole when it ends, like a run.
+/// </summary>
+public sealed record ExperimentRecord(
+    Guid Id,
+    string Lesson,
+    RunState State,
+    DateTimeOffset StartedAt,
+    DateTimeOffset? FinishedAt,
+    string? Error,
+    int Repetitions,
+    IReadOnlyList<ExperimentSample> Samples)
+{
+    /// <summary>Why an arm could not run on this system (a listener that is not configured), by arm.</summary>
+    public IReadOnlyDictionary<string, string> Unavailable { get; init; } = new Dictionary<string, string>();
+}

@@ -1,0 +1,139 @@
+using System.CommandLine;
+using System.Globalization;
+using System.Text.Json;
+using LoadEngine.Lessons;
+using Microsoft.Extensions.DependencyInjection;
+using Spectre.Console;
+
+namespace LoadTest;
+
+/// <summary>One lesson's experiment as the CLI reports it (and writes with --json): the record and every claim judged.</summary>
+public sealed record LessonOutcome(string Lesson, int Number, string Title, ExperimentRecord Experiment, IReadOnlyList<LessonVerdict> Verdicts);
+
+/// <summary>
+/// <c>loadtest --lessons</c>: warms the engine, runs each lesson's experiment as designed (its runs in-process, as the
+/// gateway runs them), and prints one line per claim: expected direction, measured ratio and range, agrees, beyond noise.
+/// </summary>
+public static class LessonsMode
+{
+    // A lesson's design is its own: options that shape a load test would be silently ignored, so they are refused.
+    private static readonly string[] LoadOptions =
+        ["--strategy", "--workload", "--protocol", "--serializer", "--http-version", "--security", "--contenders", "--count", "--duration", "--load",
+         "--concurrency", "--rate", "--stages", "--warmup", "--delay-ms", "--payload-bytes", "--percentiles", "--threshold", "--report"];
+
+    public static bool TryRead(ParseResult parsed, LoadTestCommand command, out IReadOnlyList<LessonDefinition> lessons, out string? repetitions, out string error)
+    {
+        lessons = [];
+        repetitions = parsed.GetValue(command.Repetitions);
+        error = string.Empty;
+        var given = LoadOptions.FirstOrDefault(name => parsed.Tokens.Any(token => token.Value == name || token.Value.StartsWith(name + "=", StringComparison.Ordinal)));
+        if (given is not null)
+        {
+            error = $"--lessons runs each lesson's own design, so {given} does not apply; it takes the target and listener options, timeouts, --repetitions, --json, --plain and --quiet.";
+            return false;
+        }
+
+        var ids = parsed.GetValue(command.Lessons) is { Length: > 0 } list ? list.Split(',', StringSplitOptions.TrimEntries | StringSplitOptions.RemoveEmptyEntries) : LessonList.Ids.ToArray();
+        var unknown = ids.FirstOrDefault(id => LessonList.Find(id) is null);
+        if (unknown is not null)
+        {
+            error = $"--lessons named '{unknown}', which is not a lesson; name them from: {string.Join(", ", LessonList.Ids)} (or give none for all).";
+            return false;
+        }
+
+        if (!RunPlanRules.TryWhole(repetitions, "repetitions", 1, LessonList.MaxRepetitions, LessonList.DefaultRepetitions, out _, out error))
+        {
+            return false;
+        }
+
+        lessons = [.. ids.Distinct().Select(id => LessonList.Find(id)!)];
+        return true;
+    }
+
+    public static async Task<int> RunAsync(LoadTestSettings settings, IReadOnlyList<LessonDefinition> lessons, string? repetitions, IAnsiConsole console, TextWriter output, Interrupt interrupt)
+    {
+        var outcomes = new List<LessonOutcome>();
+        await using (var services = LoadTestRunner.BuildServices(settings))
+        {
+            var warmup = await EngineWarmup.RunAsync(services, interrupt.Token);
+            Say(settings, output, warmup.Summary);
+            var runs = new EngineRuns(services.GetRequiredService<LoadTestRunner>(), settings.Limits, interrupt);
+            foreach (var lesson in lessons)
+            {
+                if (interrupt.Signal is not null)
+                {
+                    break;
+                }
+
+                LessonPlan.TryCreate(lesson, repetitions, settings.Limits, settings.Engine, out var plan, out _);
+                Say(settings, output, $"Lesson {lesson.Number}, {lesson.Title}: {plan.Schedule().Count} steps ({plan.Repetitions} repetitions)…");
+                var record = await LessonExperiment.RunAsync(plan, plan.NewRecord(), runs, services, _ => { }, interrupt.Token);
+                outcomes.Add(new LessonOutcome(lesson.Id, lesson.Number, lesson.Title, record, LessonVerdicts.Judge(lesson, record)));
+            }
+        }
+
+        Write(console, outcomes);
+        var exitCode = interrupt.Signal is not null ? ExitCodes.Interrupted
+            : outcomes.Any(outcome => outcome.Experiment.State != RunState.Completed) ? ExitCodes.NotCompleted
+            : outcomes.All(outcome => outcome.Verdicts[0] is { Agrees: true, BeyondNoise: true }) ? ExitCodes.Passed
+            : ExitCodes.ThresholdFailed;
+        if (settings.JsonPath is { } path)
+        {
+            try
+            {
+                await File.WriteAllTextAsync(path, JsonSerializer.Serialize(outcomes, RunJson.Options));
+                output.WriteLine($"Wrote {path}.");
+            }
+            catch (Exception ex) when (ex is IOException or UnauthorizedAccessException)
+            {
+                output.WriteLine($"Could not write {path}: {ex.Message}");
+                exitCode = exitCode == ExitCodes.Passed ? ExitCodes.NotCompleted : exitCode;
+            }
+        }
+
+        return exitCode;
+    }
+
+    /// <summary>One row per claim, the headline first in each lesson: what a presenter checks before the workshop.</summary>
+    private static void Write(IAnsiConsole console, IReadOnlyList<LessonOutcome> outcomes)
+    {
+        var table = new Table().AddColumns("Lesson", "Claim", "Expected", "Measured ratio (range)", "Agrees", "Beyond noise");
+        foreach (var outcome in outcomes)
+        {
+            foreach (var (verdict, index) in outcome.Verdicts.Select((verdict, index) => (verdict, index)))
+            {
+                table.AddRow(
+                    Markup.Escape(index == 0 ? $"{outcome.Number} {outcome.Lesson}" : ""),
+                    Markup.Escape(verdict.Claim),
+                    Markup.Escape(verdict.ExpectedDirection == ExpectedDirection.Above1 ? "above 1" : "near 1"),
+                    Markup.Escape(verdict.MeasuredRatio is { } ratio ? $"{Ratio(ratio)} ({Ratio(verdict.Range!.Min)}–{Ratio(verdict.Range.Max)}), {verdict.RatioOf}" : "not measured"),
+                    verdict.Agrees ? "yes" : "no",
+                    verdict.BeyondNoise ? "yes" : "no");
+            }
+        }
+
+        console.Write(table);
+        foreach (var outcome in outcomes)
+        {
+            var ended = outcome.Experiment.State == RunState.Completed ? "" : $" The experiment {outcome.Experiment.State.ToString().ToLowerInvariant()}: {outcome.Experiment.Error}";
+            console.WriteLine($"{outcome.Number} {outcome.Title}: {outcome.Verdicts[0].Sentence}{ended}");
+        }
+    }
+
+    private static string Ratio(double ratio) => ratio.ToString(ratio < 10 ? "0.00" : "0.0", CultureInfo.InvariantCulture);
+
+    private static void Say(LoadTestSettings settings, TextWriter output, string line)
+    {
+        if (settings.Progress != ProgressMode.Quiet)
+        {
+            output.WriteLine(line);
+        }
+    }
+
+    /// <summary>An arm's run in this process, stopped at the time limit and by Ctrl+C as any CLI run.</summary>
+    private sealed class EngineRuns(LoadTestRunner runner, PlanLimits limits, Interrupt interrupt) : ILessonRuns
+    {
+        public Task<RunRecord> RunAsync(RunPlan plan, ExperimentStep step, CancellationToken cancellation) =>
+            runner.ExecuteAsync(new RunRecord(Guid.NewGuid(), plan, RunState.Running, DateTimeOffset.UtcNow, null, null, null, null), new LiveRun(), limits, interrupt);
+    }
+}

@@ -3,7 +3,7 @@
 
 import { ms, whole } from './format.js';
 
-const palette = ['#0072B2', '#D55E00', '#009E73', '#CC79A7', '#E69F00', '#56B4E9', '#000000', '#F0E442'];
+const palette = ['#0072B2', '#D55E00', '#009E73', '#CC79A7', '#E69F00', '#56B4E9', '#000000', '#7F7F7F'];
 const pointStyles = ['circle', 'rect', 'triangle', 'rectRot', 'star', 'crossRot', 'rectRounded', 'cross'];
 const dashes = [[], [12, 4], [4, 4], [12, 4, 2, 4], [2, 3], [18, 6]];
 const styles = new Map();

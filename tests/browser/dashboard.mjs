@@ -1,6 +1,7 @@
 // Drives the chart page in headless Chromium: runs "all" and a small protocol comparison through the page itself and
-// checks every chart against the API's own figures, compare-two, exports, large type, API errors, the layout at
-// 1024×768, the console and the network.
+// checks every chart against the API's own figures (one plan at a time), the live panels and a reload, compare-two (and
+// its warning for two plans), exports, large type, API errors, the layout at 1024×768 (also in large type), the console and
+// the network.
 // Usage: node dashboard.mjs <gateway URL> <screenshot folder> [count=30] [timeout seconds=120]
 // Prints one JSON line; exits 1 on any failure.
 import { mkdirSync } from 'node:fs';
@@ -86,12 +87,17 @@ try {
     return { labels: data.labels, datasets: data.datasets.map((dataset) => ({ label: dataset.label, data: dataset.data })) };
   }, id);
 
+  // The charts show one plan's runs, and say which: here the suite's, the only plan there is yet.
   const latestChart = await chartData('chart-latest');
-  same(latestChart.datasets.map((dataset) => dataset.label), latest.map((run) => run.plan.strategy), 'chart-latest strategies');
-  for (const run of latest) {
-    const dataset = latestChart.datasets.find((candidate) => candidate.label === run.plan.strategy);
-    same(dataset?.data, [run.stats.wallTimeMs, run.stats.latency.p50Ms, run.stats.latency.p99Ms], `chart-latest ${run.plan.strategy} wall/p50/p99`);
-  }
+  same(latestChart.labels, latest.map((run) => run.plan.strategy), 'chart-latest strategies');
+  same(latestChart.datasets.map((dataset) => dataset.data), [
+    latest.map((run) => run.stats.wallTimeMs), latest.map((run) => run.stats.latency.p50Ms), latest.map((run) => run.stats.latency.p99Ms),
+  ], 'chart-latest wall/p50/p99');
+  const planWords = () => page.$$eval('.plan-words', (spans) => [...new Set(spans.map((span) => span.textContent))]);
+  const suiteWords = await planWords();
+  check(suiteWords.length === 1 && suiteWords[0].startsWith(`${count} calls, each strategy's own load`) && suiteWords[0].includes('delay 0 ms, payload 100 B'),
+    `the charts' captions do not name the suite's plan: ${JSON.stringify(suiteWords)}`);
+  check((await page.textContent('#plan-missing')).startsWith('Every strategy has a run'), `the plan line names strategies as missing: ${await page.textContent('#plan-missing')}`);
 
   const connections = await chartData('chart-connections');
   same(connections.labels, latest.map((run) => run.plan.strategy), 'chart-connections strategies');
@@ -105,10 +111,38 @@ try {
       `chart-distribution ${run.plan.strategy}: a point lies outside its bin`);
   }
 
-  const live = await chartData('chart-live');
-  for (const name of strategies) {
-    check(live.datasets.some((dataset) => dataset.label === `${name} calls/s` && dataset.data.length > 0), `the live chart has no throughput point for ${name}`);
-  }
+  // The live view: one panel per strategy, each its own chart (so its own scale), showing the run's stored series once
+  // the run has ended; a reload rebuilds the same from the history.
+  const livePanels = () => page.evaluate(() => [...document.querySelectorAll('.live-panel')].map((figure) => {
+    const chart = Chart.getChart(figure.querySelector('canvas'));
+    return {
+      strategy: figure.dataset.strategy,
+      x: chart?.data.datasets[0].data.map((point) => point.x),
+      y: chart?.data.datasets[0].data.map((point) => point.y),
+      p99: chart?.data.datasets[2].data.map((point) => point.y),
+      yMax: chart?.scales.y.max,
+      latencyAxis: chart?.scales.y1?.position,
+    };
+  }));
+  const checkLivePanels = async (when) => {
+    const panels = await livePanels();
+    same(panels.map((panel) => panel.strategy), strategies, `live panels ${when}`);
+    for (const run of latest) {
+      const stored = await getJson(`/api/runs/${run.id}`);
+      const panel = panels.find((candidate) => candidate.strategy === run.plan.strategy);
+      const calls = stored.series?.points.map((point) => point.calls / (stored.series.intervalMs / 1000)) ?? [];
+      same(panel?.y, calls, `live panel ${run.plan.strategy} calls/s ${when}`);
+      same(panel?.x, stored.series?.points.map((point) => point.atMs / 1000), `live panel ${run.plan.strategy} times ${when}`);
+      same(panel?.p99, stored.series?.points.filter((point) => point.p99Ms !== null).map((point) => point.p99Ms), `live panel ${run.plan.strategy} p99 ${when}`);
+      const top = Math.max(...calls);
+      // Its own scale: fitted to its own throughput, not to the fastest strategy's.
+      check(panel?.yMax >= top && panel.yMax <= top * 2.5 + 1, `live panel ${run.plan.strategy}: scale up to ${panel?.yMax} for at most ${top} calls/s`);
+      check(panel?.latencyAxis === 'right', `live panel ${run.plan.strategy} has no latency axis of its own`);
+    }
+  };
+  await page.waitForFunction((names) => names.every((name) => document.querySelector(`.live-panel[data-strategy="${name}"] .live-info`)?.textContent.startsWith('completed')),
+    strategies, { timeout: 15000 });
+  await checkLivePanels('after the suite');
 
   // Over time: each run of the suite, from its stored time series (calls per bucket as calls/s, and its p99).
   const series = await chartData('chart-series');
@@ -124,7 +158,7 @@ try {
   for (const name of [await page.$eval('#history-strategy', (select) => select.value), strategies.at(-1)]) {
     await page.selectOption('#history-strategy', name);
     await page.waitForFunction((label) => Chart.getChart('chart-history').data.datasets[0]?.label.startsWith(label), name, { timeout: 10000 });
-    const runs = (await getJson(`/api/runs?strategy=${name}&limit=50`)).runs.filter((run) => run.state === 'Completed' && run.stats).reverse();
+    const runs = (await getJson(`/api/runs?strategy=${name}&limit=50`)).runs.filter((run) => run.state === 'Completed' && run.stats && run.plan.count === count).reverse();
     const history = await chartData('chart-history');
     same(history.datasets.map((dataset) => dataset.data), [
       runs.map((run) => run.stats.wallTimeMs), runs.map((run) => run.stats.latency.p50Ms), runs.map((run) => run.stats.latency.p99Ms),
@@ -141,6 +175,42 @@ try {
   check(report.status === 200 && report.type?.startsWith('text/html'), `the suite report answered ${report.status} ${report.type}`);
   check(strategies.every((name) => report.body.includes(name)) && !/<script[^>]+src=/i.test(report.body), 'the suite report does not hold every strategy inline');
 
+  // A reload rebuilds the live panels from the stored series.
+  await page.reload();
+  await page.waitForFunction((names) => names.every((name) => document.querySelector(`.live-panel[data-strategy="${name}"] .live-info`)?.textContent.startsWith('completed')),
+    strategies, { timeout: 15000 });
+  await checkLivePanels('after a reload');
+
+  // A run of another count, started through the API: the charts now show its plan alone and name the strategies that
+  // have no run under it; the suite's plan is one pick away.
+  const otherCount = count + 10;
+  const started = await (await fetch(`${origin}/api/runs`, {
+    method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ strategy: strategies[0], count: otherCount }),
+  })).json();
+  let other = started;
+  const deadline = Date.now() + timeout;
+  while (other.state === 'Running' && Date.now() < deadline) {
+    await new Promise((resolve) => { setTimeout(resolve, 100); });
+    other = await getJson(`/api/runs/${started.id}`);
+  }
+  check(other.state === 'Completed', `the run of count ${otherCount} ended ${other.state}`);
+  await page.reload();
+  await page.waitForFunction((name) => JSON.stringify(Chart.getChart('chart-latest')?.data.labels) === JSON.stringify([name]), strategies[0], { timeout: 15000 })
+    .catch(() => failures.push(`chart-latest does not show the ${otherCount}-call run alone`));
+  const otherChart = await chartData('chart-latest');
+  same(otherChart.labels, [strategies[0]], `chart-latest strategies under ${otherCount} calls`);
+  same(otherChart.datasets.map((dataset) => dataset.data), [[other.stats.wallTimeMs], [other.stats.latency.p50Ms], [other.stats.latency.p99Ms]], `chart-latest under ${otherCount} calls`);
+  const otherWords = await planWords();
+  check(otherWords.length === 1 && otherWords[0].startsWith(`${otherCount} calls,`), `the captions do not name the ${otherCount}-call plan: ${JSON.stringify(otherWords)}`);
+  const missingLine = await page.textContent('#plan-missing');
+  check(strategies.slice(1).every((name) => missingLine.includes(name)) && !missingLine.includes(`${strategies[0]},`), `the plan line does not name the missing strategies: ${missingLine}`);
+  const groupOptions = await page.$$eval('#plan-group option', (options) => options.map((option) => option.textContent));
+  check(groupOptions.length === 2 && groupOptions[0].startsWith(`${otherCount} calls`) && groupOptions[1].startsWith(`${count} calls`), `the plan choices: ${JSON.stringify(groupOptions)}`);
+  await page.selectOption('#plan-group', { index: 1 });
+  await page.waitForFunction((n) => Chart.getChart('chart-latest').data.labels.length === n, strategies.length, { timeout: 10000 });
+  same((await chartData('chart-latest')).datasets[0].data, latest.map((run) => run.stats.wallTimeMs), `chart-latest after picking the ${count}-call plan again`);
+  same(await planWords(), suiteWords, `the captions after picking the ${count}-call plan again`);
+
   const rows = await page.$$('#history-table tbody tr');
   check(rows.length >= strategies.length, `the history table has ${rows.length} rows`);
   await shoot('dashboard-after-run.png');
@@ -156,13 +226,25 @@ try {
   await page.waitForSelector('#comparison table', { timeout: 10000 });
   const [newer, older] = (await getJson('/api/runs?limit=2')).runs;
   const expected = await getJson(`/api/runs/compare?baseline=${older.id}&candidate=${newer.id}`);
-  const shownRatios = await page.$$eval('#comparison tbody tr', (trs) => trs.map((tr) => tr.lastElementChild.textContent));
+  const shownRatios = await page.$$eval('#comparison tbody td.ratio', (cells) => cells.map((cell) => cell.textContent));
   same(shownRatios.length, expected.metrics.length, 'comparison rows');
   expected.metrics.forEach((metric, index) => check(
     metric.ratio === null ? shownRatios[index] === '—' : shownRatios[index]?.startsWith(metric.ratio.toFixed(metric.ratio < 10 ? 2 : 1)),
     `comparison ${metric.metric}: the page shows ${shownRatios[index]}, the API's ratio is ${metric.ratio}`));
+  // The two newest runs are of different counts: the comparison says so, names the difference, and calls neither better.
+  const warning = await page.textContent('#comparison .plan-warning').catch(() => '');
+  check(warning.includes(`count ${count} vs ${otherCount}`), `the comparison of two plans does not name the difference: ${warning}`);
+  check(shownRatios.every((text) => !/better|worse/.test(text)), `the comparison of two plans calls one better: ${shownRatios.join(', ')}`);
   await page.$eval('#comparison', (region) => region.scrollIntoView());
   await shoot('dashboard-comparison.png');
+  // Two runs of the suite: the same plan, no warning, and better or worse again.
+  for (const box of await page.$$('#history-table tbody input[type=checkbox]:checked')) await box.uncheck();
+  await page.check('#history-table tbody tr:nth-child(2) input[type=checkbox]');
+  await page.check('#history-table tbody tr:nth-child(3) input[type=checkbox]');
+  await page.click('#compare');
+  await page.waitForFunction(() => document.querySelector('#comparison')?.dataset.differences === '' && !document.querySelector('#comparison .plan-warning'), null, { timeout: 10000 })
+    .catch(() => failures.push('two runs of one plan are compared with a warning'));
+  check(/better|worse/.test(await page.textContent('#comparison tbody')), 'two runs of one plan are compared without better or worse');
 
   // Export: both links answer the right type and a file name, and a click downloads.
   const links = await page.$$eval('#history-table tbody tr:first-child a', (anchors) => anchors.map((anchor) => anchor.getAttribute('href')));
@@ -209,6 +291,31 @@ try {
   await page.waitForFunction(() => Chart.getChart('chart-latest')?.data.datasets.length > 0, null, { timeout: 15000 });
   check(await page.isChecked('#large-type'), 'large type did not persist across a reload');
   await shoot('dashboard-large-type.png');
+
+  // A projector: 1024×768 in large type. The page does not scroll sideways; the tables scroll in their own boxes with
+  // their key columns in sight.
+  await page.setViewportSize({ width: 1024, height: 768 });
+  const fitsPage = () => document.documentElement.scrollWidth <= document.documentElement.clientWidth;
+  if (!(await page.waitForFunction(fitsPage, null, { timeout: 5000 }).then(() => true, () => false))) {
+    failures.push(`in large type the page is ${await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)} px wider than a 1024×768 window`);
+  }
+  for (const box of await page.$$('#history-table tbody input[type=checkbox]:checked')) await box.uncheck();
+  await page.check('#history-table tbody tr:nth-child(1) input[type=checkbox]');
+  await page.check('#history-table tbody tr:nth-child(2) input[type=checkbox]');
+  await page.click('#compare');
+  await page.waitForSelector('#comparison table', { timeout: 10000 });
+  const outside = await page.evaluate(() => {
+    const columns = [['#history-table', ['Pick', 'Strategy', 'State', 'Wall ms']], ['#comparison table', ['Figure', 'Ratio', 'Baseline (older)', 'Candidate (newer)']]];
+    return columns.flatMap(([table, names]) => names.filter((name) => {
+      const cell = [...document.querySelectorAll(`${table} thead th`)].find((th) => th.textContent.trim() === name);
+      const box = cell?.getBoundingClientRect();
+      return !box || box.width === 0 || box.left < 0 || box.right > document.documentElement.clientWidth;
+    }).map((name) => `${table} ${name}`));
+  });
+  check(outside.length === 0, `at 1024×768 in large type these key columns are cut off: ${outside.join(', ')}`);
+  check(await page.evaluate(fitsPage), 'the comparison in large type makes the page wider than a 1024×768 window');
+  await shoot('dashboard-1024-large.png');
+  await page.setViewportSize({ width: 1440, height: 900 });
   await page.uncheck('#large-type');
 
   // The Protocols part: a small comparison started from the page, its charts and sentence held against the API's.

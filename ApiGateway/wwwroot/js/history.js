@@ -3,8 +3,15 @@
 import { api, showError } from './api.js';
 import { colourOf, showSeries } from './charts.js';
 import { dateTime, el, ms, whole } from './format.js';
+import { planDifferences, planWords } from './plans.js';
 
 const picked = new Map();
+// Whether a run ran under its strategy's own load (plans.js planContext), from the runs the page last grouped.
+let ownLoad = () => false;
+
+export function usePlans(context) {
+  ownLoad = context;
+}
 
 export async function loadHistory() {
   const page = await api('/api/runs?limit=50');
@@ -13,7 +20,7 @@ export async function loadHistory() {
   for (const id of picked.keys()) if (!stillThere.has(id)) picked.delete(id);
   body.replaceChildren(...page.runs.map(row));
   if (page.runs.length === 0) {
-    body.append(el('tr', {}, [el('td', { text: 'No runs yet: start one above.', attrs: { colspan: '14' } })]));
+    body.append(el('tr', {}, [el('td', { text: 'No runs yet: start one above.', attrs: { colspan: '15' } })]));
   }
   updateCompareButton();
   return page.runs;
@@ -42,19 +49,21 @@ function row(run) {
     text: 'Report',
     attrs: { href: `/api/runs/${run.id}/report`, download: '', 'aria-label': `Download the ${run.plan.strategy} run as an HTML report that opens offline` },
   }));
+  // The key columns first, so a narrow window (a projector in large type) shows them before the box scrolls.
   tr.append(
     el('td', {}, [pick]),
-    el('td', {}, [swatch, run.plan.strategy]),
+    el('th', { attrs: { scope: 'row' } }, [swatch, run.plan.strategy]),
     el('td', { text: run.state, className: `state-${run.state}`, attrs: run.error ? { title: run.error } : {} }),
-    el('td', { text: whole(run.plan.count), className: 'num' }),
     el('td', { text: ms(stats?.wallTimeMs), className: 'num' }),
     el('td', { text: whole(stats?.throughputPerSecond), className: 'num' }),
     el('td', { text: ms(stats?.latency?.p50Ms), className: 'num' }),
     el('td', { text: ms(stats?.latency?.p99Ms), className: 'num' }),
-    el('td', { text: whole(stats?.connectionsUsed), className: 'num' }),
-    el('td', { text: whole(stats?.failed), className: 'num' }),
+    el('td', { text: whole(run.plan.count), className: 'num' }),
+    el('td', { text: planWords(run, ownLoad), className: 'plan' }),
+    el('td', { text: whole(stats?.failed), className: 'num minor' }),
+    el('td', { text: whole(stats?.connectionsUsed), className: 'num minor' }),
     verdictCell(run),
-    el('td', { text: dateTime(run.startedAt) }),
+    el('td', { text: dateTime(run.startedAt), className: 'minor' }),
     el('td', {}, [overTime(run)]),
     el('td', {}, exports),
   );
@@ -80,7 +89,7 @@ function overTime(run) {
 /** Reads each run with its time series (lists leave series out) and draws them on the over-time chart. */
 export async function showRunsOverTime(ids) {
   const runs = await Promise.all(ids.map((id) => api(`/api/runs/${id}`)));
-  showSeries(runs);
+  showSeries(runs, runs.length ? planWords(runs[0], ownLoad) : '');
   return runs;
 }
 
@@ -90,31 +99,45 @@ function updateCompareButton() {
   button.textContent = picked.size === 2 ? 'Compare the two picked runs' : `Compare (pick two runs; ${picked.size} picked)`;
 }
 
-/** The older run is the baseline, so a ratio reads "how the newer run did against the older". */
+/**
+ * The older run is the baseline, so a ratio reads "how the newer run did against the older". Two runs of different
+ * plans get a warning that names each difference, and their ratios say neither better nor worse.
+ */
 export async function comparePicked() {
   const [baseline, candidate] = [...picked.values()].sort((a, b) => a.startedAt.localeCompare(b.startedAt));
   const result = await api(`/api/runs/compare?baseline=${baseline.id}&candidate=${candidate.id}`);
   const region = document.getElementById('comparison');
   const name = (run) => `${run.plan.strategy} (${dateTime(run.startedAt)})`;
+  const differences = planDifferences(result.baseline, result.candidate, ownLoad);
+  const plans = differences.length
+    ? el('p', { className: 'plan-warning', attrs: { role: 'note' } }, [
+      el('strong', { text: 'Different plans — not a fair comparison: ' }),
+      `${differences.join('; ')}. The ratios below only describe; neither run is called better or worse.`,
+    ])
+    : el('p', { className: 'hint', text: `Same plan: ${planWords(result.baseline, ownLoad)}.` });
   region.replaceChildren(
     el('h3', { text: `${name(result.candidate)} against ${name(result.baseline)}` }),
-    el('table', {}, [
-      el('thead', {}, [el('tr', {}, ['Figure', 'Unit', 'Baseline (older)', 'Candidate (newer)', 'Ratio'].map((text) => el('th', { text, attrs: { scope: 'col' } })))]),
-      el('tbody', {}, result.metrics.map(metricRow)),
+    plans,
+    el('div', { className: 'table-box' }, [
+      el('table', { className: 'comparison-table' }, [
+        el('thead', {}, [el('tr', {}, ['Figure', 'Ratio', 'Baseline (older)', 'Candidate (newer)'].map((text) => el('th', { text, attrs: { scope: 'col' } })))]),
+        el('tbody', {}, result.metrics.map((metric) => metricRow(metric, differences.length === 0))),
+      ]),
     ]),
   );
+  region.dataset.differences = differences.join('; ');
   region.focus();
 }
 
-function metricRow(metric) {
-  const verdict = metric.ratio === null || metric.better === 'neither' || metric.ratio === 1 ? ''
+/** Ratio second, after its figure: the key column stays in sight in a narrow window. */
+function metricRow(metric, comparable) {
+  const verdict = !comparable || metric.ratio === null || metric.better === 'neither' || metric.ratio === 1 ? ''
     : (metric.better === 'lower') === (metric.ratio < 1) ? 'better' : 'worse';
   const ratio = metric.ratio === null ? '—' : `${metric.ratio.toFixed(metric.ratio < 10 ? 2 : 1)}×${verdict ? ` (${verdict})` : ''}`;
   return el('tr', {}, [
-    el('th', { text: metric.metric, attrs: { scope: 'row' } }),
-    el('td', { text: metric.unit }),
+    el('th', { text: `${metric.metric} (${metric.unit})`, attrs: { scope: 'row' } }),
+    el('td', { text: ratio, className: `num ratio${verdict ? ` ratio-${verdict}` : ''}` }),
     el('td', { text: ms(metric.baseline), className: 'num' }),
     el('td', { text: ms(metric.candidate), className: 'num' }),
-    el('td', { text: ratio, className: `num${verdict ? ` ratio-${verdict}` : ''}` }),
   ]);
 }

@@ -1,17 +1,22 @@
-// Wires the page: the run form, the live stream, and reloading every chart from the API when a run ends.
+// Wires the page: the run form, the live panels, and reloading every chart from the API when a run ends.
 
 import { api, clearErrors, showError } from './api.js';
-import { addLivePoint, addRunPoint, assignColours, createCharts, resetLive, setLargeType, showHistory, showLatest } from './charts.js';
+import { assignColours, createCharts, setLargeType, showHistory, showLatest } from './charts.js';
 import { createProtocolCharts } from './protocol-charts.js';
 import { initProtocols } from './protocols.js';
-import { comparePicked, loadHistory, showRunsOverTime } from './history.js';
+import { comparePicked, loadHistory, showRunsOverTime, usePlans } from './history.js';
 import { doneFraction, progressText } from './live.js';
+import { addLivePoint, resumeRun, showLivePanels, showStoredRun } from './live-panels.js';
+import { groupByPlan, learnDefaultLoads, planContext, planWords } from './plans.js';
 import { workPanel } from './panel.js';
 import { el, ms, time } from './format.js';
 
 const $ = (id) => document.getElementById(id);
 const largeTypeKey = 'grpcbp.largeType';
+// The history the plan groups are made from: enough for a workshop's day of runs.
+const groupedRuns = 500;
 let strategies = [];
+let groups = [];
 const panel = workPanel({ root: document.body, status: 'status', start: 'start', cancel: 'cancel' });
 const say = panel.say;
 
@@ -21,19 +26,21 @@ async function init() {
   initLargeType();
   // The Protocols part stands on its own API (workloads, comparisons), so it loads beside the strategies, not after them.
   initProtocols().catch(showError);
-  resetLive();
   $('run-form').addEventListener('submit', (event) => {
     event.preventDefault();
     start().catch(panel.fail);
   });
   $('cancel').addEventListener('click', () => panel.cancel().catch(showError));
   $('compare').addEventListener('click', () => comparePicked().catch(showError));
-  $('history-strategy').addEventListener('change', () => loadStrategyHistory().catch(showError));
+  $('history-strategy').addEventListener('change', () => showGroup(currentGroup()));
+  $('plan-group').addEventListener('change', () => showGroup(currentGroup()));
   $('load').addEventListener('change', showLoadFields);
   showLoadFields();
 
   try {
-    strategies = (await api('/api/strategies')).map((strategy) => strategy.name);
+    const list = await api('/api/strategies');
+    strategies = list.map((strategy) => strategy.name);
+    learnDefaultLoads(list);
   } catch (failure) {
     panel.fail(failure);
     return;
@@ -41,7 +48,8 @@ async function init() {
   assignColours(strategies);
   $('strategy').append(...strategies.map((name) => el('option', { text: name, attrs: { value: name } })));
   $('history-strategy').append(...strategies.map((name) => el('option', { text: name, attrs: { value: name } })));
-  await refresh().catch(showError);
+  const newest = await refresh().catch(showError);
+  await resume(newest).catch(showError);
 }
 
 function initLargeType() {
@@ -98,7 +106,6 @@ async function start() {
   say('Starting…');
   $('progress').value = 0;
   $('report-link').hidden = true;
-  resetLive();
 
   let view;
   try {
@@ -107,34 +114,68 @@ async function start() {
     panel.setBusy(false);
     throw failure;
   }
-  const startedAt = performance.now();
-  const seconds = () => (performance.now() - startedAt) / 1000;
+  showLivePanels(kind === 'suites' ? view.strategies : [strategy], liveWords(kind, view, !plan.load && plan.concurrency === undefined));
   say(`Connecting to the live stream of ${kind === 'suites' ? `${view.strategies.length} strategies` : strategy}…`);
+  followWork(kind, view);
+}
+
+/** The live panel's title: a suite that left Load and Concurrency empty ran each strategy under its own load. */
+function liveWords(kind, view, ownLoad) {
+  return planWords({ plan: view.plan }, () => kind === 'suites' && ownLoad);
+}
+
+/** Follows a run or suite (just started, or found running after a reload) until it ends. */
+function followWork(kind, view) {
+  const plan = view.plan;
   panel.follow(kind, view.id, 'run', {
-    progress: (data) => onProgress(kind === 'suites' ? data : { strategy, index: 1, of: 1, progress: data }, seconds()),
+    progress: (data) => onProgress(kind === 'suites' ? data : { runId: view.id, strategy: plan.strategy, index: 1, of: 1, progress: data }, plan),
     run: (run) => {
-      addRunPoint(run, seconds());
+      showStored(run).catch(showError);
       say(`${run.plan.strategy} ${run.state.toLowerCase()}: ${ms(run.stats?.wallTimeMs)} ms wall time${run.error ? ` — ${run.error}` : ''}.`);
     },
     final: (final) => {
-      if (kind === 'runs') addRunPoint(final, seconds());
-      finish(kind, final).catch(panel.fail);
+      const shown = kind === 'runs' ? showStored(final) : Promise.resolve();
+      shown.then(() => finish(kind, final)).catch(panel.fail);
     },
   });
 }
 
-function onProgress({ strategy, index, of, progress }, seconds) {
+/** An ended run's panel shows its stored series: the same a reload shows. Events and lists may leave the series out. */
+async function showStored(run) {
+  showStoredRun(run.series || run.state === 'Running' ? run : await api(`/api/runs/${run.id}`));
+}
+
+/**
+ * After a reload: the live panels of the newest strategy run or suite, from the history, and following it if it still
+ * runs. newest: the newest strategy run (refresh's answer).
+ */
+async function resume(newest) {
+  if (!newest) return;
+  const suite = newest.suiteId ? await api(`/api/suites/${newest.suiteId}`) : null;
+  const kind = suite ? 'suites' : 'runs';
+  const view = suite ?? await api(`/api/runs/${newest.id}`);
+  const runs = suite ? suite.runs : [view];
+  showLivePanels(suite ? suite.strategies : [view.plan.strategy],
+    liveWords(kind, view, suite !== null && planContext(runs)({ ...newest, suiteId: suite.id })));
+  await Promise.all(runs.map((run) => (run.state === 'Running' ? resumeRun(run.plan.strategy, run.id) : showStored(run))));
+  if (view.state !== 'Running') return;
+  panel.setBusy(true);
+  panel.setState('running');
+  say(`Following the ${suite ? 'suite' : 'run'} that was running before the page reloaded…`);
+  followWork(kind, view);
+}
+function onProgress({ runId, strategy, index, of, progress }, plan) {
   $('progress').value = doneFraction(index, of, progress);
   const where = of > 1 ? `Strategy ${index} of ${of}: ${strategy}` : strategy;
   panel.progress(`${where} — ${progressText(progress)}`);
-  if (progress.phase !== 'Starting') addLivePoint(strategy, seconds, progress);
+  if (progress.phase !== 'Starting') addLivePoint(strategy, runId, progress, plan);
 }
 
 async function finish(kind, final) {
   panel.ended();
   $('progress').value = final.state === 'Completed' ? 1 : $('progress').value;
   const what = kind === 'suites' ? `All ${final.strategies.length} strategies` : final.plan.strategy;
-  await refresh();
+  await refresh({ keep: false });
   // The time series of what just ran, read back from the history (the same a reload shows).
   await showRunsOverTime(kind === 'suites' ? final.runs.map((run) => run.id) : [final.id]);
   const verdict = verdictText(kind === 'suites' ? final.runs : [final]);
@@ -167,24 +208,43 @@ function verdictText(runs) {
     (failed.length ? `; failed: ${failed.map((result) => `${several ? `${result.strategy} ` : ''}${result.threshold} (${result.measured === null ? 'not measured' : `${ms(result.measured)} ${result.unit}`})`).join(', ')}.` : '.');
 }
 
-/** Charts 1–4 and the table, all from the API: the latest completed run of each strategy and the history. */
-async function refresh() {
-  const latest = await latestRuns();
-  showLatest(latest);
-  await Promise.all([loadStrategyHistory(), loadHistory()]);
+/**
+ * Charts 1–4 and the table, all from the API. The charts show one plan's runs: the group of the newest completed run
+ * unless one was picked and still has runs (keep: keep the pick). Returns the newest strategy run, if any.
+ */
+async function refresh({ keep = true } = {}) {
+  const [page] = await Promise.all([api(`/api/runs?limit=${groupedRuns}`), loadHistory()]);
+  // Workload runs (the Protocols part) have charts of their own.
+  const runs = page.runs.filter((run) => strategies.includes(run.plan.strategy) && !run.plan.workload);
+  const ownLoad = planContext(runs);
+  usePlans(ownLoad);
+  groups = groupByPlan(runs.filter((run) => run.state === 'Completed' && run.stats), ownLoad);
+  const select = $('plan-group');
+  const picked = keep ? select.value : '';
+  select.replaceChildren(...groups.map((group) => el('option', {
+    text: `${group.words} (${group.runs.length} run${group.runs.length === 1 ? '' : 's'})`,
+    attrs: { value: group.key },
+  })));
+  if (groups.some((group) => group.key === picked)) select.value = picked;
+  showGroup(currentGroup());
+  return runs[0];
 }
 
-async function latestRuns() {
-  const pages = await Promise.all(strategies.map((name) => api(`/api/runs?strategy=${encodeURIComponent(name)}&limit=20`)));
-  return pages.map((page) => page.runs.find((run) => run.state === 'Completed' && run.stats)).filter(Boolean);
-}
+const currentGroup = () => groups.find((group) => group.key === $('plan-group').value) ?? groups[0];
 
-async function loadStrategyHistory() {
+/** Charts 1–4 for one plan group: each strategy's newest run under it, the missing named, the picked strategy over time. */
+function showGroup(group) {
+  const runs = group?.runs ?? [];
+  const latest = strategies.map((name) => runs.find((run) => run.plan.strategy === name)).filter(Boolean);
+  const missing = strategies.filter((name) => !latest.some((run) => run.plan.strategy === name));
+  const words = group?.words ?? 'no completed run yet';
+  document.querySelectorAll('.plan-words').forEach((span) => { span.textContent = words; });
+  $('plan-missing').textContent = !group ? 'No completed run yet: start one above.'
+    : missing.length ? `No run under this plan: ${missing.join(', ')}. Run ${missing.length === 1 ? 'it' : 'them'} with these settings to see ${missing.length === 1 ? 'it' : 'them'} here; runs of other plans are not mixed in.`
+      : 'Every strategy has a run under this plan.';
+  showLatest(group, latest, missing);
   const strategy = $('history-strategy').value;
-  if (!strategy) return;
-  const page = await api(`/api/runs?strategy=${encodeURIComponent(strategy)}&limit=50`);
-  const runs = page.runs.filter((run) => run.state === 'Completed' && run.stats).reverse();
-  showHistory(strategy, runs, time);
+  if (strategy) showHistory(strategy, runs.filter((run) => run.plan.strategy === strategy).reverse(), time);
 }
 
 init();

@@ -1,7 +1,7 @@
 // The Protocols part's charts: one bar chart per figure, every contender side by side under its own label, each bar the
 // median over the repetitions and a whisker from the smallest to the largest repetition.
 
-import { axis, create } from './charts.js';
+import { axis, create, striped } from './charts.js';
 import { ms } from './format.js';
 
 // Okabe–Ito, one colour per API (what the service counts a call under); TLS bars are striped, so security reads without colour.
@@ -70,6 +70,8 @@ export function createProtocolCharts() {
       type: 'bar',
       data: { labels: [], datasets: [] },
       plugins: [whiskers],
+      // The medians and ranges are in the table under the charts; a label would sit on the whisker.
+      valueLabels: false,
       options: {
         plugins: {
           legend: {
@@ -145,29 +147,4 @@ function fill(name, style) {
   const colour = colourOfApi(api);
   const background = { solid: colour, light: `${colour}66`, outline: '#ffffff' }[style];
   return tls ? striped(background, style === 'outline' ? `${colour}aa` : '#ffffff') : background;
-}
-
-const patterns = new Map();
-
-/** Diagonal stripes over a background, made once per pair of colours. */
-function striped(background, stripe) {
-  const key = `${background}/${stripe}`;
-  if (!patterns.has(key)) {
-    const tile = document.createElement('canvas');
-    tile.width = 8;
-    tile.height = 8;
-    const context = tile.getContext('2d');
-    context.fillStyle = background;
-    context.fillRect(0, 0, 8, 8);
-    context.strokeStyle = stripe;
-    context.lineWidth = 2;
-    context.beginPath();
-    for (const offset of [-8, 0, 8]) {
-      context.moveTo(offset, 8);
-      context.lineTo(offset + 8, 0);
-    }
-    context.stroke();
-    patterns.set(key, context.createPattern(tile, 'repeat'));
-  }
-  return patterns.get(key);
 }

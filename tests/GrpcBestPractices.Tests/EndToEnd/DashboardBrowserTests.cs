@@ -5,7 +5,8 @@ namespace GrpcBestPractices.Tests.EndToEnd;
 
 /// <summary>
 /// The chart page in a real browser: headless Chromium runs "all" and a small protocol comparison through the page and
-/// checks every chart against the API (tests/browser/dashboard.mjs). Its own service, with all three listeners, and
+/// checks every chart against the API (tests/browser/dashboard.mjs): one plan's runs at a time, the live panels before and
+/// after a reload, Compare's warning for two plans, and the page at 1024×768 in large type. Its own service, with all three listeners, and
 /// gateway, so the history holds only what the page ran.
 /// </summary>
 public sealed class DashboardBrowserTests(ITestOutputHelper output)

@@ -168,7 +168,7 @@ public static class LessonList
     private static LessonArm StrategyArm(string strategy, string label, string setup, int count, int warmup, int delayMs = 0) =>
         new(strategy, label, setup)
         {
-            Run = new RunPlanInput(strategy, Count(count), Warmup: Count(warmup), DelayMs: Count(delayMs)),
+            Run = new RunPlanInput(strategy, Count(count), Warmup: Count(warmup), DelayMs: Count(delayMs), IncludeStatuses: "false"),
         };
 
     private static LessonArm WorkloadArm(string name, string label, string setup, string workload, string contenderName, int count, int warmup, ConnectionUse? connection = null)
@@ -177,7 +177,7 @@ public static class LessonList
         return new LessonArm(name, label, setup)
         {
             Contender = contender,
-            Run = contender.Into(new RunPlanInput(null, Count(count), Warmup: Count(warmup))
+            Run = contender.Into(new RunPlanInput(null, Count(count), Warmup: Count(warmup), IncludeStatuses: "false")
             {
                 Workload = workload,
                 Connection = connection is { } use ? WireNames<ConnectionUse>.Name(use) : null,

@@ -68,7 +68,7 @@ public static class EngineWarmup
         var calls = UnaryCalls.ToString(System.Globalization.CultureInfo.InvariantCulture);
         foreach (var strategy in StrategyList.All)
         {
-            yield return (strategy.Info.Name, new RunPlanInput(strategy.Info.Name, calls));
+            yield return (strategy.Info.Name, new RunPlanInput(strategy.Info.Name, calls, IncludeStatuses: "false"));
         }
 
         foreach (var (workload, contenderName, connection) in WarmedContenders)
@@ -76,7 +76,7 @@ public static class EngineWarmup
             var contender = ContenderList.Find(contenderName)!;
             if (WorkloadTargets.Check(contender, options, out _))
             {
-                yield return ($"{workload} on {contender.Name}", contender.Into(new RunPlanInput(null, ContenderCalls.ToString(System.Globalization.CultureInfo.InvariantCulture))
+                yield return ($"{workload} on {contender.Name}", contender.Into(new RunPlanInput(null, ContenderCalls.ToString(System.Globalization.CultureInfo.InvariantCulture), IncludeStatuses: "false")
                 {
                     Workload = workload,
                     Connection = connection,

@@ -72,7 +72,7 @@ public static class LessonsMode
             }
         }
 
-        Write(console, outcomes);
+        Write(console, output, outcomes);
         var exitCode = interrupt.Signal is not null ? ExitCodes.Interrupted
             : outcomes.Any(outcome => outcome.Experiment.State != RunState.Completed) ? ExitCodes.NotCompleted
             : outcomes.All(outcome => outcome.Verdicts[0] is { Agrees: true, BeyondNoise: true }) ? ExitCodes.Passed
@@ -95,7 +95,7 @@ public static class LessonsMode
     }
 
     /// <summary>One row per claim, the headline first in each lesson: what a presenter checks before the workshop.</summary>
-    private static void Write(IAnsiConsole console, IReadOnlyList<LessonOutcome> outcomes)
+    private static void Write(IAnsiConsole console, TextWriter output, IReadOnlyList<LessonOutcome> outcomes)
     {
         var table = new Table().AddColumns("Lesson", "Claim", "Expected", "Measured ratio (range)", "Agrees", "Beyond noise");
         foreach (var outcome in outcomes)
@@ -116,7 +116,8 @@ public static class LessonsMode
         foreach (var outcome in outcomes)
         {
             var ended = outcome.Experiment.State == RunState.Completed ? "" : $" The experiment {outcome.Experiment.State.ToString().ToLowerInvariant()}: {outcome.Experiment.Error}";
-            console.WriteLine($"{outcome.Number} {outcome.Title}: {outcome.Verdicts[0].Sentence}{ended}");
+            // Written as it is, not through the console, which would wrap a long sentence.
+            output.WriteLine($"{outcome.Number} {outcome.Title}: {outcome.Verdicts[0].Sentence}{ended}");
         }
     }
 

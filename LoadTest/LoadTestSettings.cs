@@ -141,7 +141,7 @@ public sealed record LoadTestSettings(
         var list = new List<RunPlan>();
         foreach (var name in isSuite ? StrategyList.Names : [strategy!])
         {
-            if (!RunPlanRules.TryCreate(input with { Strategy = name }, limits, StrategyList.Names, out var plan, out error))
+            if (!RunPlanRules.TryCreate(input with { Strategy = name, SharedBy = isSuite ? StrategyList.Names : [] }, limits, StrategyList.Names, out var plan, out error))
             {
                 error = isSuite ? $"For {name}: {error}" : error;
                 return false;

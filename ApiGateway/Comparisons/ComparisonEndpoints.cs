@@ -3,6 +3,7 @@ using ApiGateway.Configuration;
 using ApiGateway.Endpoints;
 using ApiGateway.Errors;
 using ApiGateway.History;
+using ApiGateway.OpenApi;
 using ApiGateway.Runs;
 using LoadEngine;
 using LoadEngine.Protocols;
@@ -19,29 +20,38 @@ public static class ComparisonEndpoints
 {
     private const int MaxPageSize = 100;
 
+    private static readonly RouteParameter Limit = RouteParameter.Whole("limit", 1, MaxPageSize, 20, "How many comparisons to list, newest first.");
+
+    private static readonly RouteParameter Offset = RouteParameter.Whole("offset", 0, int.MaxValue, 0, "How many of the newest comparisons to skip, to page back.");
+
+    private static readonly RouteParameters ListParameters = new([Limit, Offset]);
+
+    private static readonly RouteParameters OneComparison = new([RouteParameter.RunId("comparison")]);
+
     public static IEndpointRouteBuilder MapComparisonEndpoints(this IEndpointRouteBuilder app)
     {
-        var limits = RunApiEndpoints.DescribeLimitsOf(app);
+        var limits = RunApiEndpoints.LimitsOf(app);
         var comparisons = app.MapGroup("/api/comparisons").WithTags("Protocols");
         comparisons.MapPost("/", StartAsync)
             .Accepts<ComparisonRequestBody>("application/json")
             .WithSummary("Compare contenders on one workload: each runs once per repetition, interleaved; 202 with the comparison's id and links.")
-            .WithDescription(DescribeStart(limits))
-            .ProducesProblem(StatusCodes.Status400BadRequest).ProducesProblem(StatusCodes.Status429TooManyRequests);
+            .WithDescription(DescribeStart(RunParameters.Describe(limits)))
+            .WithBody(RunRequestReader.Comparison, "/api/comparisons", app)
+            .ProducesProblem(ProblemResponses.TooManyRuns(limits.MaxRunsInFlight));
         comparisons.MapGet("/", ListAsync)
             .WithSummary("The comparisons, newest first, each with its summary and sentence.")
-            .WithDescription($"limit: 1 to {MaxPageSize}, default 20. offset: 0 or more, default 0. GET /api/comparisons?limit=1 is the latest.")
-            .ProducesProblem(StatusCodes.Status400BadRequest);
+            .WithDescription($"{ListParameters.Describe()} GET /api/comparisons?limit=1 is the latest.")
+            .WithParameters(ListParameters);
         comparisons.MapGet("/{id:guid}", GetAsync)
             .WithSummary("One comparison: its schedule and runs, the summary per contender, the ranking and the sentence.")
             .WithDescription(DescribeView())
-            .ProducesProblem(StatusCodes.Status404NotFound);
+            .WithParameters(OneComparison).ProducesProblem(NotFound(ProblemResponses.ExampleId));
         comparisons.MapPost("/{id:guid}/cancel", CancelAsync)
             .WithSummary("Cancel a comparison: the current run is cancelled and no further run starts; no contender is then named fastest.")
-            .ProducesProblem(StatusCodes.Status404NotFound);
+            .WithParameters(OneComparison).ProducesProblem(NotFound(ProblemResponses.ExampleId));
         comparisons.MapGet("/{id:guid}/events", EventsAsync)
             .WithSummary("Server-Sent Events: 'progress' of the current run (with its contender, and which run of how many), 'run' when each run ends, then 'final' with the comparison.")
-            .ProducesProblem(StatusCodes.Status404NotFound);
+            .WithParameters(OneComparison).ProducesProblem(NotFound(ProblemResponses.ExampleId));
         return app;
     }
 
@@ -81,8 +91,7 @@ public static class ComparisonEndpoints
 
     private static async Task<Results<Ok<ComparisonPage>, ProblemHttpResult>> ListAsync(string? limit, string? offset, RunCoordinator coordinator, IRunStore store)
     {
-        if (!RunPlanRules.TryWhole(limit, "limit", 1, MaxPageSize, 20, out var take, out var error)
-            || !RunPlanRules.TryWhole(offset, "offset", 0, int.MaxValue, 0, out var skip, out error))
+        if (!Limit.TryWhole(limit, out var take, out var error) || !Offset.TryWhole(offset, out var skip, out error))
         {
             return ProblemResponses.InvalidParameters(error);
         }

@@ -3,6 +3,7 @@ using System.Runtime.CompilerServices;
 using ApiGateway.Configuration;
 using ApiGateway.Errors;
 using ApiGateway.History;
+using ApiGateway.OpenApi;
 using ApiGateway.Runs;
 using LoadEngine;
 using LoadEngine.Protocols;
@@ -17,9 +18,31 @@ public static class RunApiEndpoints
 {
     private const int MaxPageSize = 500;
 
+    private static readonly RouteParameter Limit = RouteParameter.Whole("limit", 1, MaxPageSize, 50, "How many runs to list, newest first.");
+
+    private static readonly RouteParameter Offset = RouteParameter.Whole("offset", 0, int.MaxValue, 0, "How many of the newest runs to skip, to page back.");
+
+    private static readonly RouteParameters ListParameters = new(
+    [
+        RouteParameter.OneOf("strategy", [.. StrategyList.Names, .. ContenderList.Names], null,
+            "Only that strategy's runs (or a contender's, for workload runs). Left out, every run."),
+        Limit,
+        Offset,
+    ]);
+
+    private static readonly RouteParameters CompareParameters = new(
+    [
+        new RouteParameter("baseline", ParameterType.Guid, "The id of the finished run to compare against, from GET /api/runs.") { Required = true, Example = ProblemResponses.ExampleId },
+        new RouteParameter("candidate", ParameterType.Guid, "The id of the finished run compared with it; ratios are candidate ÷ baseline.") { Required = true, Example = ProblemResponses.ExampleId },
+    ]);
+
+    private static readonly RouteParameters OneRun = new([RouteParameter.RunId("run")]);
+
+    private static readonly RouteParameters OneSuite = new([RouteParameter.RunId("suite")]);
+
     public static IEndpointRouteBuilder MapRunApi(this IEndpointRouteBuilder app)
     {
-        var limits = DescribeLimitsOf(app);
+        var limits = LimitsOf(app);
         var api = app.MapGroup("/api");
 
         api.MapGet("/strategies", () => StrategyList.All.Select(strategy => new
@@ -27,7 +50,8 @@ public static class RunApiEndpoints
                 strategy.Info.Name, strategy.Info.Group, strategy.Info.Route, strategy.Info.Summary, strategy.Info.Lesson, strategy.Info.Link,
                 DefaultLoad = RunPlanRules.Name(strategy.Info.DefaultLoad),
             }))
-            .WithTags("Strategies").WithSummary("Every client strategy: its name, chapter route, lesson, the matching section of Microsoft's guide, and the load it runs under by default.");
+            .WithTags("Strategies").WithSummary("Every client strategy: its name, chapter route, lesson, the matching section of Microsoft's guide, and the load it runs under by default.")
+            .WithParameters(RouteParameters.None);
 
         var runs = api.MapGroup("/runs").WithTags("Runs");
         runs.MapPost("/", StartRunAsync)
@@ -35,40 +59,45 @@ public static class RunApiEndpoints
             .WithSummary("Start a run in the background; 202 with its id and Location.")
             .WithDescription($"Body: {{\"strategy\": \"client-wrapper\", \"count\": 1000, \"warmup\": 100}}, or an arrival rate: " +
                 $"{{\"strategy\": \"multiple-connections\", \"load\": \"open\", \"rate\": 2000, \"duration\": 10, \"thresholds\": [\"p99 < 5ms\", \"errorRate < 1%\"]}}, " +
-                $"or a ramp: {{\"strategy\": \"multiple-connections\", \"load\": \"ramping\", \"stages\": [{{\"duration\": 10, \"target\": 5000}}, {{\"duration\": 20, \"target\": 5000}}]}}. {limits} Per-call statuses are not kept for background runs.\n\n" +
+                $"or a ramp: {{\"strategy\": \"multiple-connections\", \"load\": \"ramping\", \"stages\": [{{\"duration\": 10, \"target\": 5000}}, {{\"duration\": 20, \"target\": 5000}}]}}. " +
+                $"{RunParameters.Describe(limits)} Per-call statuses are not kept for background runs.\n\n" +
                 DescribeWorkloadRuns())
-            .ProducesProblem(StatusCodes.Status400BadRequest).ProducesProblem(StatusCodes.Status429TooManyRequests);
+            .WithBody(RunRequestReader.Run, "/api/runs", app)
+            .ProducesProblem(ProblemResponses.TooManyRuns(limits.MaxRunsInFlight));
         runs.MapGet("/", ListRunsAsync)
             .WithSummary("The run history, newest first.")
-            .WithDescription($"strategy (optional): only that strategy's runs (or a contender's, for workload runs). limit: 1 to {MaxPageSize}, default 50. offset: 0 or more, default 0.")
-            .ProducesProblem(StatusCodes.Status400BadRequest);
+            .WithDescription(ListParameters.Describe())
+            .WithParameters(ListParameters);
         runs.MapGet("/compare", CompareAsync)
             .WithSummary("Two finished runs side by side, with ratios (candidate ÷ baseline).")
-            .WithDescription("baseline and candidate: run ids (GUIDs) of finished runs.")
-            .ProducesProblem(StatusCodes.Status400BadRequest).ProducesProblem(StatusCodes.Status404NotFound);
+            .WithDescription(CompareParameters.Describe())
+            .WithParameters(CompareParameters)
+            .ProducesProblem(ProblemResponses.NoSuchRun(ProblemResponses.ExampleId));
         runs.MapGet("/{id:guid}", GetRunAsync).WithSummary("One run: its plan, state, statistics, and live progress while it runs.")
-            .ProducesProblem(StatusCodes.Status404NotFound);
+            .WithParameters(OneRun).ProducesProblem(ProblemResponses.NoSuchRun(ProblemResponses.ExampleId));
         runs.MapDelete("/{id:guid}", DeleteRunAsync).WithSummary("Delete a run from the history (a running run is cancelled first).")
-            .ProducesProblem(StatusCodes.Status404NotFound);
+            .WithParameters(OneRun).ProducesProblem(ProblemResponses.NoSuchRun(ProblemResponses.ExampleId));
         runs.MapPost("/{id:guid}/cancel", CancelRunAsync).WithSummary("Cancel a running run; it is stored as cancelled with what it measured so far.")
-            .ProducesProblem(StatusCodes.Status404NotFound);
+            .WithParameters(OneRun).ProducesProblem(ProblemResponses.NoSuchRun(ProblemResponses.ExampleId));
         runs.MapGet("/{id:guid}/events", RunEventsAsync)
             .WithSummary("Server-Sent Events: 'progress' ten times a second (completed, errors, current throughput, rolling p50/p99; late and dropped sends under an arrival rate), then one 'final' with the stored run.")
-            .ProducesProblem(StatusCodes.Status404NotFound);
+            .WithParameters(OneRun).ProducesProblem(ProblemResponses.NoSuchRun(ProblemResponses.ExampleId));
 
         var suites = api.MapGroup("/suites").WithTags("Suites");
         suites.MapPost("/", StartSuiteAsync)
             .Accepts<SuiteRequestBody>("application/json")
             .WithSummary("Run every strategy (or those listed in 'strategies') in turn with the same plan, and compare them.")
-            .WithDescription($"Body: {{\"count\": 1000, \"strategies\": [\"client-wrapper\", \"streaming-call\"]}} (strategies optional: all). {limits}")
-            .ProducesProblem(StatusCodes.Status400BadRequest).ProducesProblem(StatusCodes.Status429TooManyRequests);
+            .WithDescription($"Body: {{\"count\": 1000, \"strategies\": [\"client-wrapper\", \"streaming-call\"]}} (strategies optional: all). " +
+                "Each strategy runs under its own load unless load names one; a concurrency then applies to those whose load uses it. " + RunParameters.Describe(limits))
+            .WithBody(RunRequestReader.Suite, "/api/suites", app)
+            .ProducesProblem(ProblemResponses.TooManyRuns(limits.MaxRunsInFlight));
         suites.MapGet("/{id:guid}", GetSuiteAsync).WithSummary("A suite, its runs, and each strategy's wall time against the fastest.")
-            .ProducesProblem(StatusCodes.Status404NotFound);
+            .WithParameters(OneSuite).ProducesProblem(ProblemResponses.NoSuchSuite(ProblemResponses.ExampleId));
         suites.MapPost("/{id:guid}/cancel", CancelSuiteAsync).WithSummary("Cancel a suite: the current run is cancelled and no further run starts.")
-            .ProducesProblem(StatusCodes.Status404NotFound);
+            .WithParameters(OneSuite).ProducesProblem(ProblemResponses.NoSuchSuite(ProblemResponses.ExampleId));
         suites.MapGet("/{id:guid}/events", SuiteEventsAsync)
             .WithSummary("Server-Sent Events: 'progress' of the current run (with its strategy), 'run' when each run ends, then 'final' with the suite.")
-            .ProducesProblem(StatusCodes.Status404NotFound);
+            .WithParameters(OneSuite).ProducesProblem(ProblemResponses.NoSuchSuite(ProblemResponses.ExampleId));
         return app;
     }
 
@@ -87,8 +116,7 @@ public static class RunApiEndpoints
         "stats.bytesReceivedPerCall (the client's sockets), stats.serviceAllocatedBytesPerCall and stats.serverSaw (the HTTP and TLS versions the service saw). " +
         "GET /api/workloads lists the workloads and the contenders this gateway can run.";
 
-    internal static string DescribeLimitsOf(IEndpointRouteBuilder app) =>
-        StrategyEndpoints.DescribeLimits(app.ServiceProvider.GetRequiredService<IOptions<RunLimitsOptions>>().Value);
+    internal static RunLimitsOptions LimitsOf(IEndpointRouteBuilder app) => app.ServiceProvider.GetRequiredService<IOptions<RunLimitsOptions>>().Value;
 
     private static async Task<Results<Accepted<RunRecord>, ProblemHttpResult>> StartRunAsync(
         HttpRequest http, RunCoordinator coordinator, IOptions<RunLimitsOptions> limits, IOptions<EngineOptions> engine)
@@ -100,7 +128,7 @@ public static class RunApiEndpoints
         }
 
         // Nobody waits on a background run's answer, so per-call statuses would only hold memory.
-        if (!RunPlanRules.TryCreate(request.Input with { IncludeStatuses = "false" }, limits.Value.PlanLimits(), StrategyList.Names, out var plan, out error))
+        if (!KeepsNoStatuses(request.Input, out error) || !RunPlanRules.TryCreate(request.Input with { IncludeStatuses = "false" }, limits.Value.PlanLimits(), StrategyList.Names, out var plan, out error))
         {
             return ProblemResponses.InvalidParameters(error);
         }
@@ -119,6 +147,16 @@ public static class RunApiEndpoints
         return TypedResults.Accepted($"/api/runs/{run.Id}", run.Record with { Progress = run.Live.Latest });
     }
 
+    /// <summary>A background run keeps no per-call statuses, so asking for them is refused rather than ignored.</summary>
+    private static bool KeepsNoStatuses(RunPlanInput input, out string error)
+    {
+        error = input.IncludeStatuses is { Length: > 0 } asked && !string.Equals(asked, "false", StringComparison.OrdinalIgnoreCase)
+            ? $"includeStatuses was '{asked}'; a background run keeps no per-call statuses. Leave it out, or ask a chapter route " +
+                "(GET /Performance/client-wrapper/{count}) for them."
+            : string.Empty;
+        return error.Length == 0;
+    }
+
     private static async Task<Results<Ok<RunPage>, ProblemHttpResult>> ListRunsAsync(string? strategy, string? limit, string? offset, IRunStore store)
     {
         if (strategy is not null && !StrategyList.Names.Contains(strategy) && !ContenderList.Names.Contains(strategy))
@@ -127,8 +165,7 @@ public static class RunApiEndpoints
                 $"strategy was '{strategy}'; it must be one of: {string.Join(", ", StrategyList.Names)}, or a workload run's contender: {string.Join(", ", ContenderList.Names)}.");
         }
 
-        if (!RunPlanRules.TryWhole(limit, "limit", 1, MaxPageSize, 50, out var take, out var error)
-            || !RunPlanRules.TryWhole(offset, "offset", 0, int.MaxValue, 0, out var skip, out error))
+        if (!Limit.TryWhole(limit, out var take, out var error) || !Offset.TryWhole(offset, out var skip, out error))
         {
             return ProblemResponses.InvalidParameters(error);
         }
@@ -227,6 +264,11 @@ public static class RunApiEndpoints
             return ProblemResponses.InvalidParameters(error);
         }
 
+        if (!KeepsNoStatuses(request.Input, out error))
+        {
+            return ProblemResponses.InvalidParameters(error);
+        }
+
         var strategies = request.Names ?? StrategyList.Names;
         var unknown = strategies.FirstOrDefault(name => !StrategyList.Names.Contains(name));
         if (strategies.Count == 0 || unknown is not null || strategies.Distinct().Count() != strategies.Count)
@@ -239,7 +281,7 @@ public static class RunApiEndpoints
         var plans = new List<RunPlan>();
         foreach (var strategy in strategies)
         {
-            if (!RunPlanRules.TryCreate(request.Input with { Strategy = strategy, IncludeStatuses = "false" }, limits.Value.PlanLimits(), StrategyList.Names, out var plan, out error))
+            if (!RunPlanRules.TryCreate(request.Input with { Strategy = strategy, IncludeStatuses = "false", SharedBy = strategies }, limits.Value.PlanLimits(), StrategyList.Names, out var plan, out error))
             {
                 return ProblemResponses.InvalidParameters(strategies.Count > 1 ? $"For {strategy}: {error}" : error);
             }
@@ -340,9 +382,7 @@ public static class RunApiEndpoints
         yield return new SseItem<object>(final(ended!, runs), "final");
     }
 
-    private static ProblemHttpResult RunNotFound(Guid id) =>
-        TypedResults.Problem(statusCode: StatusCodes.Status404NotFound, title: "No such run", detail: $"There is no run {id}; GET /api/runs lists the runs there are.");
+    private static ProblemHttpResult RunNotFound(Guid id) => ProblemResponses.NoSuchRun(id);
 
-    private static ProblemHttpResult SuiteNotFound(Guid id) =>
-        TypedResults.Problem(statusCode: StatusCodes.Status404NotFound, title: "No such suite", detail: $"There is no suite {id}; start one with POST /api/suites.");
+    private static ProblemHttpResult SuiteNotFound(Guid id) => ProblemResponses.NoSuchSuite(id);
 }

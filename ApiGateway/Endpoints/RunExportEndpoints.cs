@@ -2,6 +2,7 @@ using System.Globalization;
 using System.Text;
 using System.Text.Json;
 using ApiGateway.Errors;
+using ApiGateway.OpenApi;
 using ApiGateway.History;
 using ApiGateway.Runs;
 using LoadEngine.Clients;
@@ -14,7 +15,14 @@ namespace ApiGateway.Endpoints;
 /// <summary>Any run as a file to keep: the same JSON as GET /api/runs/{id}, or CSV a spreadsheet opens.</summary>
 public static class RunExportEndpoints
 {
-    private static readonly string[] Formats = ["json", "csv"];
+    private static readonly RouteParameter Format = RouteParameter.OneOf("format", ["json", "csv"], "json",
+        "json: the shape of GET /api/runs/{id}; csv: one line per figure, then the histogram bins.");
+
+    private static readonly RouteParameters ExportParameters = new([RouteParameter.RunId("run"), Format]);
+
+    private static readonly RouteParameters OneRun = new([RouteParameter.RunId("run")]);
+
+    private static readonly RouteParameters OneSuite = new([RouteParameter.RunId("suite")]);
 
     public static IEndpointRouteBuilder MapRunExport(this IEndpointRouteBuilder app)
     {
@@ -23,17 +31,20 @@ public static class RunExportEndpoints
             .WithSummary("Download one run as a file: format=json (default, the shape of GET /api/runs/{id}) or format=csv (one line per figure, then the histogram bins).")
             .Produces(StatusCodes.Status200OK, contentType: "application/json")
             .Produces(StatusCodes.Status200OK, contentType: "text/csv")
-            .ProducesProblem(StatusCodes.Status400BadRequest).ProducesProblem(StatusCodes.Status404NotFound);
+            .WithParameters(ExportParameters)
+            .ProducesProblem(ProblemResponses.NoSuchRun(ProblemResponses.ExampleId));
         app.MapGet("/api/runs/{id:guid}/report", RunReportAsync)
             .WithTags("Runs")
             .WithSummary("Download one run as a single-file HTML report: figures, percentiles, verdict, distribution and time series, Chart.js inlined; it opens with no network.")
             .Produces(StatusCodes.Status200OK, contentType: "text/html")
-            .ProducesProblem(StatusCodes.Status404NotFound);
+            .WithParameters(OneRun)
+            .ProducesProblem(ProblemResponses.NoSuchRun(ProblemResponses.ExampleId));
         app.MapGet("/api/suites/{id:guid}/report", SuiteReportAsync)
             .WithTags("Suites")
             .WithSummary("Download a suite as a single-file HTML report: the strategies compared, then each run's section.")
             .Produces(StatusCodes.Status200OK, contentType: "text/html")
-            .ProducesProblem(StatusCodes.Status404NotFound);
+            .WithParameters(OneSuite)
+            .ProducesProblem(ProblemResponses.NoSuchSuite(ProblemResponses.ExampleId));
         return app;
     }
 
@@ -41,7 +52,7 @@ public static class RunExportEndpoints
     {
         var record = coordinator.FindRun(id) is { } active ? active.Record with { Progress = active.Live.Latest } : await store.GetAsync(id);
         return record is null
-            ? TypedResults.Problem(statusCode: StatusCodes.Status404NotFound, title: "No such run", detail: $"There is no run {id}; GET /api/runs lists the runs there are.")
+            ? ProblemResponses.NoSuchRun(id)
             : Report(ReportContent.ForRun(record, DateTimeOffset.UtcNow, channels.ServerUri.ToString()), $"report-{record.Plan.Strategy}-{record.Id}.html");
     }
 
@@ -50,7 +61,7 @@ public static class RunExportEndpoints
         var suite = coordinator.FindSuite(id)?.Record ?? await store.GetSuiteAsync(id);
         if (suite is null)
         {
-            return TypedResults.Problem(statusCode: StatusCodes.Status404NotFound, title: "No such suite", detail: $"There is no suite {id}; start one with POST /api/suites.");
+            return ProblemResponses.NoSuchSuite(id);
         }
 
         // Lists leave the time series out; the report draws them, so read each run whole.
@@ -71,16 +82,16 @@ public static class RunExportEndpoints
 
     private static async Task<IResult> ExportAsync(Guid id, string? format, RunCoordinator coordinator, IRunStore store)
     {
-        format = string.IsNullOrEmpty(format) ? "json" : format.ToLowerInvariant();
-        if (!Formats.Contains(format))
+        format = string.IsNullOrEmpty(format) ? (string)Format.Default! : format.ToLowerInvariant();
+        if (!Format.Allowed!.Contains(format))
         {
-            return ProblemResponses.InvalidParameters($"format was '{format}'; it must be one of: {string.Join(", ", Formats)} (default json).");
+            return ProblemResponses.InvalidParameters($"format was '{format}'; it must be one of: {string.Join(", ", Format.Allowed!)} (default {Format.Default}).");
         }
 
         var record = coordinator.FindRun(id)?.Record ?? await store.GetAsync(id);
         if (record is null)
         {
-            return TypedResults.Problem(statusCode: StatusCodes.Status404NotFound, title: "No such run", detail: $"There is no run {id}; GET /api/runs lists the runs there are.");
+            return ProblemResponses.NoSuchRun(id);
         }
 
         var fileName = $"run-{record.Plan.Strategy}-{record.Id}.{format}";

@@ -1,4 +1,10 @@
+using System.Globalization;
 using System.Text.Json;
+using ApiGateway.Errors;
+using ApiGateway.OpenApi;
+using Microsoft.AspNetCore.Server.Kestrel.Core;
+using Microsoft.AspNetCore.Mvc;
+using Microsoft.Extensions.Options;
 using LoadEngine.Protocols;
 using LoadEngine.Thresholds;
 
@@ -82,7 +88,7 @@ public static class RunRequestReader
             {
                 if (!allowed.Contains(property.Name, StringComparer.Ordinal))
                 {
-                    return (null, $"'{property.Name}' is not a {shape.What} setting; the body may hold: {string.Join(", ", allowed)}.");
+                    return (null, NotASetting(shape, property.Name));
                 }
 
                 if (property.Name is "stages" or "percentiles" or "thresholds" && property.Value.ValueKind == JsonValueKind.Array)
@@ -156,6 +162,26 @@ public static class RunRequestReader
             };
             return (new RunRequest(input, names, values.GetValueOrDefault("repetitions")), string.Empty);
         }
+    }
+
+    public static string NotASetting(RequestShape shape, string name) => $"'{name}' is not a {shape.What} setting; the body may hold: {string.Join(", ", shape.Fields)}.";
+
+    /// <summary>
+    /// Documents a route that reads <paramref name="shape"/> from its JSON body: no query parameters, a 400 for a field it
+    /// does not hold, a 413 for a body over Kestrel's limit (the exception handler's answer) and a 415 for a body that is
+    /// not sent as JSON (routing refuses it by the route's Accepts).
+    /// </summary>
+    public static RouteHandlerBuilder WithBody(this RouteHandlerBuilder route, RequestShape shape, string path, IEndpointRouteBuilder app, params RouteParameter[] inPath)
+    {
+        var limit = app.ServiceProvider.GetRequiredService<IOptions<KestrelServerOptions>>().Value.Limits.MaxRequestBodySize;
+        return route.WithParameters(RouteParameters.Body(shape.What, inPath))
+            .ProducesProblem(ProblemResponses.InvalidParameters(NotASetting(shape, "concurency")))
+            .ProducesProblem(new ProblemDetails
+            {
+                Status = StatusCodes.Status415UnsupportedMediaType, Title = "Unsupported Media Type", Detail = ProblemResponses.UnsupportedMediaType("text/plain", path),
+            })
+            .ProducesProblem(UnexpectedProblemHandler.BodyTooLarge(
+                $"Request body too large. The max request body size is {limit?.ToString(CultureInfo.InvariantCulture) ?? "unlimited"} bytes."));
     }
 
     /// <summary>

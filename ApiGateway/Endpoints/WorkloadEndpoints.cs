@@ -27,7 +27,8 @@ public static class WorkloadEndpoints
             .WithSummary("The workloads of the published gRPC-vs-REST benchmarks and the 12 contenders that run them: start one with POST /api/runs.")
             .WithDescription("Each workload: id, what one call does, the study it comes from, its default count and load, the settings it takes " +
                 "(name, what, allowed, default) and its contenders. Each contender: its name (a run's strategy), label, the four fields a run names, " +
-                "and whether this gateway can run it (its listener configured under Protocols:*, and the service's certificate for TLS).");
+                "and whether this gateway can run it (its listener configured under Protocols:*, and the service's certificate for TLS).")
+            .WithParameters(RouteParameters.None);
         return app;
     }
 

@@ -19,19 +19,37 @@ public static class ProblemResponses
             $"GET /{group.Key}/{{{string.Join('|', group.Select(strategy => strategy.Info.Name))}}}/{{count}}")) +
         "; /swagger lists them.";
 
+    /// <summary>The id the OpenAPI document's examples use.</summary>
+    public static readonly Guid ExampleId = new("3f2b8c1e-9a4d-4e6b-8f0a-1c2d3e4f5a6b");
+
+    private static readonly Uri ExampleServerUri = new("http://127.0.0.1:5000");
+
     public static ProblemHttpResult InvalidParameters(string detail) =>
         TypedResults.Problem(statusCode: StatusCodes.Status400BadRequest, title: "Invalid run parameters", detail: detail);
+
+    public static ProblemHttpResult UnknownParameter(string detail) =>
+        TypedResults.Problem(statusCode: StatusCodes.Status400BadRequest, title: "Unknown query parameter", detail: detail);
+
+    public static ProblemHttpResult NoSuchRun(Guid id) =>
+        TypedResults.Problem(statusCode: StatusCodes.Status404NotFound, title: "No such run", detail: $"There is no run {id}; GET /api/runs lists the runs there are.");
+
+    public static ProblemHttpResult NoSuchSuite(Guid id) =>
+        TypedResults.Problem(statusCode: StatusCodes.Status404NotFound, title: "No such suite", detail: $"There is no suite {id}; start one with POST /api/suites.");
 
     /// <summary>429 with Retry-After: <paramref name="limit"/> runs are already going.</summary>
     public static ProblemHttpResult TooManyRuns(HttpContext http, int limit)
     {
         http.Response.Headers.RetryAfter = RunCoordinator.RetryAfterSeconds.ToString(CultureInfo.InvariantCulture);
-        return TypedResults.Problem(
+        return TooManyRuns(limit);
+    }
+
+    /// <summary>The 429's body, without its Retry-After header (the OpenAPI document's example).</summary>
+    public static ProblemHttpResult TooManyRuns(int limit) =>
+        TypedResults.Problem(
             statusCode: StatusCodes.Status429TooManyRequests,
             title: "Too many runs in flight",
             detail: $"{limit} run(s) are already in flight, the most Runs:MaxRunsInFlight allows. Wait for one to finish " +
                 $"(retry after {RunCoordinator.RetryAfterSeconds} s) or cancel one with POST /api/runs/{{id}}/cancel.");
-    }
 
     /// <summary>A run that did not complete: the service's problem (unreachable, failing, too slow), or it was stopped.</summary>
     public static ProblemHttpResult RunDidNotComplete(Uri serverUri, RunRecord run)
@@ -55,6 +73,25 @@ public static class ProblemResponses
             });
     }
 
+    /// <summary>What a run answers when the service cannot be reached, for the OpenAPI document.</summary>
+    public static ProblemHttpResult RunDidNotCompleteExample(string strategy) => RunDidNotComplete(
+        ExampleServerUri,
+        new RunRecord(ExampleId, new RunPlan { Strategy = strategy, Count = 1000 }, RunState.Failed, DateTimeOffset.UnixEpoch, DateTimeOffset.UnixEpoch, null,
+            "The service is unreachable: Error connecting to subchannel.", null));
+
+    /// <summary>What a lesson answers when the service cannot be reached, for the OpenAPI document.</summary>
+    public static ProblemHttpResult LessonFailedExample(string lesson) =>
+        TypedResults.Problem(UnexpectedProblemHandler.LessonFailed(new LessonFailedException(
+            lesson, ExampleServerUri, 1, 0, new RpcException(new Status(StatusCode.Unavailable, "Error connecting to subchannel.")))));
+
+    /// <summary>405's sentence: the method, the path, and the methods the path answers (the Allow header ASP.NET Core sets).</summary>
+    public static string MethodNotAllowed(string method, string path, string allowed) =>
+        $"{method} is not allowed at '{path}'; it answers {(string.IsNullOrEmpty(allowed) ? "other methods" : allowed)} only.";
+
+    /// <summary>415's sentence: routing refuses a body whose Content-Type the route does not accept (its Accepts metadata).</summary>
+    public static string UnsupportedMediaType(string? contentType, string path) =>
+        $"The body was sent as '{contentType}'; {path} reads a JSON object: send it with Content-Type: application/json.";
+
     public static IServiceCollection AddProblemResponses(this IServiceCollection services)
     {
         services.AddExceptionHandler<UnexpectedProblemHandler>();
@@ -66,10 +103,12 @@ public static class ProblemResponses
                 return;
             }
 
+            var request = context.HttpContext.Request;
             problem.Detail = problem.Status switch
             {
-                StatusCodes.Status404NotFound => $"Nothing is at '{context.HttpContext.Request.Path}'. {RoutesHint}",
-                StatusCodes.Status405MethodNotAllowed => $"{context.HttpContext.Request.Method} is not allowed at '{context.HttpContext.Request.Path}'; the strategy routes answer GET.",
+                StatusCodes.Status404NotFound => $"Nothing is at '{request.Path}'. {RoutesHint}",
+                StatusCodes.Status405MethodNotAllowed => MethodNotAllowed(request.Method, request.Path, context.HttpContext.Response.Headers.Allow.ToString()),
+                StatusCodes.Status415UnsupportedMediaType => UnsupportedMediaType(request.ContentType, request.Path),
                 StatusCodes.Status500InternalServerError => "The gateway failed unexpectedly; the log has the details.",
                 _ => null,
             };
@@ -78,34 +117,25 @@ public static class ProblemResponses
     }
 }
 
-/// <summary>Maps what only an exception can report to problem responses: a lesson's failed call, a history that cannot be written.</summary>
+/// <summary>
+/// Maps what only an exception can report to problem responses: a lesson's failed call, a history that cannot be
+/// written, a request Kestrel refused while the handler read it (a body over its size limit is 413, not 500).
+/// </summary>
 public sealed class UnexpectedProblemHandler(IProblemDetailsService problems) : IExceptionHandler
 {
     public async ValueTask<bool> TryHandleAsync(HttpContext httpContext, Exception exception, CancellationToken cancellationToken)
     {
         var problem = exception switch
         {
-            LessonFailedException lesson => new ProblemDetails
-            {
-                Status = StatusCodes.Status503ServiceUnavailable,
-                Title = "The performance service did not answer",
-                Detail = $"The {lesson.Lesson} lesson against the performance service at {lesson.ServerUri} stopped: a call failed with " +
-                    $"{lesson.Error.StatusCode} ({lesson.Error.Status.Detail}). {lesson.Completed} of {lesson.Calls} calls had completed. " +
-                    "Check that PerformanceService is running at the configured ServerUrl.",
-                Extensions =
-                {
-                    ["serverUrl"] = lesson.ServerUri.ToString(),
-                    ["grpcStatus"] = lesson.Error.StatusCode.ToString(),
-                    ["completedCalls"] = lesson.Completed,
-                    ["count"] = lesson.Calls,
-                },
-            },
+            LessonFailedException lesson => LessonFailed(lesson),
             HistoryWriteException history => new ProblemDetails
             {
                 Status = StatusCodes.Status503ServiceUnavailable,
                 Title = "The run history could not be written",
                 Detail = $"{history.Message} Check that History:DatabasePath points at a writable file with free space.",
             },
+            BadHttpRequestException { StatusCode: StatusCodes.Status413PayloadTooLarge } tooLarge => BodyTooLarge(tooLarge.Message),
+            BadHttpRequestException bad => new ProblemDetails { Status = bad.StatusCode, Title = "The request could not be read", Detail = bad.Message },
             _ => null,
         };
         if (problem is null)
@@ -116,4 +146,28 @@ public sealed class UnexpectedProblemHandler(IProblemDetailsService problems) : 
         httpContext.Response.StatusCode = problem.Status!.Value;
         return await problems.TryWriteAsync(new ProblemDetailsContext { HttpContext = httpContext, Exception = exception, ProblemDetails = problem });
     }
+
+    public static ProblemDetails LessonFailed(LessonFailedException lesson) => new()
+    {
+        Status = StatusCodes.Status503ServiceUnavailable,
+        Title = "The performance service did not answer",
+        Detail = $"The {lesson.Lesson} lesson against the performance service at {lesson.ServerUri} stopped: a call failed with " +
+            $"{lesson.Error.StatusCode} ({lesson.Error.Status.Detail}). {lesson.Completed} of {lesson.Calls} calls had completed. " +
+            "Check that PerformanceService is running at the configured ServerUrl.",
+        Extensions =
+        {
+            ["serverUrl"] = lesson.ServerUri.ToString(),
+            ["grpcStatus"] = lesson.Error.StatusCode.ToString(),
+            ["completedCalls"] = lesson.Completed,
+            ["count"] = lesson.Calls,
+        },
+    };
+
+    /// <summary>413: Kestrel's own sentence (it names the limit), and what a body here is meant to hold.</summary>
+    public static ProblemDetails BodyTooLarge(string reason) => new()
+    {
+        Status = StatusCodes.Status413PayloadTooLarge,
+        Title = "The request body is too large",
+        Detail = $"{reason} A run's, suite's or comparison's settings are a small JSON object, such as {{\"strategy\": \"client-wrapper\", \"count\": 1000}}.",
+    };
 }

@@ -4,6 +4,7 @@ using ApiGateway.Configuration;
 using ApiGateway.Endpoints;
 using ApiGateway.Errors;
 using ApiGateway.History;
+using ApiGateway.OpenApi;
 using ApiGateway.Runs;
 using LoadEngine;
 using LoadEngine.Lessons;
@@ -25,17 +26,34 @@ public static class LessonApi
 
     private static readonly RequestShape Body = new("experiment", ["repetitions"], null, "", "");
 
+    private static readonly RouteParameter LessonId = RouteParameter.OneOf("id", LessonList.Ids, null, "The lesson's id, as GET /api/lessons lists them.") with { InPath = true, Example = LessonList.Ids[0] };
+
+    private static readonly RouteParameter ExperimentId =
+        new("experimentId", ParameterType.Guid, "The experiment's id (a GUID), as its start answered and its list shows.") { InPath = true, Example = ProblemResponses.ExampleId };
+
+    private static readonly RouteParameters ListParameters = new(
+    [
+        LessonId,
+        RouteParameter.Whole("limit", 1, MaxPageSize, 20, "How many of the lesson's experiments to list, newest first."),
+        RouteParameter.Whole("offset", 0, int.MaxValue, 0, "How many of the newest experiments to skip, to page back."),
+    ]);
+
+    private static readonly RouteParameters OneExperiment = new([LessonId, ExperimentId]);
+
     public static IEndpointRouteBuilder MapLessonApi(this IEndpointRouteBuilder app)
     {
         var lessons = app.MapGroup("/api/lessons").WithTags(LessonEndpoints.Tag);
+        var limits = RunApiEndpoints.LimitsOf(app);
         lessons.MapGet("/", ListAsync)
-            .WithSummary("The chapter's five lessons and gRPC against REST, in order: each with its text, its experiment's design and arms, its claims and its latest experiment.");
+            .WithSummary("The chapter's five lessons and gRPC against REST, in order: each with its text, its experiment's design and arms, its claims and its latest experiment.")
+            .WithParameters(RouteParameters.None);
         lessons.MapGet("/{id}", GetLessonAsync)
             .WithSummary("One lesson, with its latest experiment.")
             .WithDescription($"id: {string.Join(", ", LessonList.Ids)}.")
-            .ProducesProblem(StatusCodes.Status404NotFound);
+            .WithParameters(LessonId).ProducesProblem(NoSuchLesson("reuse-the-channel"));
         lessons.MapPost("/{id}/experiments", StartAsync)
             .Accepts<ExperimentRequestBody>("application/json")
+            .WithBody(Body, "/api/lessons/reuse-channel/experiments", app, LessonId)
             .WithSummary("Run the lesson's experiment: every arm once per repetition, interleaved, warm-up apart; 202 with the experiment and its links.")
             .WithDescription(
                 $"id: {string.Join(", ", LessonList.Ids)}. Body (optional): {{\"repetitions\": {LessonList.DefaultRepetitions}}}, 1 to {LessonList.MaxRepetitions}. " +
@@ -43,23 +61,21 @@ public static class LessonApi
                 "expectedDirection (above-1: the other arm's figure is larger; near-1: about equal), measuredRatio (the median over the repetitions of " +
                 "other ÷ baseline), range (the smallest and largest ratio), agrees (the measurement goes the lesson's way) and beyondNoise (every repetition on " +
                 "the same side of 1 and the two arms' figures apart). checks judges every claim of the lesson the same way.")
-            .ProducesProblem(StatusCodes.Status400BadRequest)
-            .ProducesProblem(StatusCodes.Status404NotFound)
-            .ProducesProblem(StatusCodes.Status429TooManyRequests);
+            .ProducesProblem(NoSuchLesson("reuse-the-channel"))
+            .ProducesProblem(ProblemResponses.TooManyRuns(limits.MaxRunsInFlight));
         lessons.MapGet("/{id}/experiments", ListExperimentsAsync)
             .WithSummary("The lesson's experiments, newest first.")
-            .WithDescription($"limit: 1 to {MaxPageSize}, default 20. offset: 0 or more, default 0.")
-            .ProducesProblem(StatusCodes.Status400BadRequest)
-            .ProducesProblem(StatusCodes.Status404NotFound);
+            .WithDescription(ListParameters.Describe())
+            .WithParameters(ListParameters).ProducesProblem(NoSuchLesson("reuse-the-channel"));
         lessons.MapGet("/{id}/experiments/{experimentId:guid}", GetExperimentAsync)
             .WithSummary("One experiment: its verdicts, each arm's figures over the repetitions, its samples, and the step running now.")
-            .ProducesProblem(StatusCodes.Status404NotFound);
+            .WithParameters(OneExperiment).ProducesProblem(NoSuchExperiment("reuse-channel", ProblemResponses.ExampleId));
         lessons.MapPost("/{id}/experiments/{experimentId:guid}/cancel", CancelAsync)
             .WithSummary("Cancel an experiment: its current run is cancelled and no further step starts.")
-            .ProducesProblem(StatusCodes.Status404NotFound);
+            .WithParameters(OneExperiment).ProducesProblem(NoSuchExperiment("reuse-channel", ProblemResponses.ExampleId));
         lessons.MapGet("/{id}/experiments/{experimentId:guid}/events", EventsAsync)
             .WithSummary("Server-Sent Events: 'progress' of the step running now, 'experiment' each time a step ends (with the verdicts so far), then 'final'.")
-            .ProducesProblem(StatusCodes.Status404NotFound);
+            .WithParameters(OneExperiment).ProducesProblem(NoSuchExperiment("reuse-channel", ProblemResponses.ExampleId));
         return app;
     }
 
@@ -119,8 +135,7 @@ public static class LessonApi
             return NoSuchLesson(id);
         }
 
-        if (!RunPlanRules.TryWhole(limit, "limit", 1, MaxPageSize, 20, out var take, out var error)
-            || !RunPlanRules.TryWhole(offset, "offset", 0, int.MaxValue, 0, out var skip, out error))
+        if (!ListParameters.All[1].TryWhole(limit, out var take, out var error) || !ListParameters.All[2].TryWhole(offset, out var skip, out error))
         {
             return ProblemResponses.InvalidParameters(error);
         }

@@ -16,8 +16,11 @@ public static class SwaggerSetup
             settings.Version = "v1";
             settings.Description = "Each endpoint runs one gRPC client strategy against PerformanceService and reports how long it took. " +
                 "Try count = 1000 on each and compare requestProcessingTime (milliseconds, sub-millisecond resolution) and connectionsUsed. " +
+                "Every parameter is typed with its limits and default; a query parameter a route does not take is a 400 that names it and lists those it does. " +
                 "[Open the chart page](/) to run every strategy side by side and watch it live.";
             settings.OperationProcessors.Add(new MinimalApiMetadataProcessor());
+            // After the content types are right: it writes examples into the application/problem+json bodies.
+            settings.OperationProcessors.Add(new RouteParametersProcessor());
         });
         return services;
     }

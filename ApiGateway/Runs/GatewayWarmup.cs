@@ -1,3 +1,4 @@
+using ApiGateway.Endpoints;
 using LoadEngine.Runs;
 
 namespace ApiGateway.Runs;
@@ -43,6 +44,7 @@ public static partial class GatewayWarmup
                 return TypedResults.Ok(new GatewayStatus(report?.Warmed ?? false, report?.Summary ?? "Not warmed.", report?.DurationMs ?? 0, report?.Ran ?? [], gateway.Value.ServerUrl));
             })
             .WithTags("Runs")
+            .WithParameters(RouteParameters.None)
             .WithSummary("Whether the gateway warmed its strategies and contenders at start (so first runs measure steady state), and the service address it calls.");
         return app;
     }

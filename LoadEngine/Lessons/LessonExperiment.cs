@@ -112,7 +112,8 @@ public static class LessonExperiment
                     ? await ProbeAsync(plan, services, step, cancellation)
                     : [Sample(step, await runs.RunAsync(plan.Plans[step.Arm!], step, cancellation))];
             }
-            catch (OperationCanceledException) when (cancellation.IsCancellationRequested)
+            // A call cut short by the cancellation ends as an RpcException (Cancelled), a pause as an OperationCanceledException.
+            catch (Exception stopped) when (cancellation.IsCancellationRequested && stopped is OperationCanceledException or Grpc.Core.RpcException)
             {
                 return Ended(record, RunState.Cancelled, "The experiment was cancelled.");
             }

@@ -50,6 +50,12 @@ public sealed record RunPlanInput(
     public string? Variant { get; init; }
 
     public string? Users { get; init; }
+
+    /// <summary>
+    /// The strategies one input is planned for, each under its own load (a suite, the CLI's "all"): a concurrency is then
+    /// meant for those whose own load uses it, and the sequential ones leave it aside. A single run refuses it instead.
+    /// </summary>
+    public IReadOnlyList<string> SharedBy { get; init; } = [];
 }
 
 /// <summary>The limits every plan obeys (the gateway's Runs section, or the CLI's own).</summary>
@@ -137,7 +143,7 @@ public static class RunPlanRules
             return false;
         }
 
-        if (!TryConcurrency(input.Concurrency, load, input.Load is { Length: > 0 }, count, limits, out var concurrency, out error))
+        if (!TryConcurrency(input.Concurrency, load, input.Load is { Length: > 0 }, SomeUseConcurrency(input.SharedBy), count, limits, out var concurrency, out error))
         {
             return false;
         }
@@ -261,7 +267,16 @@ public static class RunPlanRules
         return true;
     }
 
-    private static bool TryConcurrency(string? text, LoadKind load, bool loadNamed, int? count, PlanLimits limits, out int concurrency, out string error)
+    /// <summary>The loads a concurrency means something under: calls in flight (closed), the most in flight (arrival rates).</summary>
+    public static IReadOnlyList<LoadKind> ConcurrencyLoads { get; } = [LoadKind.Closed, LoadKind.Open, LoadKind.Ramping];
+
+    /// <summary>The loads that start calls on a schedule, the only ones a rate (and, ramping, stages) means something under.</summary>
+    public static IReadOnlyList<LoadKind> ArrivalLoads { get; } = [LoadKind.Open, LoadKind.Ramping];
+
+    private static bool SomeUseConcurrency(IEnumerable<string> strategies) =>
+        strategies.Any(name => StrategyList.Find(name) is { } strategy && ConcurrencyLoads.Contains(strategy.DefaultLoad));
+
+    private static bool TryConcurrency(string? text, LoadKind load, bool loadNamed, bool sharedByStrategies, int? count, PlanLimits limits, out int concurrency, out string error)
     {
         concurrency = 1;
         error = string.Empty;
@@ -290,16 +305,18 @@ public static class RunPlanRules
                 " (for an arrival rate, the most calls in flight: a call due beyond it waits, and is dropped when as many already wait)");
         }
 
-        // A strategy's own sequential load ignores concurrency (still checked), as the chapter's routes always did; a load
-        // named in the request that has no use for it says so.
-        if (!string.IsNullOrEmpty(text) && !loadNamed)
+        // Sequential calls are one in flight by definition, so a concurrency would do nothing: refused, unless the same
+        // settings are shared by strategies of which some run under a load that uses it (still checked).
+        if (!string.IsNullOrEmpty(text) && sharedByStrategies && !loadNamed)
         {
             return TryWhole(text, "concurrency", 1, limits.MaxConcurrency, null, out _, out error);
         }
 
         if (!string.IsNullOrEmpty(text))
         {
-            error = $"concurrency applies to the closed load (calls in flight) and the arrival rates (the most in flight); load was '{Name(load)}'.";
+            error = $"concurrency applies only with load={string.Join('|', ConcurrencyLoads.Select(Name))} (calls in flight; under an arrival rate, the most in flight); " +
+                (loadNamed ? $"load was '{Name(load)}'" : $"left out, this run's load is its own, {Name(load)}") +
+                ", where each call waits for the previous answer, so it would do nothing. Leave it out, or name a load that uses it, e.g. load=closed.";
             return false;
         }
 

@@ -51,6 +51,73 @@ public sealed class BadInputTests(SystemFixture system)
         using var response = await system.Http.PostAsync("/Performance/client-wrapper/1", null);
 
         Assert.Equal(HttpStatusCode.MethodNotAllowed, response.StatusCode);
-        Assert.Contains("answer GET", (await SystemFixture.ReadProblemAsync(response)).GetProperty("detail").GetString());
+        Assert.Equal("POST is not allowed at '/Performance/client-wrapper/1'; it answers GET only.", (await SystemFixture.ReadProblemAsync(response)).GetProperty("detail").GetString());
     }
+
+    [Fact]
+    public async Task A405NamesTheMethodsThePathAnswers()
+    {
+        using var response = await system.Http.DeleteAsync("/api/runs");
+
+        Assert.Equal(HttpStatusCode.MethodNotAllowed, response.StatusCode);
+        Assert.Equal("DELETE is not allowed at '/api/runs'; it answers GET, POST only.", (await SystemFixture.ReadProblemAsync(response)).GetProperty("detail").GetString());
+    }
+
+    [Theory]
+    [MemberData(nameof(SequentialRoutes))]
+    public async Task ConcurrencyOnARouteThatRunsSequentiallyIsRefusedNotIgnored(string route)
+    {
+        using var response = await system.Http.GetAsync($"{route}/5?concurrency=4");
+
+        Assert.Equal(HttpStatusCode.BadRequest, response.StatusCode);
+        Assert.StartsWith("concurrency applies only with load=closed|open|ramping", (await SystemFixture.ReadProblemAsync(response)).GetProperty("detail").GetString());
+    }
+
+    [Fact]
+    public async Task ConcurrencyOnARouteThatRunsSequentiallyWorksWithALoadThatUsesIt()
+    {
+        var run = await system.GetRunAsync("/Performance/client-wrapper/8?load=closed&concurrency=4&includeStatuses=false");
+
+        Assert.Equal("closed", run.GetProperty("plan").GetProperty("load").GetString());
+        Assert.Equal(4, run.GetProperty("plan").GetProperty("concurrency").GetInt32());
+    }
+
+    [Fact]
+    public async Task ABackgroundRunAskingForStatusesIsRefusedNotIgnored()
+    {
+        using var response = await system.Http.PostJsonAsync("/api/runs", """{"strategy": "client-wrapper", "count": 5, "includeStatuses": true}""");
+
+        Assert.Equal(HttpStatusCode.BadRequest, response.StatusCode);
+        Assert.StartsWith("includeStatuses was 'true'; a background run keeps no per-call statuses.", (await SystemFixture.ReadProblemAsync(response)).GetProperty("detail").GetString());
+    }
+
+    [Fact]
+    public async Task ABodyOverKestrelsLimitIsA413ProblemNotA500()
+    {
+        // Expect: 100-continue, so the client waits for the answer instead of writing 30 MB into a connection the gateway closes.
+        using var request = new HttpRequestMessage(HttpMethod.Post, "/api/runs")
+        {
+            Content = new ByteArrayContent(new byte[30_000_001]) { Headers = { ContentType = new("application/json") } },
+            Headers = { ExpectContinue = true },
+        };
+        using var response = await system.Http.SendAsync(request);
+
+        Assert.Equal(HttpStatusCode.RequestEntityTooLarge, response.StatusCode);
+        Assert.StartsWith("Request body too large. The max request body size is 30000000 bytes.", (await SystemFixture.ReadProblemAsync(response)).GetProperty("detail").GetString());
+    }
+
+    [Fact]
+    public async Task ABodyNotSentAsJsonIsA415ThatSaysWhatToSend()
+    {
+        using var response = await system.Http.PostAsync("/api/runs", new StringContent("""{"strategy": "client-wrapper", "count": 5}"""));
+
+        Assert.Equal(HttpStatusCode.UnsupportedMediaType, response.StatusCode);
+        Assert.Equal("The body was sent as 'text/plain; charset=utf-8'; /api/runs reads a JSON object: send it with Content-Type: application/json.",
+            (await SystemFixture.ReadProblemAsync(response)).GetProperty("detail").GetString());
+    }
+
+    /// <summary>The chapter routes whose own load is sequential, from the strategy list.</summary>
+    public static TheoryData<string> SequentialRoutes => new(
+        LoadEngine.Strategies.StrategyList.All.Where(strategy => strategy.Info.DefaultLoad == LoadEngine.Runs.LoadKind.Sequential)
+            .Select(strategy => strategy.Info.Route.Replace("/{count}", "", StringComparison.Ordinal)));
 }

@@ -44,6 +44,20 @@ public sealed class StrategyRouteTests(SystemFixture system)
     }
 
     [Fact]
+    public async Task TheAnswerGivesItsFiguresFirstThenTheSeriesThenThePerCallStatuses()
+    {
+        var text = await system.Http.GetStringAsync("/Performance/client-wrapper/50?thresholds=p99%20%3C%2010s");
+
+        using var answer = JsonDocument.Parse(text);
+        var order = answer.RootElement.EnumerateObject().Select(property => property.Name).ToList();
+        Assert.Equal(["runId", "strategy", "count", "delayMs", "requestProcessingTime", "connectionsUsed", "measured", "plan", "stats", "verdict", "series", "performanceStatuses"], order);
+        // As written on the wire: a reader of the raw text meets the figures before 50 statuses' worth of base64.
+        var statuses = text.IndexOf("\"performanceStatuses\":", StringComparison.Ordinal);
+        Assert.True(text.IndexOf("\"stats\":", StringComparison.Ordinal) < statuses && text.IndexOf("\"requestProcessingTime\":", StringComparison.Ordinal) < statuses);
+        Assert.True(text.IndexOf("\"verdict\":", StringComparison.Ordinal) < text.IndexOf("\"series\":", StringComparison.Ordinal));
+    }
+
+    [Fact]
     public async Task RequestProcessingTimeHasSubMillisecondResolution()
     {
         var times = new List<double>();

@@ -68,7 +68,7 @@ public sealed class RunPlanTests
     [InlineData("client-wrapper", "0", null, null, null, null, null, "count was '0'; it must be a whole number from 1 to 100000.")]
     [InlineData("client-wrapper", " 5", null, null, null, null, null, "count was ' 5'")]
     [InlineData("client-wrapper", "1e3", null, null, null, null, null, "count was '1e3'")]
-    [InlineData("client-wrapper", "5", "0", null, null, null, null, "concurrency was '0'; it must be a whole number from 1 to 10000")]
+    [InlineData("single-connection", "5", "0", null, null, null, null, "concurrency was '0'; it must be a whole number from 1 to 10000")]
     [InlineData("client-wrapper", "5", null, "-1", null, null, null, "warmup was '-1'; it must be a whole number from 0 to 10000.")]
     [InlineData("client-wrapper", "5", null, null, "60001", null, null, "delayMs was '60001'; it must be a whole number from 0 to 60000.")]
     [InlineData("client-wrapper", "5", null, null, null, "0", null, "payloadBytes was '0'; it must be a whole number from 1 to 1048576.")]
@@ -115,7 +115,30 @@ public sealed class RunPlanTests
 
         Assert.False(RunPlanRules.TryCreate(input, Limits, Strategies, out _, out var error));
 
-        Assert.Equal("concurrency applies to the closed load (calls in flight) and the arrival rates (the most in flight); load was 'sequential'.", error);
+        Assert.Equal("concurrency applies only with load=closed|open|ramping (calls in flight; under an arrival rate, the most in flight); load was 'sequential', " +
+            "where each call waits for the previous answer, so it would do nothing. Leave it out, or name a load that uses it, e.g. load=closed.", error);
+    }
+
+    [Fact]
+    public void ConcurrencyOnAStrategyThatRunsSequentiallyByItselfIsRefused()
+    {
+        Assert.False(RunPlanRules.TryCreate(new RunPlanInput("client-wrapper", "100", "10"), Limits, Strategies, out _, out var error));
+
+        Assert.StartsWith("concurrency applies only with load=closed|open|ramping (calls in flight; under an arrival rate, the most in flight); " +
+            "left out, this run's load is its own, sequential,", error);
+    }
+
+    [Fact]
+    public void ConcurrencySharedWithStrategiesThatUseItIsLeftAsideByASequentialOneButStillChecked()
+    {
+        var shared = new RunPlanInput("client-wrapper", "100", "10") { SharedBy = ["client-wrapper", "single-connection"] };
+
+        Assert.Equal(1, Create(shared).Concurrency);
+        Assert.Equal(10, Create(shared with { Strategy = "single-connection" }).Concurrency);
+        Assert.False(RunPlanRules.TryCreate(shared with { Concurrency = "0" }, Limits, Strategies, out _, out var error));
+        Assert.StartsWith("concurrency was '0'", error);
+        // Shared only by strategies that run sequentially, it would do nothing for any of them.
+        Assert.False(RunPlanRules.TryCreate(shared with { SharedBy = ["client-wrapper"] }, Limits, Strategies, out _, out _));
     }
 
     [Fact]

@@ -1,0 +1,90 @@
+using System.Globalization;
+using ApiGateway.Configuration;
+using LoadEngine.Strategies;
+
+namespace ApiGateway.Endpoints;
+
+/// <summary>
+/// A run plan's settings, one entry each, with the limits <see cref="RunPlanRules"/> checks them against (the gateway's
+/// Runs options and the rules' constants): the chapter routes' query parameters, and the prose that describes the
+/// bodies of POST /api/runs, /api/suites and /api/comparisons.
+/// </summary>
+public static class RunParameters
+{
+    private static readonly string ConcurrencyLoads = string.Join('|', RunPlanRules.ConcurrencyLoads.Select(RunPlanRules.Name));
+
+    /// <summary>A chapter route's parameters: count in the path, the plan's other settings in the query.</summary>
+    public static RouteParameters ForRoute(StrategyInfo strategy, RunLimitsOptions limits) =>
+        new([.. Plan(limits, strategy), IncludeStatuses]);
+
+    /// <summary>The plan's settings for any strategy (a body's fields), described without one strategy's own load.</summary>
+    public static RouteParameters ForBody(RunLimitsOptions limits) => new(Plan(limits, null));
+
+    /// <summary>The settings and limits a run-starting endpoint with a JSON body states in its description.</summary>
+    public static string Describe(RunLimitsOptions limits) => $"{ForBody(limits).Describe()} {DescribeRunLimits(limits)}";
+
+    /// <summary>What bounds every run, whatever its settings.</summary>
+    public static string DescribeRunLimits(RunLimitsOptions limits) =>
+        $"Each call has a deadline of {limits.CallTimeoutSeconds.ToString(CultureInfo.InvariantCulture)} s (Runs:CallTimeoutSeconds); " +
+        "failed calls are counted by gRPC status, never as successes. " +
+        $"A run may last {limits.MaxRunSeconds} s (Runs:MaxRunSeconds); at most {limits.MaxRunsInFlight} run(s) at once (Runs:MaxRunsInFlight), more get 429.";
+
+    private static readonly RouteParameter IncludeStatuses =
+        new("includeStatuses", ParameterType.Boolean,
+            "Whether the answer lists every call's result (performanceStatuses, last in the answer): false leaves the list out, for big counts. " +
+            "A run bounded only by its duration needs false.") { Default = true };
+
+    private static IReadOnlyList<RouteParameter> Plan(RunLimitsOptions limits, StrategyInfo? strategy)
+    {
+        var ownLoad = strategy is null ? null : RunPlanRules.Name(strategy.DefaultLoad);
+        var sequential = strategy?.DefaultLoad == LoadKind.Sequential;
+        return
+        [
+            RouteParameter.Whole("count", 1, limits.MaxCount, null,
+                "How many calls the run measures (for the stream, how many messages); at most Runs:MaxCount." +
+                (strategy is null ? " Left out, the run needs a duration (a workload's own count otherwise)." : "")) with
+            {
+                InPath = strategy is not null, Example = 1000,
+            },
+            RouteParameter.OneOf("load", [.. Enum.GetValues<LoadKind>().Select(RunPlanRules.Name)], ownLoad,
+                "How calls are started: sequential (each waits for the previous answer), closed (concurrency calls in flight), " +
+                "open (rate calls per second on a schedule, answered or not), ramping (a rate that moves through stages). " +
+                (strategy is null ? "Left out, the strategy's own: sequential for the Performance routes but the stream, closed for the stream and the Concurrency routes." : "Left out, this route's own, as in the chapter.")),
+            RouteParameter.Whole("concurrency", 1, limits.MaxConcurrency, null,
+                $"Only with load={ConcurrencyLoads}: under closed, the calls in flight (left out, all calls at once, at most {limits.MaxConcurrency}); " +
+                $"under open and ramping, the most in flight (left out, {Math.Min(PlanLimits.DefaultArrivalInFlight, limits.MaxConcurrency)}). " +
+                (sequential ? "This route's own load is sequential, so it is refused unless load names one of those." : "With load=sequential it is refused: it would do nothing.")),
+            new RouteParameter("rate", ParameterType.Number,
+                "Only with load=open, which needs it (calls started per second, above 0), or ramping (the rate it starts from; left out, 0); refused under other loads.")
+            {
+                Minimum = 0, Maximum = PlanLimits.MaxRate,
+            },
+            new RouteParameter("duration", ParameterType.Number,
+                "Seconds the measured phase lasts; with a count, whichever ends first (at most Runs:MaxRunSeconds). Left out, the run ends at its count.")
+            {
+                Minimum = RunPlanRules.MinDurationSeconds, Maximum = limits.MaxRunSeconds,
+            },
+            new RouteParameter("stages", ParameterType.Text,
+                $"Only with load=ramping, which needs them: seconds:rate pairs, each moving the rate linearly to its target, e.g. 10:5000,20:5000 " +
+                $"(at most {PlanLimits.MaxStages} stages, {limits.MaxRunSeconds} s in all). Left out under every other load, which refuses it.")
+            {
+                Pattern = @"^\s*\d+(\.\d+)?\s*:\s*\d+(\.\d+)?\s*(,\s*\d+(\.\d+)?\s*:\s*\d+(\.\d+)?\s*)*$", Example = "10:5000,20:5000",
+            },
+            RouteParameter.Whole("warmup", 0, limits.MaxWarmup, 0, "Calls made first and kept out of the figures (at most Runs:MaxWarmup)."),
+            RouteParameter.Whole("delayMs", 0, RunPlanRules.MaxDelayMs, 0, "Milliseconds the service waits before each answer."),
+            RouteParameter.Whole("payloadBytes", 1, RunPlanRules.MaxPayloadBytes, RunPlanRules.DefaultPayloadBytes, "Size of each of the answer's two bytes fields."),
+            new RouteParameter("percentiles", ParameterType.Text,
+                $"Which latency percentiles to report, comma-separated, each above 0 and at most 100 (at most {PlanLimits.MaxPercentiles}); a percentile a threshold judges is always reported.")
+            {
+                Pattern = @"^\s*[pP]?\d+(\.\d+)?\s*(,\s*[pP]?\d+(\.\d+)?\s*)*$",
+                Default = string.Join(',', RunPlan.DefaultPercentiles.Select(percentile => percentile.ToString(CultureInfo.InvariantCulture))),
+            },
+            new RouteParameter("thresholds", ParameterType.Text,
+                "k6-style pass/fail conditions the run's verdict judges, such as \"p99 < 5ms\" or \"errorRate < 1%\"; repeat the parameter for several. " +
+                "Left out, the verdict has none to judge.")
+            {
+                Repeatable = true, Example = "p99 < 5ms",
+            },
+        ];
+    }
+}

@@ -1,0 +1,65 @@
+using System.Globalization;
+using System.Text;
+using ApiGateway.Configuration;
+using ApiGateway.Endpoints;
+using LoadEngine.Strategies;
+using Microsoft.AspNetCore.Http;
+
+namespace GrpcBestPractices.Tests.Unit;
+
+/// <summary>
+/// The run parameters' documented limits, held against the plan rules: each documented bound is accepted and the value
+/// past it refused, read the way the gateway reads a request. The end-to-end test can only probe past the bounds (a run
+/// at count = 100 000 or delayMs = 60 000 is too long for a test); this one proves the bounds are not wider than the rules.
+/// </summary>
+public sealed class RunParametersTests
+{
+    private static readonly RunLimitsOptions Limits = new();
+
+    public static TheoryData<string> Bounded => new(RunParameters.ForBody(Limits).All.Where(parameter => parameter.Maximum is not null).Select(parameter => parameter.Name));
+
+    [Theory]
+    [MemberData(nameof(Bounded))]
+    public async Task EachDocumentedBoundIsAcceptedAndTheValuePastItRefused(string name)
+    {
+        var parameter = RunParameters.ForBody(Limits).All.Single(parameter => parameter.Name == name);
+        var step = parameter.Type == ParameterType.Integer ? 1 : 0.001;
+
+        Assert.Null(await RefusalAsync(name, parameter.Minimum!.Value));
+        Assert.Null(await RefusalAsync(name, parameter.Maximum!.Value));
+        Assert.Contains(name, await RefusalAsync(name, parameter.Minimum.Value - step));
+        Assert.Contains(name, await RefusalAsync(name, parameter.Maximum.Value + step));
+    }
+
+    [Fact]
+    public void EveryChapterRouteTakesEveryPlanSettingAndItsStatusesSwitch()
+    {
+        foreach (var strategy in StrategyList.All)
+        {
+            var route = RunParameters.ForRoute(strategy.Info, Limits);
+
+            Assert.Equal(["count"], route.All.Where(parameter => parameter.InPath).Select(parameter => parameter.Name));
+            Assert.Equal([.. RunParameters.ForBody(Limits).QueryNames.Where(name => name != "count"), "includeStatuses"], route.QueryNames);
+        }
+    }
+
+    /// <summary>The plan rules' sentence for a single-connection run with <paramref name="name"/> set, under a load that uses it; null when accepted.</summary>
+    private static async Task<string?> RefusalAsync(string name, double value)
+    {
+        var settings = new Dictionary<string, object>
+        {
+            ["strategy"] = "single-connection", ["count"] = 10, ["load"] = name switch { "rate" => "ramping", _ => "closed" },
+        };
+        if (name == "rate")
+        {
+            settings["stages"] = "1:10";
+        }
+
+        settings[name] = value;
+        var http = new DefaultHttpContext();
+        http.Request.Body = new MemoryStream(Encoding.UTF8.GetBytes(System.Text.Json.JsonSerializer.Serialize(settings)));
+        var (request, error) = await RunRequestReader.ReadAsync(http.Request, RunRequestReader.Run);
+        Assert.True(request is not null, error);
+        return RunPlanRules.TryCreate(request.Input, Limits.PlanLimits(), StrategyList.Names, out _, out error) ? null : error;
+    }
+}

@@ -67,12 +67,12 @@ announced() {
 wait_for() {
   local name=$1 url=$2 pid=$3 hostport host port
   hostport=${url#*://}; hostport=${hostport%%/*}; host=${hostport%:*}; port=${hostport##*:}
-  for _ in $(seq 1 600); do
+  for _ in $(seq 1 1200); do
     if (exec 3<>"/dev/tcp/$host/$port") 2>/dev/null; then return 0; fi
     kill -0 "$pid" 2>/dev/null || { echo "run.sh: $name exited before it listened on $url (is the port taken?)" >&2; return 1; }
     sleep 0.1
   done
-  echo "run.sh: $name did not listen on $url within 60 s" >&2
+  echo "run.sh: $name did not listen on $url within 120 s" >&2
   return 1
 }
 

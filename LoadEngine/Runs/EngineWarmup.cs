@@ -18,7 +18,7 @@ public sealed record WarmupReport(bool Warmed, string Summary, double DurationMs
 /// </summary>
 public static class EngineWarmup
 {
-    public static readonly TimeSpan Budget = TimeSpan.FromSeconds(20);
+    public static readonly TimeSpan Budget = TimeSpan.FromSeconds(60);
 
     // Enough calls for .NET's tiered JIT to promote the hot paths (30 calls, then a background recompile), few enough to take a second or two.
     private const int UnaryCalls = 300;

@@ -48,7 +48,7 @@ public sealed partial class AppProcess : IAsyncDisposable
     public static async Task<AppProcess> StartAsync(string project, IEnumerable<string>? arguments = null, IDictionary<string, string>? environment = null)
     {
         var app = Launch(project, ["--urls", "http://127.0.0.1:0", .. arguments ?? []], environment);
-        var finished = await Task.WhenAny(app._listening.Task, app._process.WaitForExitAsync(), Task.Delay(TimeSpan.FromSeconds(60)));
+        var finished = await Task.WhenAny(app._listening.Task, app._process.WaitForExitAsync(), Task.Delay(TimeSpan.FromSeconds(120)));
         if (finished != app._listening.Task)
         {
             var output = app.Output;

@@ -6,7 +6,7 @@
 // Prints one JSON line; exits 1 on any failure.
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { finish, launch } from './harness.mjs';
+import { apiOf, checks, finish, launch, watch } from './harness.mjs';
 
 const [gateway, outDir, countArg = '30', timeoutArg = '120'] = process.argv.slice(2);
 if (!gateway || !outDir) {
@@ -23,28 +23,16 @@ const screenshots = [];
 const failedResponses = [];
 const result = { ok: false, count, failures, consoleErrors, foreignRequests, failedResponses, screenshots };
 
-const check = (condition, message) => { if (!condition) failures.push(message); };
-const same = (actual, expected, what) =>
-  check(JSON.stringify(actual) === JSON.stringify(expected), `${what}: the page shows ${JSON.stringify(actual)}, the API says ${JSON.stringify(expected)}`);
-
-async function getJson(path) {
-  const response = await fetch(origin + path);
-  if (!response.ok) throw new Error(`GET ${path} answered ${response.status}: ${await response.text()}`);
-  return response.json();
-}
+const { check, same } = checks(failures);
+const getJson = apiOf(origin);
 
 mkdirSync(outDir, { recursive: true });
 const browser = await launch();
 try {
   const context = await browser.newContext({ viewport: { width: 1440, height: 900 }, acceptDownloads: true });
-  context.on('request', (request) => {
-    const url = request.url();
-    if (!url.startsWith('data:') && new URL(url).origin !== origin) foreignRequests.push(url);
-  });
   const page = await context.newPage();
-  page.on('console', (message) => { if (message.type() === 'error') consoleErrors.push(message.text()); });
+  watch(context, page, origin, { consoleErrors, foreignRequests });
   page.on('response', (response) => { if (response.status() >= 400) failedResponses.push(`${response.status()} ${response.url()}`); });
-  page.on('pageerror', (error) => consoleErrors.push(`uncaught: ${error.message}`));
 
   const shoot = async (name) => {
     const path = join(outDir, name);

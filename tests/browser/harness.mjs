@@ -13,3 +13,28 @@ export function finish(result) {
   console.log(JSON.stringify(result));
   process.exit(result.ok ? 0 : 1);
 }
+
+/** check(condition, message) and same(actual, expected, what) note each failure in failures; same compares as JSON. */
+export function checks(failures) {
+  const check = (condition, message) => { if (!condition) failures.push(message); };
+  const same = (actual, expected, what) =>
+    check(JSON.stringify(actual) === JSON.stringify(expected), `${what}: the page shows ${JSON.stringify(actual)}, the API says ${JSON.stringify(expected)}`);
+  return { check, same };
+}
+
+/** A GET of the gateway's API from the script itself (not the page), failing with the answer's status and text. */
+export const apiOf = (origin) => async (path) => {
+  const response = await fetch(origin + path);
+  if (!response.ok) throw new Error(`GET ${path} answered ${response.status}: ${await response.text()}`);
+  return response.json();
+};
+
+/** Notes every request that leaves origin (in the whole context) and every console error and uncaught error of the page. */
+export function watch(context, page, origin, { consoleErrors, foreignRequests }) {
+  context.on('request', (request) => {
+    const url = request.url();
+    if (!url.startsWith('data:') && new URL(url).origin !== origin) foreignRequests.push(url);
+  });
+  page.on('console', (message) => { if (message.type() === 'error') consoleErrors.push(message.text()); });
+  page.on('pageerror', (error) => consoleErrors.push(`uncaught: ${error.message}`));
+}

@@ -3,7 +3,7 @@
 
 import { ms, whole } from './format.js';
 
-const palette = ['#0072B2', '#D55E00', '#009E73', '#CC79A7', '#E69F00', '#56B4E9', '#000000', '#7F7F7F'];
+export const palette = ['#0072B2', '#D55E00', '#009E73', '#CC79A7', '#E69F00', '#56B4E9', '#000000', '#7F7F7F'];
 const pointStyles = ['circle', 'rect', 'triangle', 'rectRot', 'star', 'crossRot', 'rectRounded', 'cross'];
 const dashes = [[], [12, 4], [4, 4], [12, 4, 2, 4], [2, 3], [18, 6]];
 const styles = new Map();
@@ -49,13 +49,16 @@ const valueLabels = {
           if (raw === null || raw === undefined || Number.isNaN(bar.y)) return;
           const text = format(raw, dataset, at);
           const width = ctx.measureText(text).width;
+          // A bar with a whisker (see whiskers) has its label above the whisker's top, not across it.
+          const range = dataset.ranges?.[at];
+          const top = range ? Math.min(bar.y, chart.scales[meta.yAxisID].getPixelForValue(range.max)) : bar.y;
           if (width + 2 <= bar.width) {
             ctx.textAlign = 'center';
             ctx.textBaseline = 'bottom';
-            ctx.fillText(text, bar.x, bar.y - 2);
+            ctx.fillText(text, bar.x, top - 2);
           } else {
             ctx.save();
-            ctx.translate(bar.x, bar.y - 3);
+            ctx.translate(bar.x, top - 3);
             ctx.rotate(-Math.PI / 2);
             ctx.textAlign = 'left';
             ctx.textBaseline = 'middle';
@@ -78,8 +81,38 @@ const valueLabels = {
   },
 };
 
+// Chart.js has no error bars of its own: each dataset's `ranges` ({min, max} per bar) is drawn over its bars.
+export const whiskers = {
+  id: 'whiskers',
+  afterDatasetsDraw(chart) {
+    const { ctx } = chart;
+    const y = chart.scales.y;
+    ctx.save();
+    ctx.strokeStyle = '#111418';
+    ctx.lineWidth = 1.5;
+    chart.data.datasets.forEach((dataset, index) => {
+      if (!chart.isDatasetVisible(index)) return;
+      chart.getDatasetMeta(index).data.forEach((bar, position) => {
+        const range = dataset.ranges?.[position];
+        if (!range) return;
+        const [top, bottom] = [y.getPixelForValue(range.max), y.getPixelForValue(range.min)];
+        const cap = Math.max(2, Math.min(7, bar.width / 3));
+        ctx.beginPath();
+        ctx.moveTo(bar.x, top);
+        ctx.lineTo(bar.x, bottom);
+        ctx.moveTo(bar.x - cap, top);
+        ctx.lineTo(bar.x + cap, top);
+        ctx.moveTo(bar.x - cap, bottom);
+        ctx.lineTo(bar.x + cap, bottom);
+        ctx.stroke();
+      });
+    });
+    ctx.restore();
+  },
+};
+
 /** Room above the tallest bar for its upright label: a log axis grows by a factor, a linear one by a share. */
-const roomForLabels = (scale) => {
+export const roomForLabels = (scale) => {
   if (scale.type === 'logarithmic') scale.max *= 8;
   else scale.max += (scale.max - scale.min) * 0.3;
 };

@@ -1,10 +1,10 @@
-// Follows one run, suite or comparison over Server-Sent Events and never lets a long run go silent; says how far it is.
+// Follows one run, suite, comparison or lesson experiment over Server-Sent Events and never lets a long run go silent; says how far it is.
 
 const silenceMs = 4000;
 
 /**
- * kind: 'runs', 'suites' or 'comparisons'. handlers: progress(data), run(view), final(view), silent(seconds), lost(message).
- * Returns a function that stops following.
+ * kind: 'runs', 'suites', 'comparisons' or a lesson's 'lessons/{id}/experiments'. handlers: progress(data), run(view) or
+ * experiment(view) (each optional), final(view), silent(seconds), lost(message). Returns a function that stops following.
  */
 export function follow(kind, id, handlers) {
   const source = new EventSource(`/api/${kind}/${id}/events`);
@@ -15,8 +15,9 @@ export function follow(kind, id, handlers) {
     lastEvent = performance.now();
     handler(JSON.parse(event.data));
   };
-  source.addEventListener('progress', heard(handlers.progress));
-  source.addEventListener('run', heard(handlers.run));
+  for (const name of ['progress', 'run', 'experiment']) {
+    if (handlers[name]) source.addEventListener(name, heard(handlers[name]));
+  }
   source.addEventListener('final', heard((view) => {
     finished = true;
     stop();
@@ -27,7 +28,7 @@ export function follow(kind, id, handlers) {
     // The browser reconnects by itself unless the gateway refused the stream outright.
     if (source.readyState === EventSource.CLOSED) {
       stop();
-      handlers.lost(`The event stream of ${kind.slice(0, -1)} ${id} closed; the gateway may have stopped.`);
+      handlers.lost(`The event stream of ${kind.split('/').at(-1).slice(0, -1)} ${id} closed; the gateway may have stopped.`);
     } else {
       handlers.silent(Math.round((performance.now() - lastEvent) / 1000), 'the event stream dropped; reconnecting');
     }

@@ -1,9 +1,10 @@
-// Wires the page: the run form, the live panels, and reloading every chart from the API when a run ends.
+// Wires the page: the lessons, the run form, the live panels, and reloading every chart from the API when a run ends.
 
 import { api, clearErrors, showError } from './api.js';
 import { assignColours, createCharts, setLargeType, showHistory, showLatest } from './charts.js';
 import { createProtocolCharts } from './protocol-charts.js';
 import { initProtocols } from './protocols.js';
+import { initLessons, lessonExperimentIds } from './lessons.js';
 import { comparePicked, loadHistory, showRunsOverTime, usePlans } from './history.js';
 import { doneFraction, progressText } from './live.js';
 import { addLivePoint, resumeRun, showLivePanels, showStoredRun } from './live-panels.js';
@@ -46,10 +47,15 @@ async function init() {
     return;
   }
   assignColours(strategies);
+  // The lessons' arms keep the strategies' colours, so they load once those are known, beside the charts below.
+  const lessonsShown = initLessons(strategies).catch(showError);
   $('strategy').append(...strategies.map((name) => el('option', { text: name, attrs: { value: name } })));
   $('history-strategy').append(...strategies.map((name) => el('option', { text: name, attrs: { value: name } })));
-  const newest = await refresh().catch(showError);
-  await resume(newest).catch(showError);
+  const runs = await refresh().catch(showError);
+  await lessonsShown;
+  // A lesson experiment's runs carry its id as their suite id, and its card shows them: the live panels resume a run or suite.
+  const experiments = runs?.some((run) => run.suiteId) ? await lessonExperimentIds().catch(showError) : null;
+  await resume(runs?.find((run) => !experiments?.has(run.suiteId))).catch(showError);
 }
 
 function initLargeType() {
@@ -147,7 +153,7 @@ async function showStored(run) {
 
 /**
  * After a reload: the live panels of the newest strategy run or suite, from the history, and following it if it still
- * runs. newest: the newest strategy run (refresh's answer).
+ * runs. newest: the newest strategy run that is not a lesson experiment's.
  */
 async function resume(newest) {
   if (!newest) return;
@@ -210,7 +216,7 @@ function verdictText(runs) {
 
 /**
  * Charts 1–4 and the table, all from the API. The charts show one plan's runs: the group of the newest completed run
- * unless one was picked and still has runs (keep: keep the pick). Returns the newest strategy run, if any.
+ * unless one was picked and still has runs (keep: keep the pick). Returns the strategy runs, newest first.
  */
 async function refresh({ keep = true } = {}) {
   const [page] = await Promise.all([api(`/api/runs?limit=${groupedRuns}`), loadHistory()]);
@@ -227,7 +233,7 @@ async function refresh({ keep = true } = {}) {
   })));
   if (groups.some((group) => group.key === picked)) select.value = picked;
   showGroup(currentGroup());
-  return runs[0];
+  return runs;
 }
 
 const currentGroup = () => groups.find((group) => group.key === $('plan-group').value) ?? groups[0];

@@ -1,7 +1,7 @@
 // The Protocols part's charts: one bar chart per figure, every contender side by side under its own label, each bar the
 // median over the repetitions and a whisker from the smallest to the largest repetition.
 
-import { axis, create, striped } from './charts.js';
+import { axis, create, striped, whiskers } from './charts.js';
 import { ms } from './format.js';
 
 // Okabe–Ito, one colour per API (what the service counts a call under); TLS bars are striped, so security reads without colour.
@@ -33,36 +33,6 @@ export const figureCharts = [
 
 const styles = { 1: ['solid'], 2: ['solid', 'outline'], 3: ['solid', 'light', 'outline'] };
 const legendFill = { solid: '#4a5560', light: '#b7bec6', outline: '#ffffff' };
-
-// Chart.js has no error bars of its own: each dataset's `ranges` ({min, max} per bar) is drawn over its bars.
-const whiskers = {
-  id: 'whiskers',
-  afterDatasetsDraw(chart) {
-    const { ctx } = chart;
-    const y = chart.scales.y;
-    ctx.save();
-    ctx.strokeStyle = '#111418';
-    ctx.lineWidth = 1.5;
-    chart.data.datasets.forEach((dataset, index) => {
-      if (!chart.isDatasetVisible(index)) return;
-      chart.getDatasetMeta(index).data.forEach((bar, position) => {
-        const range = dataset.ranges?.[position];
-        if (!range) return;
-        const [top, bottom] = [y.getPixelForValue(range.max), y.getPixelForValue(range.min)];
-        const cap = Math.max(2, Math.min(7, bar.width / 3));
-        ctx.beginPath();
-        ctx.moveTo(bar.x, top);
-        ctx.lineTo(bar.x, bottom);
-        ctx.moveTo(bar.x - cap, top);
-        ctx.lineTo(bar.x + cap, top);
-        ctx.moveTo(bar.x - cap, bottom);
-        ctx.lineTo(bar.x + cap, bottom);
-        ctx.stroke();
-      });
-    });
-    ctx.restore();
-  },
-};
 
 export function createProtocolCharts() {
   for (const figure of figureCharts) {

@@ -14,13 +14,13 @@ public sealed class SqliteRunStore : IRunStore, IDisposable
 {
     public const string InterruptedError = "The gateway stopped before this run finished.";
 
-    private const int SchemaVersion = 4;
+    private const int SchemaVersion = 5;
     private const int BusyTimeoutMilliseconds = 10_000;
     // Fixed-width UTC text sorts in time order and stays readable in the sqlite3 shell.
     private const string TimeFormat = "yyyy-MM-dd'T'HH:mm:ss.fffffff'Z'";
-    private const string RunColumns = "id, suite_id, strategy, state, started_at, finished_at, plan_json, stats_json, error, measured, series_json, verdict_json";
+    private const string RunColumns = "id, suite_id, strategy, state, started_at, finished_at, plan_json, stats_json, error, measured, series_json, verdict_json, experiment_id";
     // Lists leave each run's time series out (a 10-minute run has 600 points); GetAsync has it.
-    private const string ListedRunColumns = "id, suite_id, strategy, state, started_at, finished_at, plan_json, stats_json, error, measured, NULL, verdict_json";
+    private const string ListedRunColumns = "id, suite_id, strategy, state, started_at, finished_at, plan_json, stats_json, error, measured, NULL, verdict_json, experiment_id";
     private const string SuiteColumns = "id, state, started_at, finished_at, plan_json, strategies_json, error, comparison_json";
 
     private const string Schema = """
@@ -36,7 +36,8 @@ public sealed class SqliteRunStore : IRunStore, IDisposable
             error TEXT NULL,
             measured TEXT NULL,
             series_json TEXT NULL,
-            verdict_json TEXT NULL);
+            verdict_json TEXT NULL,
+            experiment_id TEXT NULL);
         CREATE INDEX IF NOT EXISTS runs_by_started_at ON runs (started_at);
         CREATE INDEX IF NOT EXISTS runs_by_strategy ON runs (strategy, started_at);
         CREATE INDEX IF NOT EXISTS runs_by_suite ON runs (suite_id);
@@ -72,8 +73,10 @@ public sealed class SqliteRunStore : IRunStore, IDisposable
         """;
 
     // Version 3 keeps what makes a suite a protocol comparison (its contenders and repetitions); older suites are none.
-    // Version 4 adds the lesson experiments' table, which the schema creates: nothing older changes.
     private const string MigrationFromVersion2 = "ALTER TABLE suites ADD COLUMN comparison_json TEXT NULL;";
+
+    // Version 5 keeps the lesson experiments (their table the schema creates) and which experiment a run belongs to.
+    private const string MigrationFromVersion4 = "ALTER TABLE runs ADD COLUMN experiment_id TEXT NULL;";
 
     private readonly string _connectionString;
 
@@ -119,6 +122,11 @@ public sealed class SqliteRunStore : IRunStore, IDisposable
             await NonQueryAsync(connection, MigrationFromVersion2);
         }
 
+        if (version is >= 1 and <= 4 && await TableExistsAsync(connection, "runs") && !await HasColumnAsync(connection, "runs", "experiment_id"))
+        {
+            await NonQueryAsync(connection, MigrationFromVersion4);
+        }
+
         await NonQueryAsync(connection, Schema);
         // PRAGMA takes no parameters; the value is a constant of this class.
         await NonQueryAsync(connection, $"PRAGMA user_version = {SchemaVersion};");
@@ -127,7 +135,7 @@ public sealed class SqliteRunStore : IRunStore, IDisposable
 
     public Task SaveAsync(RunRecord run, CancellationToken cancellationToken = default) =>
         ExecuteAsync(
-            $"INSERT OR REPLACE INTO runs ({RunColumns}) VALUES ($id, $suite_id, $strategy, $state, $started_at, $finished_at, $plan_json, $stats_json, $error, $measured, $series_json, $verdict_json);",
+            $"INSERT OR REPLACE INTO runs ({RunColumns}) VALUES ($id, $suite_id, $strategy, $state, $started_at, $finished_at, $plan_json, $stats_json, $error, $measured, $series_json, $verdict_json, $experiment_id);",
             ("$id", Text(run.Id)),
             ("$suite_id", run.SuiteId is { } suiteId ? Text(suiteId) : null),
             ("$strategy", run.Plan.Strategy),
@@ -139,7 +147,8 @@ public sealed class SqliteRunStore : IRunStore, IDisposable
             ("$error", run.Error),
             ("$measured", run.Measured),
             ("$series_json", run.Series is null ? null : ToJson(run.Series)),
-            ("$verdict_json", run.Verdict is null ? null : ToJson(run.Verdict)));
+            ("$verdict_json", run.Verdict is null ? null : ToJson(run.Verdict)),
+            ("$experiment_id", run.ExperimentId is { } experimentId ? Text(experimentId) : null));
 
     public async Task<RunRecord?> GetAsync(Guid id, CancellationToken cancellationToken = default) =>
         (await QueryAsync($"SELECT {RunColumns} FROM runs WHERE id = $id;", ReadRun, cancellationToken, ("$id", Text(id)))).SingleOrDefault();
@@ -257,6 +266,13 @@ public sealed class SqliteRunStore : IRunStore, IDisposable
         return await command.ExecuteScalarAsync();
     }
 
+    // A file written by version 4 of this gateway during its development may already have the column.
+    private static async Task<bool> HasColumnAsync(SqliteConnection connection, string table, string column) =>
+        Convert.ToInt64(await ScalarAsync(connection, $"SELECT COUNT(*) FROM pragma_table_info('{table}') WHERE name = '{column}';"), CultureInfo.InvariantCulture) > 0;
+
+    private static async Task<bool> TableExistsAsync(SqliteConnection connection, string table) =>
+        Convert.ToInt64(await ScalarAsync(connection, $"SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = '{table}';"), CultureInfo.InvariantCulture) > 0;
+
     private static async Task NonQueryAsync(SqliteConnection connection, string sql)
     {
         await using var command = connection.CreateCommand();
@@ -313,6 +329,7 @@ public sealed class SqliteRunStore : IRunStore, IDisposable
         Measured = row.IsDBNull(9) ? null : row.GetString(9),
         Series = row.IsDBNull(10) ? null : FromJson<TimeSeries>(row.GetString(10)),
         Verdict = row.IsDBNull(11) ? null : FromJson<Verdict>(row.GetString(11)),
+        ExperimentId = row.IsDBNull(12) ? null : Guid.Parse(row.GetString(12)),
     };
 
     private static SuiteRecord ReadSuite(SqliteDataReader row) => new(

@@ -2,7 +2,7 @@ using LoadEngine.Lessons;
 
 namespace ApiGateway.Runs;
 
-/// <summary>Lesson experiments: one slot each, like a suite; their runs are stored runs of the experiment (its id as their suite id).</summary>
+/// <summary>Lesson experiments: one slot each, like a suite; their runs are stored runs that name the experiment (experimentId).</summary>
 public sealed partial class RunCoordinator
 {
     private readonly System.Collections.Concurrent.ConcurrentDictionary<Guid, ActiveExperiment> _experiments = new();
@@ -75,7 +75,7 @@ public sealed partial class RunCoordinator
     {
         public async Task<RunRecord> RunAsync(RunPlan plan, ExperimentStep step, CancellationToken cancellation)
         {
-            var run = await coordinator.LaunchAsync(plan, experiment.Id, cancellation, experiment.StopReason?.Reason ?? "The experiment was cancelled.", ownsSlot: false);
+            var run = await coordinator.LaunchAsync(plan, suiteId: null, cancellation, experiment.StopReason?.Reason ?? "The experiment was cancelled.", ownsSlot: false, experiment.Id);
             experiment.Current = run;
             experiment.CurrentStep = step;
             await foreach (var progress in run.Live.FollowAsync())

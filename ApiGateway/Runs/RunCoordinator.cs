@@ -104,9 +104,10 @@ public sealed partial class RunCoordinator(
 
     public void Dispose() => _stopping.Dispose();
 
-    private async Task<ActiveRun> LaunchAsync(RunPlan plan, Guid? suiteId, CancellationToken stopWhen, string stopReason, bool ownsSlot)
+    private async Task<ActiveRun> LaunchAsync(RunPlan plan, Guid? suiteId, CancellationToken stopWhen, string stopReason, bool ownsSlot, Guid? experimentId = null)
     {
-        var run = new ActiveRun(new RunRecord(Guid.NewGuid(), plan, RunState.Running, DateTimeOffset.UtcNow, null, null, null, suiteId), _stopping.Token);
+        var record = new RunRecord(Guid.NewGuid(), plan, RunState.Running, DateTimeOffset.UtcNow, null, null, null, suiteId) { ExperimentId = experimentId };
+        var run = new ActiveRun(record, _stopping.Token);
         await SaveAsync(() => store.SaveAsync(run.Record), "The run");
         _runs[run.Id] = run;
         run.Completion = Task.Run(() => ExecuteRunAsync(run, stopWhen, stopReason, ownsSlot));

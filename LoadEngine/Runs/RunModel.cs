@@ -150,6 +150,9 @@ public sealed record RunRecord(
 
     public Verdict? Verdict { get; init; }
 
+    /// <summary>The lesson experiment this run is an arm of (GET /api/lessons/{lesson}/experiments/{id}); null for other runs.</summary>
+    public Guid? ExperimentId { get; init; }
+
     /// <summary>Live progress while it runs (never stored; null once it has ended).</summary>
     public ProgressSnapshot? Progress { get; init; }
 }

@@ -11,18 +11,8 @@ import { workPanel } from './panel.js';
 import { el, ms, time } from './format.js';
 
 const cards = new Map();
-const experimentIds = new Set();
 // The gateway runs one experiment at a time, so while one runs every lesson's button waits.
 let running = null;
-
-/**
- * The ids of the lessons' experiments, the 20 newest of each and every one this page followed: an experiment's runs carry
- * its id as their suite id, so the run panel tells them from suites' runs with this.
- */
-export async function lessonExperimentIds() {
-  const pages = await Promise.all([...cards.values()].map((card) => api(card.lesson.links.experiments)));
-  return new Set([...experimentIds, ...pages.flatMap((page) => page.experiments.map((experiment) => experiment.id))]);
-}
 
 /** strategies: the run panel's strategy names, whose colours the lessons' arms keep. */
 export async function initLessons(strategies) {
@@ -193,7 +183,6 @@ function finish(card, final) {
 /** The verdict, the other checks, what could not run, and the chart, of one experiment (partly, while it runs). */
 function show(card, view) {
   card.root.dataset.experiment = view.id;
-  experimentIds.add(view.id);
   const judged = view.state !== 'Running';
   const parts = [];
   if (view.state === 'Failed' || view.state === 'Cancelled') {

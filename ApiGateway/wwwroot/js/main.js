@@ -4,7 +4,7 @@ import { api, clearErrors, showError } from './api.js';
 import { assignColours, createCharts, setLargeType, showHistory, showLatest } from './charts.js';
 import { createProtocolCharts } from './protocol-charts.js';
 import { initProtocols } from './protocols.js';
-import { initLessons, lessonExperimentIds } from './lessons.js';
+import { initLessons } from './lessons.js';
 import { comparePicked, loadHistory, showRunsOverTime, usePlans } from './history.js';
 import { doneFraction, progressText } from './live.js';
 import { addLivePoint, resumeRun, showLivePanels, showStoredRun } from './live-panels.js';
@@ -53,9 +53,8 @@ async function init() {
   $('history-strategy').append(...strategies.map((name) => el('option', { text: name, attrs: { value: name } })));
   const runs = await refresh().catch(showError);
   await lessonsShown;
-  // A lesson experiment's runs carry its id as their suite id, and its card shows them: the live panels resume a run or suite.
-  const experiments = runs?.some((run) => run.suiteId) ? await lessonExperimentIds().catch(showError) : null;
-  await resume(runs?.find((run) => !experiments?.has(run.suiteId))).catch(showError);
+  // A lesson experiment's runs are its card's to show: the live panels resume a run or suite of the run panel.
+  await resume(runs?.find((run) => !run.experimentId)).catch(showError);
 }
 
 function initLargeType() {

@@ -51,7 +51,8 @@ public sealed class LessonExperimentTests(SystemFixture system)
         foreach (var sample in samples)
         {
             var run = await system.Http.GetJsonAsync($"/api/runs/{sample.GetProperty("runId").GetString()}");
-            Assert.Equal(("Completed", id, 0L), (run.GetProperty("state").GetString(), run.GetProperty("suiteId").GetString(), run.GetProperty("stats").GetProperty("failed").GetInt64()));
+            Assert.Equal(("Completed", id, null, 0L), (run.GetProperty("state").GetString(), run.GetProperty("experimentId").GetString(), run.GetProperty("suiteId").GetString(),
+                run.GetProperty("stats").GetProperty("failed").GetInt64()));
             Assert.Equal(2000, run.GetProperty("plan").GetProperty("count").GetInt32());
             Assert.Equal(200, run.GetProperty("stats").GetProperty("warmupCalls").GetInt32());
             var wallTime = run.GetProperty("stats").GetProperty("wallTimeMs").GetDouble();

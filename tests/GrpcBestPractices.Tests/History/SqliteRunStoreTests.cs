@@ -2,6 +2,7 @@ using System.Text.Json;
 using ApiGateway.History;
 using ApiGateway.Runs;
 using GrpcBestPractices.Tests.Infrastructure;
+using LoadEngine.Lessons;
 using Microsoft.Data.Sqlite;
 
 namespace GrpcBestPractices.Tests.History;
@@ -187,6 +188,41 @@ public sealed class SqliteRunStoreTests : IDisposable
         var comparison = Comparison(new ComparisonPlan(["grpc-h2-cleartext", "grpc-h2-tls"], 1), Noon);
         await store.SaveSuiteAsync(comparison);
         Assert.Equal([comparison.Id], (await store.ListComparisonsAsync(10, 0)).Select(suite => suite.Id));
+    }
+
+    [Fact]
+    public async Task AVersion3HistoryKeepsItsRunsAndGainsLessonExperiments()
+    {
+        var path = _folder.File("history.db");
+        var runId = Guid.NewGuid();
+        // The version 3 runs table, as the gateway before the lesson experiments made it.
+        await using (var connection = new SqliteConnection($"Data Source={path};Pooling=false"))
+        {
+            await connection.OpenAsync();
+            await using var command = connection.CreateCommand();
+            command.CommandText = $"""
+                CREATE TABLE runs (id TEXT NOT NULL PRIMARY KEY, suite_id TEXT NULL, strategy TEXT NOT NULL, state TEXT NOT NULL, started_at TEXT NOT NULL,
+                    finished_at TEXT NULL, plan_json TEXT NOT NULL, stats_json TEXT NULL, error TEXT NULL, measured TEXT NULL, series_json TEXT NULL, verdict_json TEXT NULL);
+                INSERT INTO runs (id, strategy, state, started_at, plan_json) VALUES ('{runId:D}', 'client-wrapper', 'Completed', '2026-11-22T12:00:00.0000000Z', '{Json(Plan("client-wrapper"))}');
+                PRAGMA user_version = 3;
+                """;
+            await command.ExecuteNonQueryAsync();
+        }
+
+        var store = await OpenStoreAsync(path);
+        var experiment = new ExperimentRecord(Guid.NewGuid(), "streaming", RunState.Running, Noon, null, null, 3, []);
+        var arm = Run("streaming-call", Noon) with { ExperimentId = experiment.Id };
+        await store.SaveExperimentAsync(experiment);
+        await store.SaveAsync(arm);
+        await store.MarkInterruptedAsync();
+
+        Assert.Null((await store.GetAsync(runId))?.ExperimentId);
+        Assert.Equal(experiment.Id, (await store.GetAsync(arm.Id))?.ExperimentId);
+        var interrupted = await store.GetExperimentAsync(experiment.Id);
+        Assert.Equal((RunState.Failed, SqliteRunStore.InterruptedError), (interrupted?.State, interrupted?.Error));
+        Assert.NotNull(interrupted?.FinishedAt);
+        Assert.Equal([experiment.Id], (await store.ListExperimentsAsync("streaming", 10, 0)).Select(stored => stored.Id));
+        Assert.Equal(0, await store.CountExperimentsAsync("keep-alive"));
     }
 
     [Fact]

@@ -96,6 +96,9 @@ public sealed partial class DurableRunStore(IRunStore inner, TimeProvider time, 
         // Served from memory from now on, so nobody sees the record Running while its write waits for a lock.
         var pending = new PendingSave(record, what, save);
         _pending[id] = pending;
+        // SQLite's writes block their thread while they wait for a lock: hand control back first, so the caller stops
+        // serving the record as Running now, not after the wait.
+        await Task.Yield();
         if (await TryAsync(id, pending))
         {
             return;

@@ -35,6 +35,26 @@ public sealed class DurableRunStoreTests
     }
 
     [Fact]
+    public async Task EndedRunIsServedBeforeAWriteThatBlocksItsThreadReturns()
+    {
+        var (inner, _, _, store) = Create();
+        using var release = new ManualResetEventSlim();
+        inner.Blocking = release;
+        var run = SampleRuns.Completed("client-wrapper");
+
+        // Microsoft.Data.Sqlite waits for a lock synchronously, inside the call that starts the write.
+        var started = System.Diagnostics.Stopwatch.GetTimestamp();
+        var returned = store.SaveEndedAsync(run);
+
+        Assert.InRange(System.Diagnostics.Stopwatch.GetElapsedTime(started), TimeSpan.Zero, TimeSpan.FromSeconds(5));
+        Assert.False(returned.IsCompleted);
+        Assert.Equal(RunState.Completed, (await store.GetAsync(run.Id))?.State);
+        release.Set();
+        await returned.WaitAsync(TimeSpan.FromSeconds(10));
+        Assert.Equal(RunState.Completed, inner.Runs[run.Id].State);
+    }
+
+    [Fact]
     public async Task RetriesBackOffToTheLongestIntervalAndTheFailureIsLoggedOnce()
     {
         var (inner, time, log, store) = Create();
@@ -161,8 +181,11 @@ public sealed class DurableRunStoreTests
 
         public int RunAttempts => Volatile.Read(ref _runAttempts);
 
+        public ManualResetEventSlim? Blocking { get; set; }
+
         public Task SaveAsync(RunRecord run, CancellationToken cancellationToken = default)
         {
+            Blocking?.Wait(TimeSpan.FromSeconds(30));
             Interlocked.Increment(ref _runAttempts);
             Write(run.Id);
             Runs[run.Id] = run;

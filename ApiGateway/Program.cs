@@ -30,6 +30,7 @@ return await ServiceHost.RunAsync("gateway", async () =>
     app.UseStatusCodePages();
     app.UseSwaggerDocs();
     app.MapGatewayEndpoints();
+    app.MapGatewayHealth();
     app.LogSwaggerUrlOnStart();
     return app;
 });

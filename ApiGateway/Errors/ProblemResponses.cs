@@ -132,7 +132,7 @@ public sealed class UnexpectedProblemHandler(IProblemDetailsService problems) : 
             {
                 Status = StatusCodes.Status503ServiceUnavailable,
                 Title = "The run history could not be written",
-                Detail = $"{history.Message} Check that History:DatabasePath points at a writable file with free space.",
+                Detail = $"{history.Message} Check that History:DatabasePath points at a writable file with free space that no other process holds locked, then try again.",
             },
             BadHttpRequestException { StatusCode: StatusCodes.Status413PayloadTooLarge } tooLarge => BodyTooLarge(tooLarge.Message),
             BadHttpRequestException bad => new ProblemDetails { Status = bad.StatusCode, Title = "The request could not be read", Detail = bad.Message },

@@ -1,5 +1,6 @@
 using GrpcBestPractices.ServiceDefaults;
 using Microsoft.Data.Sqlite;
+using Microsoft.Extensions.DependencyInjection.Extensions;
 using Microsoft.Extensions.Options;
 
 namespace ApiGateway.History;
@@ -12,9 +13,17 @@ public static partial class HistorySetup
             .BindConfiguration(HistoryOptions.Section)
             .ValidateDataAnnotations()
             .ValidateOnStart();
-        builder.Services.AddSingleton(services => new SqliteRunStore(
-            services.GetRequiredService<IOptions<HistoryOptions>>().Value.GetFullPath(services.GetRequiredService<IHostEnvironment>().ContentRootPath)));
-        builder.Services.AddSingleton<IRunStore>(services => services.GetRequiredService<SqliteRunStore>());
+        builder.Services.AddSingleton(services =>
+        {
+            var options = services.GetRequiredService<IOptions<HistoryOptions>>().Value;
+            return new SqliteRunStore(
+                options.GetFullPath(services.GetRequiredService<IHostEnvironment>().ContentRootPath), TimeSpan.FromSeconds(options.WriteWaitSeconds));
+        });
+        builder.Services.TryAddSingleton(TimeProvider.System);
+        builder.Services.AddSingleton(services => new DurableRunStore(
+            services.GetRequiredService<SqliteRunStore>(), services.GetRequiredService<TimeProvider>(), services.GetRequiredService<ILogger<DurableRunStore>>()));
+        builder.Services.AddSingleton<IRunStore>(services => services.GetRequiredService<DurableRunStore>());
+        builder.Services.AddHealthChecks().AddCheck<HistoryHealthCheck>(HistoryHealthCheck.Name);
         return builder;
     }
 

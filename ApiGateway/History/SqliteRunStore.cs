@@ -15,7 +15,6 @@ public sealed class SqliteRunStore : IRunStore, IDisposable
     public const string InterruptedError = "The gateway stopped before this run finished.";
 
     private const int SchemaVersion = 5;
-    private const int BusyTimeoutMilliseconds = 10_000;
     // Fixed-width UTC text sorts in time order and stays readable in the sqlite3 shell.
     private const string TimeFormat = "yyyy-MM-dd'T'HH:mm:ss.fffffff'Z'";
     private const string RunColumns = "id, suite_id, strategy, state, started_at, finished_at, plan_json, stats_json, error, measured, series_json, verdict_json, experiment_id";
@@ -78,20 +77,51 @@ public sealed class SqliteRunStore : IRunStore, IDisposable
     // Version 5 keeps the lesson experiments (their table the schema creates) and which experiment a run belongs to.
     private const string MigrationFromVersion4 = "ALTER TABLE runs ADD COLUMN experiment_id TEXT NULL;";
 
-    private readonly string _connectionString;
+    public static readonly TimeSpan DefaultWriteWait = TimeSpan.FromSeconds(10);
 
-    public SqliteRunStore(string databasePath)
+    private readonly string _connectionString;
+    private readonly int _busyTimeoutMilliseconds;
+
+    /// <param name="writeWait">How long a write waits for another writer's lock before it fails (SQLITE_BUSY).</param>
+    public SqliteRunStore(string databasePath, TimeSpan? writeWait = null)
     {
         DatabasePath = databasePath;
+        WriteWait = writeWait ?? DefaultWriteWait;
+        _busyTimeoutMilliseconds = (int)Math.Ceiling(WriteWait.TotalMilliseconds);
         _connectionString = new SqliteConnectionStringBuilder
         {
             DataSource = databasePath,
             Mode = SqliteOpenMode.ReadWriteCreate,
             Pooling = true,
+            // Microsoft.Data.Sqlite retries a busy command until this many seconds on top of SQLite's own busy wait
+            // (30 s by default, which made a locked history hold a request 30.7 s); one bound for both.
+            DefaultTimeout = Math.Max(1, (int)Math.Ceiling(WriteWait.TotalSeconds)),
         }.ToString();
     }
 
     public string DatabasePath { get; }
+
+    public TimeSpan WriteWait { get; }
+
+    /// <summary>Takes the write lock and lets it go, waiting at most <paramref name="wait"/>: throws when another process holds it or the file refuses writes.</summary>
+    public async Task ProbeWritableAsync(TimeSpan wait)
+    {
+        await using var connection = await OpenAsync(CancellationToken.None);
+        await NonQueryAsync(connection, $"PRAGMA busy_timeout = {(int)Math.Ceiling(wait.TotalMilliseconds)};");
+        try
+        {
+            await using var begin = connection.CreateCommand();
+            begin.CommandText = "BEGIN IMMEDIATE;";
+            begin.CommandTimeout = Math.Max(1, (int)Math.Ceiling(wait.TotalSeconds));
+            await begin.ExecuteNonQueryAsync();
+            await NonQueryAsync(connection, "ROLLBACK;");
+        }
+        finally
+        {
+            // The connection goes back to the pool: give it back its writers' wait.
+            await NonQueryAsync(connection, $"PRAGMA busy_timeout = {_busyTimeoutMilliseconds};");
+        }
+    }
 
     /// <summary>Creates or checks the schema and takes the write lock once, so a file this process cannot write fails here, at start.</summary>
     public async Task InitializeAsync()
@@ -249,7 +279,7 @@ public sealed class SqliteRunStore : IRunStore, IDisposable
         {
             await connection.OpenAsync(cancellationToken);
             // Per connection: many threads write at once, and a writer should wait for the lock, not fail with SQLITE_BUSY.
-            await NonQueryAsync(connection, $"PRAGMA busy_timeout = {BusyTimeoutMilliseconds};");
+            await NonQueryAsync(connection, $"PRAGMA busy_timeout = {_busyTimeoutMilliseconds};");
             return connection;
         }
         catch

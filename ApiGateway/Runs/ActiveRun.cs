@@ -61,6 +61,6 @@ public sealed record SuiteRunProgress(Guid RunId, string Strategy, int Index, in
 /// <summary>A run of the suite ended, and is stored.</summary>
 public sealed record SuiteRunEnded(RunRecord Run) : SuiteEvent;
 
-/// <summary>A run or suite ended but could not be written to the history.</summary>
+/// <summary>A run, suite or experiment could not be written to the history as started, so it was not started.</summary>
 public sealed class HistoryWriteException(string what, Exception inner)
-    : Exception($"{what} finished but could not be stored in the history: {inner.Message}", inner);
+    : Exception($"{what} was not started: the run history could not be written ({inner.Message.TrimEnd('.')}).", inner);

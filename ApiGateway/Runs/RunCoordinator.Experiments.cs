@@ -50,15 +50,15 @@ public sealed partial class RunCoordinator
             }
 
             experiment.Update(ended);
-            await SaveAsync(() => store.SaveExperimentAsync(ended), "The experiment");
+            await store.SaveEndedAsync(ended);
             return ended;
         }
-        catch (Exception ex) when (ex is not HistoryWriteException)
+        catch (Exception ex)
         {
             LogExperimentCrashed(logger, ex, experiment.Id);
             var failed = experiment.Record with { State = RunState.Failed, FinishedAt = DateTimeOffset.UtcNow, Error = $"The gateway failed during the experiment: {ex.Message}" };
             experiment.Update(failed);
-            await SaveAsync(() => store.SaveExperimentAsync(failed), "The experiment");
+            await store.SaveEndedAsync(failed);
             return failed;
         }
         finally

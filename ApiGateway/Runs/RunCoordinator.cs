@@ -8,13 +8,14 @@ using Microsoft.Extensions.Options;
 namespace ApiGateway.Runs;
 
 /// <summary>
-/// Starts, tracks, limits and stores runs, suites and lesson experiments. Every run, finished, failed or cancelled, is stored
-/// before its answer goes out; at shutdown, runs in flight are cancelled and stored as such.
+/// Starts, tracks, limits and stores runs, suites and lesson experiments. A run starts only once the history holds it as
+/// Running; when it ends it is stored, or, if the history refuses the write, served from memory and stored later
+/// (<see cref="DurableRunStore"/>). At shutdown, runs in flight are cancelled and stored as such.
 /// </summary>
 public sealed partial class RunCoordinator(
     IServiceProvider services,
     RunEngine engine,
-    IRunStore store,
+    DurableRunStore store,
     IOptions<RunLimitsOptions> limits,
     ILogger<RunCoordinator> logger) : IHostedService, IDisposable
 {
@@ -100,6 +101,10 @@ public sealed partial class RunCoordinator(
         {
             LogShutdownIncomplete(logger, pending.Count(task => !task.IsCompleted));
         }
+        finally
+        {
+            await store.FlushAsync();
+        }
     }
 
     public void Dispose() => _stopping.Dispose();
@@ -127,7 +132,10 @@ public sealed partial class RunCoordinator(
                 ended = ThresholdJudge.WithVerdict(ended with { State = stop.State, Error = stop.Reason });
             }
 
-            await SaveAsync(() => store.SaveAsync(ended), "The run");
+            // Its end is served from the history's memory from here on, not as the Running run this coordinator holds.
+            var saving = store.SaveEndedAsync(ended);
+            _runs.TryRemove(run.Id, out _);
+            await saving;
             LogRunEnded(logger, run.Id, ended.Plan.Strategy, ended.State, ended.Stats?.WallTimeMs ?? 0, ended.Error ?? string.Empty);
             return ended;
         }
@@ -161,11 +169,22 @@ public sealed partial class RunCoordinator(
 
     private async Task<SuiteRecord> ExecuteSuiteAsync(ActiveSuite suite)
     {
+        (RunState State, string? Reason)? refused = null;
         try
         {
             for (var index = 0; index < suite.Plans.Count && !suite.Cancellation.IsCancellationRequested; index++)
             {
-                var current = await LaunchAsync(suite.Plans[index], suite.Record.Id, suite.Cancellation, suite.StopReason?.Reason ?? "The suite was cancelled.", ownsSlot: false);
+                ActiveRun current;
+                try
+                {
+                    current = await LaunchAsync(suite.Plans[index], suite.Record.Id, suite.Cancellation, suite.StopReason?.Reason ?? "The suite was cancelled.", ownsSlot: false);
+                }
+                catch (HistoryWriteException notStarted)
+                {
+                    refused = (RunState.Failed, notStarted.Message);
+                    break;
+                }
+
                 suite.Current = current;
                 await foreach (var progress in current.Live.FollowAsync())
                 {
@@ -175,9 +194,11 @@ public sealed partial class RunCoordinator(
                 suite.Events.Publish(new SuiteRunEnded(await current.Completion));
             }
 
-            var (state, error) = suite.StopReason is { } stop ? (stop.State, stop.Reason) : (RunState.Completed, (string?)null);
+            var (state, error) = refused ?? (suite.StopReason is { } stop ? (stop.State, stop.Reason) : (RunState.Completed, (string?)null));
             var record = suite.Record with { State = state, FinishedAt = DateTimeOffset.UtcNow, Error = error };
-            await SaveAsync(() => store.SaveSuiteAsync(record), "The suite");
+            var saving = store.SaveEndedAsync(record);
+            _suites.TryRemove(suite.Record.Id, out _);
+            await saving;
             return record;
         }
         finally
@@ -189,6 +210,7 @@ public sealed partial class RunCoordinator(
         }
     }
 
+    /// <summary>The first write of a run, suite or experiment: when the history refuses it, nothing starts and the caller is told so.</summary>
     private static async Task SaveAsync(Func<Task> save, string what)
     {
         try

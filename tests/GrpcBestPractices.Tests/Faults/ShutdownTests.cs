@@ -49,4 +49,25 @@ public sealed class ShutdownTests
         Assert.Equal("Cancelled", stored.GetProperty("state").GetString());
         Assert.Equal("The gateway stopped during the run.", stored.GetProperty("error").GetString());
     }
+
+    [Fact]
+    public async Task SigtermDuringALessonExperimentStoresItAsStoppedByTheGatewayAndExitsWithinSeconds()
+    {
+        await using var service = await AppProcess.StartAsync("PerformanceService");
+        await using var gateway = await AppProcess.StartAsync("ApiGateway", ["--ServerUrl", service.Url]);
+        using var http = new HttpClient { BaseAddress = gateway.BaseAddress };
+        // Keep-alive's experiment waits out idle pauses of several seconds: it is still going when the signal comes.
+        var started = await http.StartRunAsync("{}", "/api/lessons/keep-alive/experiments");
+        var path = $"/api/lessons/keep-alive/experiments/{started.GetProperty("id").GetString()}";
+
+        var clock = Stopwatch.StartNew();
+        await gateway.SignalAsync("TERM");
+
+        Assert.True(await gateway.WaitForExitAsync(ExitBound), $"the gateway still ran {ExitBound} after SIGTERM");
+        Assert.True(clock.Elapsed < ExitBound, $"the gateway exited {clock.Elapsed} after SIGTERM");
+        await using var restarted = await AppProcess.StartAsync("ApiGateway", ["--ServerUrl", service.Url, "--History:DatabasePath", gateway.HistoryPath!]);
+        using var again = new HttpClient { BaseAddress = restarted.BaseAddress };
+        var stored = await again.GetJsonAsync(path);
+        Assert.Equal(("Cancelled", "The gateway stopped during the run."), (stored.GetProperty("state").GetString(), stored.GetProperty("error").GetString()));
+    }
 }

@@ -35,6 +35,8 @@ public static partial class GatewaySetup
                 engine.ServerUri = gateway.Value.GetServerUri();
                 engine.ConnectTimeout = limits.Value.ConnectTimeout;
                 engine.CallTimeout = limits.Value.CallTimeout;
+                engine.SilenceTimeout = TimeSpan.FromSeconds(limits.Value.SilenceSeconds);
+                engine.MaxConsecutiveTimeouts = limits.Value.MaxConsecutiveTimeouts;
                 engine.MaxInFlight = limits.Value.MaxConcurrency;
                 engine.Http1Uri = protocols.Value.Http1Uri;
                 engine.TlsUri = protocols.Value.TlsUri;

@@ -13,6 +13,15 @@ public sealed class EngineOptions
     public TimeSpan CallTimeout { get; set; } = TimeSpan.FromSeconds(10);
 
     /// <summary>
+    /// The longest a run waits while calls (or stream messages) are in flight and none ends, answered or failed, before it
+    /// gives up on the service as hung and fails; a plan's requested delay, and a workload call's many service calls, extend it.
+    /// </summary>
+    public TimeSpan SilenceTimeout { get; set; } = TimeSpan.FromSeconds(5);
+
+    /// <summary>Calls in a row that may miss their deadline before the run gives up on the service and fails (0: never).</summary>
+    public int MaxConsecutiveTimeouts { get; set; } = 10;
+
+    /// <summary>
     /// Most calls (or unanswered stream messages) in flight at once in one run. Under an arrival rate a call that is due
     /// while this many are in flight is dropped, and counted as dropped.
     /// </summary>

@@ -111,6 +111,10 @@ public sealed class LoadTestCommand
     public Option<string> ConnectTimeout { get; } = Text("--connect-timeout", "seconds",
         $"A connection not made within this many seconds fails the call, {LoadTestSettings.MinTimeoutSeconds.ToString(CultureInfo.InvariantCulture)} to {LoadTestSettings.MaxConnectTimeoutSeconds} (default 3).");
 
+    public Option<string> SilenceSeconds { get; } = Text("--silence-seconds", "seconds",
+        $"A run fails when calls are in flight and none ends for this many seconds (plus any --delay-ms), {LoadTestSettings.MinTimeoutSeconds.ToString(CultureInfo.InvariantCulture)} " +
+        $"to {LoadTestSettings.MaxCallTimeoutSeconds} (default 5): a hung service ends the run instead of holding it.");
+
     public Option<string> MaxInFlight { get; } = Text("--max-in-flight", "calls",
         $"Most calls in flight at once, 1 to {LoadTestSettings.MaxInFlightLimit} (default {PlanLimits.Defaults.MaxConcurrency}): caps --concurrency.");
 
@@ -161,7 +165,7 @@ public sealed class LoadTestCommand
         [
             Target, Strategy, Workload, Protocol, Serializer, HttpVersion, Security, Contenders, .. WorkloadSettings.Values,
             Http1Target, TlsTarget, TrustCertificate, Count, Duration, Load, Concurrency, Rate, Stages, Warmup, DelayMs, PayloadBytes, PercentileList, Thresholds,
-            CallTimeout, ConnectTimeout, MaxInFlight, Json, Report, Plain, Quiet, LogLevel, Lessons, Repetitions,
+            CallTimeout, ConnectTimeout, SilenceSeconds, MaxInFlight, Json, Report, Plain, Quiet, LogLevel, Lessons, Repetitions,
         ];
         foreach (var option in options)
         {

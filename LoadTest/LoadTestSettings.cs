@@ -51,6 +51,7 @@ public sealed record LoadTestSettings(
         var defaults = new EngineOptions();
         if (!TrySeconds(parsed.GetValue(command.CallTimeout), "call-timeout", MaxCallTimeoutSeconds, defaults.CallTimeout, out var callTimeout, out error)
             || !TrySeconds(parsed.GetValue(command.ConnectTimeout), "connect-timeout", MaxConnectTimeoutSeconds, defaults.ConnectTimeout, out var connectTimeout, out error)
+            || !TrySeconds(parsed.GetValue(command.SilenceSeconds), "silence-seconds", MaxCallTimeoutSeconds, defaults.SilenceTimeout, out var silence, out error)
             || !RunPlanRules.TryWhole(parsed.GetValue(command.MaxInFlight), "max-in-flight", 1, MaxInFlightLimit, PlanLimits.Defaults.MaxConcurrency, out var maxInFlight, out error)
             || !TryLogLevel(parsed.GetValue(command.LogLevel), out var logLevel, out error)
             || !TryOutputFile(parsed.GetValue(command.Json), "json", out var jsonPath, out error)
@@ -66,7 +67,7 @@ public sealed record LoadTestSettings(
         var limits = PlanLimits.Defaults with { MaxConcurrency = maxInFlight };
         var engine = new EngineOptions
         {
-            ServerUri = target, CallTimeout = callTimeout, ConnectTimeout = connectTimeout, MaxInFlight = maxInFlight,
+            ServerUri = target, CallTimeout = callTimeout, ConnectTimeout = connectTimeout, SilenceTimeout = silence, MaxInFlight = maxInFlight,
             Http1Uri = http1Target, TlsUri = tlsTarget, TrustedCertificatePath = certificate, SettingNames = ListenerSettingNames.Cli,
         };
         // The lessons bring their own plans (LessonsMode); a load test's come from the command line.

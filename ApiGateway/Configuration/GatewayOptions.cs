@@ -53,6 +53,14 @@ public sealed class RunLimitsOptions
     [Range(0.01, 3600, ErrorMessage = "Runs:CallTimeoutSeconds must be between 0.01 and 3600.")]
     public double CallTimeoutSeconds { get; set; } = 10;
 
+    /// <summary>How long calls may be in flight with none ending, answered or failed, before the run gives up on a hung service and fails.</summary>
+    [Range(0.1, 3600, ErrorMessage = "Runs:SilenceSeconds must be between 0.1 and 3600.")]
+    public double SilenceSeconds { get; set; } = 5;
+
+    /// <summary>Calls in a row that may miss their deadline before the run gives up on the service and fails; 0 never gives up.</summary>
+    [Range(0, 1_000_000, ErrorMessage = "Runs:MaxConsecutiveTimeouts must be between 0 (never give up) and 1000000.")]
+    public int MaxConsecutiveTimeouts { get; set; } = 10;
+
     [Range(0.01, 120, ErrorMessage = "Runs:ConnectTimeoutSeconds must be between 0.01 and 120.")]
     public double ConnectTimeoutSeconds { get; set; } = 3;
 

@@ -27,6 +27,8 @@ public static class RunParameters
     public static string DescribeRunLimits(RunLimitsOptions limits) =>
         $"Each call has a deadline of {limits.CallTimeoutSeconds.ToString(CultureInfo.InvariantCulture)} s (Runs:CallTimeoutSeconds); " +
         "failed calls are counted by gRPC status, never as successes. " +
+        $"A run fails when no call ends for {limits.SilenceSeconds.ToString(CultureInfo.InvariantCulture)} s while calls are in flight (Runs:SilenceSeconds, plus any delayMs) " +
+        $"or {limits.MaxConsecutiveTimeouts} calls in a row miss their deadline (Runs:MaxConsecutiveTimeouts). " +
         $"A run may last {limits.MaxRunSeconds} s (Runs:MaxRunSeconds); at most {limits.MaxRunsInFlight} run(s) at once (Runs:MaxRunsInFlight), more get 429.";
 
     private static readonly RouteParameter IncludeStatuses =

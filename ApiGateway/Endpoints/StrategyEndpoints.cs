@@ -79,6 +79,7 @@ public static class StrategyEndpoints
                     ? TypedResults.Ok(new ChapterRunResponse(
                         ended.Id, info.Name, plan.Count ?? (int)stats.Calls, plan.DelayMs, stats.WallTimeMs, stats.ConnectionsUsed, ended.Measured, plan, stats,
                         ended.Verdict, ended.Series, run.Live.Statuses))
+                    : ended.State == RunState.Cancelled && runs.IsStopping ? ProblemResponses.GatewayStopping(ended)
                     : ProblemResponses.RunDidNotComplete(channels.ServerUri, ended);
             })
             .WithName(info.Name)

@@ -73,6 +73,15 @@ public static class ProblemResponses
             });
     }
 
+    /// <summary>A run cut short because the gateway is shutting down (SIGTERM): stored as cancelled, worth starting again later.</summary>
+    public static ProblemHttpResult GatewayStopping(RunRecord run) =>
+        TypedResults.Problem(
+            statusCode: StatusCodes.Status503ServiceUnavailable,
+            title: "The gateway is stopping",
+            detail: $"The gateway is shutting down, so the {run.Plan.Strategy} run was stopped after {run.Stats?.Succeeded ?? 0} successful calls and stored as cancelled " +
+                $"(GET /api/runs/{run.Id} once the gateway is back). Start it again when the gateway has restarted.",
+            extensions: new Dictionary<string, object?> { ["runId"] = run.Id, ["state"] = run.State.ToString() });
+
     /// <summary>What a run answers when the service cannot be reached, for the OpenAPI document.</summary>
     public static ProblemHttpResult RunDidNotCompleteExample(string strategy) => RunDidNotComplete(
         ExampleServerUri,

@@ -17,14 +17,19 @@ public sealed partial class RunCoordinator(
     RunEngine engine,
     DurableRunStore store,
     IOptions<RunLimitsOptions> limits,
-    ILogger<RunCoordinator> logger) : IHostedService, IDisposable
+    ILogger<RunCoordinator> logger) : IHostedLifecycleService, IDisposable
 {
     public const int RetryAfterSeconds = 2;
+
+    public const string GatewayStoppedReason = "The gateway stopped during the run.";
 
     private readonly ConcurrentDictionary<Guid, ActiveRun> _runs = new();
     private readonly ConcurrentDictionary<Guid, ActiveSuite> _suites = new();
     private readonly CancellationTokenSource _stopping = new();
     private int _slots;
+
+    /// <summary>Whether the gateway is shutting down: what it cancels now was stopped by that, not by its caller.</summary>
+    public bool IsStopping => _stopping.IsCancellationRequested;
 
     public ActiveRun? FindRun(Guid id) => _runs.GetValueOrDefault(id);
 
@@ -84,13 +89,26 @@ public sealed partial class RunCoordinator(
 
     public Task StartAsync(CancellationToken cancellationToken) => Task.CompletedTask;
 
+    public Task StartingAsync(CancellationToken cancellationToken) => Task.CompletedTask;
+
+    public Task StartedAsync(CancellationToken cancellationToken) => Task.CompletedTask;
+
+    /// <summary>
+    /// Runs before any hosted service stops, Kestrel included: Kestrel waits for requests in flight to end, so a chapter
+    /// route's run must be cancelled first, with the gateway's reason, or the caller waits out the whole shutdown timeout.
+    /// </summary>
+    public Task StoppingAsync(CancellationToken cancellationToken)
+    {
+        StopEverything();
+        return Task.CompletedTask;
+    }
+
+    public Task StoppedAsync(CancellationToken cancellationToken) => Task.CompletedTask;
+
     /// <summary>Cancels what is in flight and waits (as long as the host allows) until each is stored as cancelled.</summary>
     public async Task StopAsync(CancellationToken cancellationToken)
     {
-        foreach (var work in _runs.Values.Cast<ActiveWork>().Concat(_suites.Values).Concat(ActiveExperiments))
-        {
-            work.Stop(RunState.Cancelled, "The gateway stopped during the run.");
-        }
+        StopEverything();
 
         var pending = _runs.Values.Select(run => (Task)run.Completion).Concat(_suites.Values.Select(suite => (Task)suite.Completion)).Concat(ExperimentCompletions).ToArray();
         try
@@ -108,6 +126,17 @@ public sealed partial class RunCoordinator(
     }
 
     public void Dispose() => _stopping.Dispose();
+
+    private void StopEverything()
+    {
+        foreach (var work in _runs.Values.Cast<ActiveWork>().Concat(_suites.Values).Concat(ActiveExperiments))
+        {
+            work.Stop(RunState.Cancelled, GatewayStoppedReason);
+        }
+
+        // Whatever starts from now on is cancelled as it starts.
+        _stopping.Cancel();
+    }
 
     private async Task<ActiveRun> LaunchAsync(RunPlan plan, Guid? suiteId, CancellationToken stopWhen, string stopReason, bool ownsSlot, Guid? experimentId = null)
     {
@@ -127,7 +156,7 @@ public sealed partial class RunCoordinator(
         try
         {
             var ended = await ExecuteStrategyAsync(run);
-            if (ended.State == RunState.Cancelled && run.StopReason is { } stop)
+            if (ended.State == RunState.Cancelled && (run.StopReason ?? (IsStopping ? (RunState.Cancelled, GatewayStoppedReason) : ((RunState, string)?)null)) is { } stop)
             {
                 ended = ThresholdJudge.WithVerdict(ended with { State = stop.State, Error = stop.Reason });
             }
@@ -170,6 +199,7 @@ public sealed partial class RunCoordinator(
     private async Task<SuiteRecord> ExecuteSuiteAsync(ActiveSuite suite)
     {
         (RunState State, string? Reason)? refused = null;
+        var runs = new List<RunRecord>();
         try
         {
             for (var index = 0; index < suite.Plans.Count && !suite.Cancellation.IsCancellationRequested; index++)
@@ -191,10 +221,16 @@ public sealed partial class RunCoordinator(
                     suite.Events.Publish(new SuiteRunProgress(current.Id, current.Record.Plan.Strategy, index + 1, suite.Plans.Count, progress));
                 }
 
-                suite.Events.Publish(new SuiteRunEnded(await current.Completion));
+                var ended = await current.Completion;
+                runs.Add(ended);
+                suite.Events.Publish(new SuiteRunEnded(ended));
             }
 
-            var (state, error) = refused ?? (suite.StopReason is { } stop ? (stop.State, stop.Reason) : (RunState.Completed, (string?)null));
+            var (state, error) = refused is { } refusal ? (refusal.State, refusal.Reason)
+                : suite.StopReason is { } stop ? (stop.State, stop.Reason)
+                : IsStopping ? (RunState.Cancelled, GatewayStoppedReason)
+                : runs.Count > 0 && runs.All(run => run.State == RunState.Failed) ? (RunState.Failed, $"Every run failed; the first: {runs[0].Error}")
+                : (RunState.Completed, (string?)null);
             var record = suite.Record with { State = state, FinishedAt = DateTimeOffset.UtcNow, Error = error };
             var saving = store.SaveEndedAsync(record);
             _suites.TryRemove(suite.Record.Id, out _);

@@ -1,5 +1,6 @@
 using System.Collections.Concurrent;
 using System.Diagnostics;
+using System.Globalization;
 using System.Runtime.ExceptionServices;
 using System.Threading.Channels;
 using Grpc.Core;
@@ -10,7 +11,8 @@ namespace LoadEngine.Runs;
 
 /// <summary>
 /// One phase of a run (warm-up or measured) under one load model: which call comes next, when it is due, and what
-/// happened to it. Failed calls are counted by status and the phase goes on, except when the service is unreachable:
+/// happened to it. Failed calls are counted by status and the phase goes on, except when the service is unreachable
+/// or hung (no call ends within the silence window while some are in flight, or too many miss their deadline in a row):
 /// then it stops, as no later call can succeed.
 /// </summary>
 internal sealed class Phase : IDisposable
@@ -23,6 +25,8 @@ internal sealed class Phase : IDisposable
     private readonly CancellationTokenSource _stop;
     private readonly string _clientName;
     private readonly int _maxInFlight;
+    private readonly string _service;
+    private readonly TimeSpan _silenceWindow;
     private readonly long _start = Stopwatch.GetTimestamp();
     private readonly TaskCompletionSource _drained = new(TaskCreationOptions.RunContinuationsAsynchronously);
     private readonly object _admission = new();
@@ -32,9 +36,18 @@ internal sealed class Phase : IDisposable
     private int _inFlight;
     private bool _scheduleEnded;
     private RpcException? _unreachable;
+    private string? _gaveUp;
+    private int _pending;
+    private long _lastEnded;
+    private int _timeoutsInARow;
+    private string _inFlightNoun = "call(s) were in flight";
     private ExceptionDispatchInfo? _crash;
 
-    public Phase(RunPlan plan, RunPhase name, RunRecorder recorder, int? count, double? durationSeconds, EngineOptions options, CancellationToken cancellation)
+    /// <param name="service">The service's address as a sentence names it.</param>
+    /// <param name="silenceWindow">How long calls may be in flight with none ending before the service counts as hung.</param>
+    public Phase(
+        RunPlan plan, RunPhase name, RunRecorder recorder, int? count, double? durationSeconds, EngineOptions options, string service, TimeSpan silenceWindow,
+        CancellationToken cancellation)
     {
         _plan = plan;
         _name = name;
@@ -47,6 +60,9 @@ internal sealed class Phase : IDisposable
         // Under an arrival rate the plan's concurrency is the most in flight, within the engine's own limit.
         _maxInFlight = Math.Clamp(plan.IsOpen ? plan.Concurrency : options.MaxInFlight, 1, options.MaxInFlight);
         _lastTick = _start;
+        _lastEnded = _start;
+        _service = service;
+        _silenceWindow = silenceWindow;
         Schedule = plan.Load switch
         {
             LoadKind.Open => ArrivalSchedule.Constant(plan.Rate ?? 0, durationSeconds ?? (count ?? 0) / (plan.Rate ?? 1)),
@@ -68,6 +84,22 @@ internal sealed class Phase : IDisposable
     public bool Stopped => _stop.IsCancellationRequested;
 
     public RpcException? Unreachable => Volatile.Read(ref _unreachable);
+
+    /// <summary>Why the phase gave up on a service that stopped answering, or a stream that lost messages; null if it did not.</summary>
+    public string? GaveUp => Volatile.Read(ref _gaveUp);
+
+    /// <summary>
+    /// Called every tick: gives up when calls are in flight and none has ended, answered or failed, for the silence window
+    /// (a stopped or hung service answers nothing, and each call would otherwise wait out its whole deadline).
+    /// </summary>
+    public void CheckSilence()
+    {
+        var pending = Volatile.Read(ref _pending);
+        if (pending > 0 && !Stopped && Stopwatch.GetElapsedTime(Volatile.Read(ref _lastEnded)) >= _silenceWindow)
+        {
+            GiveUp($"The service stopped answering: no answer from {_service} for {_silenceWindow.TotalSeconds:0.###} s while {pending} {_inFlightNoun}.");
+        }
+    }
 
     /// <summary>Live figures for one tick: totals so far, and the rate and latency since the last tick.</summary>
     public ProgressSnapshot Snapshot(TickFigures tick, TimeSpan elapsed)
@@ -177,6 +209,7 @@ internal sealed class Phase : IDisposable
     /// </summary>
     public async Task RunStreamAsync(IStreamingStrategy streaming, int window)
     {
+        _inFlightNoun = "stream message(s) were unanswered";
         var outstanding = new ConcurrentQueue<SentMessage>();
         var unanswered = 0;
         long answered = 0;
@@ -239,11 +272,20 @@ internal sealed class Phase : IDisposable
                     break;
                 }
             }
+
+            // A stream that lost messages did not do what the plan asked: never a completed run.
+            if (!Stopped && unansweredCalls > 0)
+            {
+                GiveUp($"The stream ended with {unansweredCalls} of {_count?.ToString(CultureInfo.InvariantCulture) ?? "its"} messages unanswered: {ended.StatusCode} ({ended.Status.Detail}).");
+            }
         }
+
+        Volatile.Write(ref _pending, 0);
 
         async Task WriteAsync(SentMessage message)
         {
             outstanding.Enqueue(message);
+            CallStarted();
             if (Interlocked.Increment(ref unanswered) == 1)
             {
                 silence.CancelAfter(_options.CallTimeout);
@@ -300,6 +342,7 @@ internal sealed class Phase : IDisposable
 
                 Recorder.RecordSuccess(sent.Index, sent.DueAt, sent.SentAt, Stopwatch.GetTimestamp(), call.ResponseStream.Current);
                 Interlocked.Increment(ref answered);
+                CallEnded(StatusCode.OK);
                 // Silence only counts while a message waits for its answer.
                 silence.CancelAfter(Interlocked.Decrement(ref unanswered) > 0 ? _options.CallTimeout : Timeout.InfiniteTimeSpan);
                 slots.Release();
@@ -365,6 +408,8 @@ internal sealed class Phase : IDisposable
             Recorder.RecordSent(dueAt, sentAt);
         }
 
+        var ended = StatusCode.OK;
+        CallStarted();
         try
         {
             var options = new CallOptions(deadline: DateTime.UtcNow + _options.CallTimeout * (workload?.ServiceCallsPerCall ?? 1), cancellationToken: _stop.Token);
@@ -381,7 +426,44 @@ internal sealed class Phase : IDisposable
         }
         catch (RpcException error)
         {
+            ended = error.StatusCode;
             Fail(error);
+        }
+        finally
+        {
+            CallEnded(ended);
+        }
+    }
+
+    private void CallStarted()
+    {
+        // Silence is counted only while something is in flight: from the first call after none was.
+        if (Interlocked.Increment(ref _pending) == 1)
+        {
+            Volatile.Write(ref _lastEnded, Stopwatch.GetTimestamp());
+        }
+    }
+
+    private void CallEnded(StatusCode status)
+    {
+        Volatile.Write(ref _lastEnded, Stopwatch.GetTimestamp());
+        Interlocked.Decrement(ref _pending);
+        if (status != StatusCode.DeadlineExceeded)
+        {
+            Volatile.Write(ref _timeoutsInARow, 0);
+        }
+        else if (_options.MaxConsecutiveTimeouts > 0 && Interlocked.Increment(ref _timeoutsInARow) == _options.MaxConsecutiveTimeouts && !Stopped)
+        {
+            GiveUp($"The service stopped answering: {_options.MaxConsecutiveTimeouts} calls in a row to {_service} missed their " +
+                $"{_options.CallTimeout.TotalSeconds:0.###} s deadline.");
+        }
+    }
+
+    private void GiveUp(string reason)
+    {
+        if (Interlocked.CompareExchange(ref _gaveUp, reason, null) is null)
+        {
+            _stop.Cancel();
         }
     }
 

@@ -33,7 +33,7 @@ public sealed class RunEngine(IOptions<EngineOptions> options, ServiceDiagnostic
                 var warmup = new RunRecorder(plan.Warmup, plan.IsOpen);
                 var phase = await RunPhaseAsync(strategy, plan, RunPhase.Warmup, warmup, plan.Warmup, null, live, cancellation);
                 warmupTime = phase.WallTime;
-                if (phase.Unreachable is not null || cancellation.IsCancellationRequested)
+                if (phase.Unreachable is not null || phase.GaveUp is not null || cancellation.IsCancellationRequested)
                 {
                     var warmupStats = warmup.ToStats(TimeSpan.Zero, 0, plan.Warmup, warmupTime, plan.Percentiles);
                     return Ended(run with { Stats = warmupStats, Measured = strategy.DescribeMeasurement() }, phase, warmup, cancellation);
@@ -71,6 +71,7 @@ public sealed class RunEngine(IOptions<EngineOptions> options, ServiceDiagnostic
         var (state, error) = (phase.Unreachable, recorder) switch
         {
             ({ } unreachable, _) => (RunState.Failed, $"The service is unreachable: {unreachable.Status.Detail}"),
+            _ when phase.GaveUp is { } gaveUp => (RunState.Failed, gaveUp),
             _ when cancellation.IsCancellationRequested => (RunState.Cancelled, "The run was cancelled before it finished."),
             (_, { Succeeded: 0 }) => (RunState.Failed, $"No call succeeded ({Describe(recorder.StatusCounts)})."),
             _ => (RunState.Completed, (string?)null),
@@ -84,7 +85,12 @@ public sealed class RunEngine(IOptions<EngineOptions> options, ServiceDiagnostic
     private async Task<PhaseOutcome> RunPhaseAsync(
         IClientStrategy strategy, RunPlan plan, RunPhase phaseName, RunRecorder recorder, int? count, double? duration, LiveRun live, CancellationToken cancellation)
     {
-        using var phase = new Phase(plan, phaseName, recorder, count, duration, options.Value, cancellation);
+        var engine = options.Value;
+        var workload = strategy as IWorkloadStrategy;
+        var service = workload is null ? engine.ServerUri.GetLeftPart(UriPartial.Authority) : $"the {strategy.Info.Name} contender's service";
+        // A plan that asks the service to wait before it answers, or a workload call made of many service calls, is not silence.
+        var silenceWindow = engine.SilenceTimeout * (workload?.ServiceCallsPerCall ?? 1) + TimeSpan.FromMilliseconds(plan.DelayMs);
+        using var phase = new Phase(plan, phaseName, recorder, count, duration, engine, service, silenceWindow, cancellation);
         using var ticking = new CancellationTokenSource();
         var ticker = TickAsync(phase, live, ticking.Token);
         try
@@ -113,7 +119,7 @@ public sealed class RunEngine(IOptions<EngineOptions> options, ServiceDiagnostic
         var wallTime = phase.Elapsed;
         live.Publish(phase.Snapshot(recorder.Tick(wallTime.TotalMilliseconds, last: true), wallTime));
         phase.ThrowIfCrashed();
-        return new PhaseOutcome(wallTime, phase.Unreachable, phase.Schedule is { } schedule ? (schedule.Arrivals / schedule.Seconds, phase.Sending) : null);
+        return new PhaseOutcome(wallTime, phase.Unreachable, phase.GaveUp, phase.Schedule is { } schedule ? (schedule.Arrivals / schedule.Seconds, phase.Sending) : null);
     }
 
     private static async Task TickAsync(Phase phase, LiveRun live, CancellationToken stop)
@@ -123,6 +129,7 @@ public sealed class RunEngine(IOptions<EngineOptions> options, ServiceDiagnostic
         {
             while (await timer.WaitForNextTickAsync(stop))
             {
+                phase.CheckSilence();
                 var elapsed = phase.Elapsed;
                 live.Publish(phase.Snapshot(phase.Recorder.Tick(elapsed.TotalMilliseconds), elapsed));
             }
@@ -161,5 +168,5 @@ public sealed class RunEngine(IOptions<EngineOptions> options, ServiceDiagnostic
         public GcStats ToStats() => new(Gen0 - Gen1, Gen1 - Gen2, Gen2, Math.Round(Pause.TotalMilliseconds, 3));
     }
 
-    private sealed record PhaseOutcome(TimeSpan WallTime, RpcException? Unreachable, (double RequestedRate, TimeSpan Sending)? Schedule);
+    private sealed record PhaseOutcome(TimeSpan WallTime, RpcException? Unreachable, string? GaveUp, (double RequestedRate, TimeSpan Sending)? Schedule);
 }

@@ -181,6 +181,9 @@ public sealed class StrategyTests
         Assert.Equal(3, run.Stats!.Succeeded);
         Assert.Equal(37, run.Stats.Failed);
         Assert.Equal(37, run.Stats.StatusCounts["Internal"]);
+        // A stream that lost messages did not do what the plan asked: never Completed.
+        Assert.Equal(RunState.Failed, run.State);
+        Assert.Equal("The stream ended with 37 of 40 messages unanswered: Internal (the service broke).", run.Error);
     }
 
     [Fact]

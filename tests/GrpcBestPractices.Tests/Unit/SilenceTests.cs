@@ -1,0 +1,108 @@
+using System.Diagnostics;
+using Grpc.Core;
+using GrpcBestPractices.Tests.Fakes;
+using LoadEngine;
+using LoadEngine.Strategies;
+using Microsoft.Extensions.Logging.Abstractions;
+using Microsoft.Extensions.Options;
+using Performance;
+
+namespace GrpcBestPractices.Tests.Unit;
+
+/// <summary>The engine giving up on a service that stopped answering, instead of letting each call wait out its deadline.</summary>
+public sealed class SilenceTests
+{
+    private static readonly TimeSpan Silence = TimeSpan.FromMilliseconds(300);
+
+    [Fact]
+    public async Task AServiceThatAnswersNothingFailsTheRunAfterTheSilenceWindowNamingTheAddressAndTheCallsInFlight()
+    {
+        var client = new FakeMonitorClient { Answer = (_, options) => Hang(options) };
+        var clock = Stopwatch.StartNew();
+
+        var run = await RunAsync(Unary(client), Plan("factory-client", LoadKind.Closed, count: 1000, concurrency: 4));
+
+        Assert.Equal(RunState.Failed, run.State);
+        Assert.Equal("The service stopped answering: no answer from http://127.0.0.1:5000 for 0.3 s while 4 call(s) were in flight.", run.Error);
+        // Each call's deadline is 10 s: the run ended long before even one would have timed out.
+        Assert.True(clock.Elapsed < TimeSpan.FromSeconds(5), $"the run took {clock.Elapsed}");
+        Assert.Equal(4, client.Calls.Count);
+    }
+
+    [Fact]
+    public async Task EveryCallThatEndsRestartsTheSilenceWindowSoARunLongerThanTheWindowCompletes()
+    {
+        // Each call takes a quarter of the window (a margin for a loaded machine); the run takes three times the window.
+        var client = new FakeMonitorClient { Answer = async (request, _) => { await Task.Delay(250); return FakeMonitorClient.Respond(request); } };
+
+        var run = await RunAsync(Unary(client), Plan("factory-client", LoadKind.Sequential, count: 12), silence: TimeSpan.FromSeconds(1));
+
+        Assert.True(run.State == RunState.Completed, run.Error);
+        Assert.Equal(12, run.Stats!.Succeeded);
+    }
+
+    [Fact]
+    public async Task ADelayThePlanAsksOfTheServiceExtendsTheSilenceWindow()
+    {
+        var client = new FakeMonitorClient { Answer = async (request, _) => { await Task.Delay(request.DelayMs); return FakeMonitorClient.Respond(request); } };
+
+        var run = await RunAsync(Unary(client), Plan("factory-client", LoadKind.Sequential, count: 2) with { DelayMs = 1000 });
+
+        Assert.Equal(RunState.Completed, run.State);
+        Assert.Equal(2, run.Stats!.Succeeded);
+    }
+
+    [Fact]
+    public async Task CallsThatMissTheirDeadlineTooManyTimesInARowFailTheRun()
+    {
+        var client = new FakeMonitorClient { Answer = (_, _) => Task.FromException<PerformanceStatusResponse>(FakeMonitorClient.Failure(StatusCode.DeadlineExceeded)) };
+
+        var run = await RunAsync(Unary(client), Plan("factory-client", LoadKind.Sequential, count: 100), maxConsecutiveTimeouts: 10);
+
+        Assert.Equal(10, client.Calls.Count);
+        Assert.Equal(RunState.Failed, run.State);
+        Assert.Equal("The service stopped answering: 10 calls in a row to http://127.0.0.1:5000 missed their 10 s deadline.", run.Error);
+    }
+
+    [Fact]
+    public async Task AStreamWhoseServiceFallsSilentFailsAfterTheSilenceWindowNotAfterTheCallTimeout()
+    {
+        var stream = new FakeDuplexStream();
+        stream.Answer = (index, request) => index < 5 ? [FakeMonitorClient.Respond(request)] : [];
+        var clock = Stopwatch.StartNew();
+
+        var run = await RunAsync(new StreamingCallStrategy(new FakeMonitorClient { Stream = stream.Start }), Plan("streaming-call", LoadKind.Closed, count: 100, concurrency: 3));
+
+        Assert.Equal(RunState.Failed, run.State);
+        Assert.Equal("The service stopped answering: no answer from http://127.0.0.1:5000 for 0.3 s while 3 stream message(s) were unanswered.", run.Error);
+        Assert.Equal(5, run.Stats!.Succeeded);
+        Assert.True(clock.Elapsed < TimeSpan.FromSeconds(5), $"the run took {clock.Elapsed}");
+        Assert.True(stream.Disposed);
+    }
+
+    private static async Task<PerformanceStatusResponse> Hang(CallOptions options)
+    {
+        try
+        {
+            await Task.Delay(Timeout.Infinite, options.CancellationToken);
+        }
+        catch (OperationCanceledException)
+        {
+        }
+
+        // What Grpc.Net.Client throws for a call its token cancelled.
+        throw FakeMonitorClient.Failure(StatusCode.Cancelled, "Call canceled by the client.");
+    }
+
+    private static FactoryClientStrategy Unary(FakeMonitorClient client) => new(client, NullLoggerFactory.Instance);
+
+    private static RunPlan Plan(string strategy, LoadKind load, int count, int concurrency = 1) =>
+        new() { Strategy = strategy, Load = load, Count = count, Concurrency = concurrency };
+
+    private static Task<RunRecord> RunAsync(IClientStrategy strategy, RunPlan plan, int maxConsecutiveTimeouts = 0, TimeSpan? silence = null)
+    {
+        var options = new EngineOptions { SilenceTimeout = silence ?? Silence, MaxConsecutiveTimeouts = maxConsecutiveTimeouts };
+        var engine = new RunEngine(Options.Create(options));
+        return engine.ExecuteAsync(strategy, new RunRecord(Guid.NewGuid(), plan, RunState.Running, DateTimeOffset.UtcNow, null, null, null, null), new LiveRun(), CancellationToken.None);
+    }
+}

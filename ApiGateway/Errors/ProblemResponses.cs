@@ -55,6 +55,16 @@ public static class ProblemResponses
     public static ProblemHttpResult RunDidNotComplete(Uri serverUri, RunRecord run)
     {
         var stats = run.Stats;
+        if (run.Error?.StartsWith(RunCoordinator.GatewayFailed, StringComparison.Ordinal) == true)
+        {
+            return TypedResults.Problem(
+                statusCode: StatusCodes.Status503ServiceUnavailable,
+                title: "The gateway failed during the run",
+                detail: $"The {run.Plan.Strategy} run failed inside the gateway, not in the performance service: {run.Error} " +
+                    $"It is stored as {run.State}: GET /api/runs/{run.Id} shows it.",
+                extensions: new Dictionary<string, object?> { ["runId"] = run.Id, ["state"] = run.State.ToString() });
+        }
+
         var mostCommonError = stats?.StatusCounts.Where(pair => pair.Key != nameof(StatusCode.OK)).OrderByDescending(pair => pair.Value).Select(pair => pair.Key).FirstOrDefault();
         return TypedResults.Problem(
             statusCode: StatusCodes.Status503ServiceUnavailable,

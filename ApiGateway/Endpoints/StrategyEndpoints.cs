@@ -94,6 +94,7 @@ public static class StrategyEndpoints
                 "Each parameter says what it does and its limits. requestProcessingTime is stats.wallTimeMs. The answer's figures come first, " +
                 "then the time series, then performanceStatuses, one per call. " + RunParameters.DescribeRunLimits(limits))
             .WithParameters(RunParameters.ForRoute(info, limits))
+            .ProducesProblem(ProblemResponses.OverMemoryBudgetExample(limits.PlanLimits().MaxRunMemoryBytes, keepsStatuses: true))
             .ProducesProblem(ProblemResponses.TooManyRuns(limits.MaxRunsInFlight))
             .ProducesProblem(ProblemResponses.RunDidNotCompleteExample(info.Name));
 }

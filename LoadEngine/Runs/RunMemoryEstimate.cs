@@ -22,6 +22,9 @@ public sealed record RunMemoryEstimate(long StatusesBytes, long InFlightBytes, l
     /// <summary>A call in flight apart from its payloads: its HTTP/2 stream, frames and the call's objects.</summary>
     public const long CallOverheadBytes = 16 * 1024;
 
+    /// <summary>How a refusal's sentence begins, so an answer can title it apart from other bad parameters.</summary>
+    public const string Refusal = "This run would need about";
+
     public long TotalBytes => StatusesBytes + InFlightBytes + HistogramBytes;
 
     public static RunMemoryEstimate For(RunPlan plan)
@@ -70,7 +73,8 @@ public sealed record RunMemoryEstimate(long StatusesBytes, long InFlightBytes, l
             fixes.Add("a smaller payloadBytes");
         }
 
-        error = $"This run would need about {Megabytes(estimate.TotalBytes)} ({Megabytes(estimate.StatusesBytes)} for the kept statuses, " +
+        var statuses = estimate.StatusesBytes > 0 ? $"{Megabytes(estimate.StatusesBytes)} for the kept statuses, " : string.Empty;
+        error = $"{Refusal} {Megabytes(estimate.TotalBytes)} ({statuses}" +
             $"{Megabytes(estimate.InFlightBytes)} for {plan.Concurrency.ToString(CultureInfo.InvariantCulture)} call(s) in flight, " +
             $"{Megabytes(estimate.HistogramBytes)} for histograms), more than the {Megabytes(limitBytes)} a run may use (Runs:MaxRunMemoryMegabytes). " +
             $"To fit, use {string.Join(" or ", fixes.DefaultIfEmpty("a smaller plan"))}.";

@@ -28,7 +28,9 @@ public sealed class MemoryBudgetTests : IAsyncLifetime
         using var notKept = await http.GetAsync("/Performance/client-wrapper/1000?payloadBytes=65536&includeStatuses=false");
 
         Assert.Equal(HttpStatusCode.BadRequest, kept.StatusCode);
-        var detail = (await SystemFixture.ReadProblemAsync(kept)).GetProperty("detail").GetString();
+        var problem = await SystemFixture.ReadProblemAsync(kept);
+        Assert.Equal("The run would not fit its memory budget", problem.GetProperty("title").GetString());
+        var detail = problem.GetProperty("detail").GetString();
         Assert.Contains("would need about 168 MiB", detail);
         Assert.Contains("the 64 MiB a run may use (Runs:MaxRunMemoryMegabytes)", detail);
         Assert.Contains("includeStatuses=false", detail);
@@ -36,6 +38,16 @@ public sealed class MemoryBudgetTests : IAsyncLifetime
         Assert.Contains("a smaller concurrency", (await SystemFixture.ReadProblemAsync(background)).GetProperty("detail").GetString());
         Assert.Equal(HttpStatusCode.OK, notKept.StatusCode);
         Assert.Equal(1000, JsonDocument.Parse(await notKept.Content.ReadAsStringAsync()).RootElement.GetProperty("stats").GetProperty("succeeded").GetInt64());
+    }
+
+    [Fact]
+    public async Task TheCliRefusesARunOverTheBudgetAsAUsageErrorWithTheSameSentence()
+    {
+        var result = await CliProcess.RunAsync("--target", _service.Url, "--strategy", "single-connection", "--count", "10000", "--concurrency", "10000", "--payload-bytes", "1048576");
+
+        Assert.Equal(2, result.ExitCode);
+        Assert.Contains("This run would need about 40,157 MiB (40,157 MiB for 10000 call(s) in flight", result.Error);
+        Assert.Contains("a smaller concurrency", result.Error);
     }
 
     [Fact]

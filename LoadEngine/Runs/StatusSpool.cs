@@ -8,7 +8,7 @@ namespace LoadEngine.Runs;
 /// <summary>
 /// The per-call answers a chapter route returns, kept on disk rather than in memory: each call's answer goes to its own
 /// fixed-size slot of a temporary file as it arrives (positional writes, so calls in flight never wait on each other),
-/// and is read back in call order while the answer is written. The file is deleted when the spool is disposed.
+/// and is read back in call order while the answer is written. The file is gone when the spool is disposed or the process ends.
 /// </summary>
 public sealed class StatusSpool : IDisposable
 {
@@ -31,6 +31,11 @@ public sealed class StatusSpool : IDisposable
         // DeleteOnClose: the file goes with the spool however the run ends, and with the process if it dies.
         _file = new FileStream(path, FileMode.CreateNew, FileAccess.ReadWrite, FileShare.None, bufferSize: 0,
             FileOptions.DeleteOnClose | FileOptions.Asynchronous | FileOptions.RandomAccess);
+        if (!OperatingSystem.IsWindows())
+        {
+            // Unlinked at once, the file lives only as long as its handle: a gateway killed with SIGKILL leaves nothing in /tmp.
+            File.Delete(path);
+        }
     }
 
     public int Count { get; }

@@ -61,7 +61,7 @@ public sealed class RunMemoryEstimateTests
     }
 
     [Fact]
-    public void TheSpoolGivesBackEachKeptAnswerInCallOrderAndDeletesItsFile()
+    public void TheSpoolGivesBackEachKeptAnswerInCallOrderAndLeavesNoFile()
     {
         var before = SpoolFiles();
         List<PerformanceStatus> read;
@@ -78,7 +78,8 @@ public sealed class RunMemoryEstimateTests
                     });
                 }
             });
-            Assert.Single(SpoolFiles().Except(before));
+            // Unlinked as soon as it is open (on Linux), so even a killed process leaves no file behind.
+            Assert.Empty(SpoolFiles().Except(before));
             read = spool.ReadAsync().ToBlockingEnumerable().ToList();
         }
 

@@ -14,6 +14,13 @@ public sealed class MonitorOptions
     /// <summary>How often the service samples its own CPU, memory, threads and connections.</summary>
     [Range(50, 10_000, ErrorMessage = "Monitor:SampleIntervalMilliseconds must be between 50 and 10000.")]
     public int SampleIntervalMilliseconds { get; set; } = 250;
+
+    /// <summary>
+    /// Bytes of answers built and not yet written (each holds its two payloads); an answer beyond it is refused with
+    /// RESOURCE_EXHAUSTED, so 10 000 calls of 1 MiB payloads cannot build 20 GiB at once. At least two of the largest answers.
+    /// </summary>
+    [Range(4, 1_048_576, ErrorMessage = "Monitor:MaxAnswerMegabytesInFlight must be between 4 and 1048576.")]
+    public int MaxAnswerMegabytesInFlight { get; set; } = 1024;
 }
 
 /// <summary>
@@ -77,6 +84,7 @@ public static class ServiceSetup
     public static WebApplicationBuilder AddMonitorService(this WebApplicationBuilder builder)
     {
         // Registered, grpc-dotnet resolves the service from DI for each call instead of constructing one per call.
+        builder.Services.AddSingleton<AnswerBudget>();
         builder.Services.AddSingleton<PerformanceMonitor>();
         builder.Services.AddGrpc();
         builder.Services.AddGrpcReflection();

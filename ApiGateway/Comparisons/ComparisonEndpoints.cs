@@ -37,6 +37,7 @@ public static class ComparisonEndpoints
             .WithSummary("Compare contenders on one workload: each runs once per repetition, interleaved; 202 with the comparison's id and links.")
             .WithDescription(DescribeStart(RunParameters.Describe(limits)))
             .WithBody(RunRequestReader.Comparison, "/api/comparisons", app)
+            .ProducesProblem(ProblemResponses.OverMemoryBudgetExample(limits.PlanLimits().MaxRunMemoryBytes, keepsStatuses: false))
             .ProducesProblem(ProblemResponses.TooManyRuns(limits.MaxRunsInFlight));
         comparisons.MapGet("/", ListAsync)
             .WithSummary("The comparisons, newest first, each with its summary and sentence.")

@@ -41,6 +41,13 @@ public sealed class RunLimitsOptions
     [Range(0, 1_000_000, ErrorMessage = "Runs:MaxWarmup must be between 0 and 1000000.")]
     public int MaxWarmup { get; set; } = PlanLimits.Defaults.MaxWarmup;
 
+    /// <summary>
+    /// The most memory one run may be estimated to need (its kept statuses, calls in flight and histograms); a plan over
+    /// it is refused with 400. Default: a quarter of the memory the GC may use here, at most 4096.
+    /// </summary>
+    [Range(16, 1_048_576, ErrorMessage = "Runs:MaxRunMemoryMegabytes must be between 16 and 1048576.")]
+    public int MaxRunMemoryMegabytes { get; set; } = (int)(RunMemoryEstimate.DefaultLimitBytes / (1024 * 1024));
+
     /// <summary>Runs (or suites) executing at once; more starts get 429 with Retry-After.</summary>
     [Range(1, 64, ErrorMessage = "Runs:MaxRunsInFlight must be between 1 and 64.")]
     public int MaxRunsInFlight { get; set; } = 2;

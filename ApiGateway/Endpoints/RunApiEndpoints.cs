@@ -63,6 +63,7 @@ public static class RunApiEndpoints
                 $"{RunParameters.Describe(limits)} Per-call statuses are not kept for background runs.\n\n" +
                 DescribeWorkloadRuns())
             .WithBody(RunRequestReader.Run, "/api/runs", app)
+            .ProducesProblem(ProblemResponses.OverMemoryBudgetExample(limits.PlanLimits().MaxRunMemoryBytes, keepsStatuses: false))
             .ProducesProblem(ProblemResponses.TooManyRuns(limits.MaxRunsInFlight));
         runs.MapGet("/", ListRunsAsync)
             .WithSummary("The run history, newest first.")
@@ -90,6 +91,7 @@ public static class RunApiEndpoints
             .WithDescription($"Body: {{\"count\": 1000, \"strategies\": [\"client-wrapper\", \"streaming-call\"]}} (strategies optional: all). " +
                 "Each strategy runs under its own load unless load names one; a concurrency then applies to those whose load uses it. " + RunParameters.Describe(limits))
             .WithBody(RunRequestReader.Suite, "/api/suites", app)
+            .ProducesProblem(ProblemResponses.OverMemoryBudgetExample(limits.PlanLimits().MaxRunMemoryBytes, keepsStatuses: false))
             .ProducesProblem(ProblemResponses.TooManyRuns(limits.MaxRunsInFlight));
         suites.MapGet("/{id:guid}", GetSuiteAsync).WithSummary("A suite, its runs, and each strategy's wall time against the fastest.")
             .WithParameters(OneSuite).ProducesProblem(ProblemResponses.NoSuchSuite(ProblemResponses.ExampleId));

@@ -26,7 +26,7 @@ public sealed record ChapterRunResponse(
     RunStats Stats,
     Verdict? Verdict,
     TimeSeries? Series,
-    IReadOnlyList<PerformanceStatus> PerformanceStatuses);
+    IAsyncEnumerable<PerformanceStatus> PerformanceStatuses);
 
 /// <summary>The chapter's routes, one per strategy of the list. Each only parses the plan and hands it to the run coordinator.</summary>
 public static class StrategyEndpoints
@@ -51,7 +51,10 @@ public static class StrategyEndpoints
         return services;
     }
 
-    public static PlanLimits PlanLimits(this RunLimitsOptions limits) => new(limits.MaxCount, limits.MaxConcurrency, limits.MaxWarmup, limits.MaxRunSeconds);
+    public static PlanLimits PlanLimits(this RunLimitsOptions limits) => new(limits.MaxCount, limits.MaxConcurrency, limits.MaxWarmup, limits.MaxRunSeconds)
+    {
+        MaxRunMemoryBytes = limits.MaxRunMemoryMegabytes * 1024L * 1024,
+    };
 
     private static RouteHandlerBuilder MapStrategy(this IEndpointRouteBuilder app, StrategyInfo info, RunLimitsOptions limits) =>
         app.MapGet(info.Route, async Task<Results<Ok<ChapterRunResponse>, ProblemHttpResult>> (
@@ -73,12 +76,15 @@ public static class StrategyEndpoints
                     return ProblemResponses.TooManyRuns(http, options.Value.MaxRunsInFlight);
                 }
 
+                // The statuses' spool file goes when the answer has been written, or the request ended any other way.
+                http.Response.RegisterForDispose(run.Live);
+
                 var ended = await run.Completion;
                 http.RequestAborted.ThrowIfCancellationRequested();
                 return ended is { State: RunState.Completed, Stats: { } stats }
                     ? TypedResults.Ok(new ChapterRunResponse(
                         ended.Id, info.Name, plan.Count ?? (int)stats.Calls, plan.DelayMs, stats.WallTimeMs, stats.ConnectionsUsed, ended.Measured, plan, stats,
-                        ended.Verdict, ended.Series, run.Live.Statuses))
+                        ended.Verdict, ended.Series, run.Live.Statuses?.ReadAsync(http.RequestAborted) ?? AsyncEnumerable.Empty<PerformanceStatus>()))
                     : ended.State == RunState.Cancelled && runs.IsStopping ? ProblemResponses.GatewayStopping(ended)
                     : ProblemResponses.RunDidNotComplete(channels.ServerUri, ended);
             })
@@ -89,6 +95,7 @@ public static class StrategyEndpoints
                 "Each parameter says what it does and its limits. requestProcessingTime is stats.wallTimeMs. The answer's figures come first, " +
                 "then the time series, then performanceStatuses, one per call. " + RunParameters.DescribeRunLimits(limits))
             .WithParameters(RunParameters.ForRoute(info, limits))
+            .ProducesProblem(ProblemResponses.OverMemoryBudgetExample(limits.PlanLimits().MaxRunMemoryBytes, keepsStatuses: true))
             .ProducesProblem(ProblemResponses.TooManyRuns(limits.MaxRunsInFlight))
             .ProducesProblem(ProblemResponses.RunDidNotCompleteExample(info.Name));
 }

@@ -25,7 +25,20 @@ public static class ProblemResponses
     private static readonly Uri ExampleServerUri = new("http://127.0.0.1:5000");
 
     public static ProblemHttpResult InvalidParameters(string detail) =>
-        TypedResults.Problem(statusCode: StatusCodes.Status400BadRequest, title: "Invalid run parameters", detail: detail);
+        TypedResults.Problem(
+            statusCode: StatusCodes.Status400BadRequest,
+            title: detail.StartsWith(RunMemoryEstimate.Refusal, StringComparison.Ordinal) ? "The run would not fit its memory budget" : "Invalid run parameters",
+            detail: detail);
+
+    /// <summary>The memory budget's 400, for the OpenAPI document: a chapter run keeping its statuses, or a background run with many large calls in flight.</summary>
+    public static ProblemHttpResult OverMemoryBudgetExample(long limitBytes, bool keepsStatuses)
+    {
+        var plan = keepsStatuses
+            ? new RunPlan { Strategy = "client-wrapper", Count = 100_000, PayloadBytes = 1024 * 1024, IncludeStatuses = true }
+            : new RunPlan { Strategy = "single-connection", Load = LoadKind.Closed, Count = 10_000, Concurrency = 10_000, PayloadBytes = 1024 * 1024 };
+        RunMemoryEstimate.Fits(plan, limitBytes, out var detail);
+        return InvalidParameters(detail);
+    }
 
     public static ProblemHttpResult UnknownParameter(string detail) =>
         TypedResults.Problem(statusCode: StatusCodes.Status400BadRequest, title: "Unknown query parameter", detail: detail);
@@ -55,6 +68,16 @@ public static class ProblemResponses
     public static ProblemHttpResult RunDidNotComplete(Uri serverUri, RunRecord run)
     {
         var stats = run.Stats;
+        if (run.Error?.StartsWith(RunCoordinator.GatewayFailed, StringComparison.Ordinal) == true)
+        {
+            return TypedResults.Problem(
+                statusCode: StatusCodes.Status503ServiceUnavailable,
+                title: "The gateway failed during the run",
+                detail: $"The {run.Plan.Strategy} run failed inside the gateway, not in the performance service: {run.Error} " +
+                    $"It is stored as {run.State}: GET /api/runs/{run.Id} shows it.",
+                extensions: new Dictionary<string, object?> { ["runId"] = run.Id, ["state"] = run.State.ToString() });
+        }
+
         var mostCommonError = stats?.StatusCounts.Where(pair => pair.Key != nameof(StatusCode.OK)).OrderByDescending(pair => pair.Value).Select(pair => pair.Key).FirstOrDefault();
         return TypedResults.Problem(
             statusCode: StatusCodes.Status503ServiceUnavailable,

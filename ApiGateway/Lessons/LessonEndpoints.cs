@@ -1,6 +1,11 @@
+using ApiGateway.Configuration;
 using ApiGateway.Endpoints;
+using ApiGateway.Errors;
+using ApiGateway.OpenApi;
+using ApiGateway.Runs;
 using LoadEngine.Lessons;
 using Microsoft.AspNetCore.Http.HttpResults;
+using Microsoft.Extensions.Options;
 
 // The root namespace, which Program.cs already imports: wiring the lessons in takes two lines there and no new using.
 namespace ApiGateway;
@@ -12,9 +17,11 @@ public static class LessonEndpoints
 
     public static IEndpointRouteBuilder MapLessonEndpoints(this IEndpointRouteBuilder app)
     {
-        app.MapGet($"/{Tag}/{KeepAliveLesson.Name}", async Task<Results<Ok<KeepAliveLessonResult>, ProblemHttpResult>> (string? pauseMs, KeepAliveLesson lesson, HttpContext http) =>
+        var maxRunsInFlight = app.ServiceProvider.GetRequiredService<IOptions<RunLimitsOptions>>().Value.MaxRunsInFlight;
+        app.MapGet($"/{Tag}/{KeepAliveLesson.Name}", async Task<Results<Ok<KeepAliveLessonResult>, ProblemHttpResult>> (
+                string? pauseMs, KeepAliveLesson lesson, RunCoordinator runs, HttpContext http) =>
                 RunPlanRules.TryWhole(pauseMs, nameof(pauseMs), 0, KeepAliveLesson.MaxPauseMs, KeepAliveLesson.DefaultPauseMs, out var pause, out var error)
-                    ? TypedResults.Ok(await lesson.RunAsync(pause, http.RequestAborted))
+                    ? await InSlotAsync(runs, http, maxRunsInFlight, () => lesson.RunAsync(pause, http.RequestAborted))
                     : Invalid(error))
             .WithName(KeepAliveLesson.Name)
             .WithTags(Tag)
@@ -26,11 +33,13 @@ public static class LessonEndpoints
                 "Something must close idle connections for the lesson to show: the service closes a connection with no calls and no PINGs after " +
                 "Kestrel:Limits:KeepAliveTimeout (5 s in its appsettings.json, standing in for a proxy's or load balancer's idle timeout; Kestrel's default is 130 s), " +
                 "so use a pauseMs longer than that. connectionChanged = true means that call paid a new connection and handshake.")
-            .WithLessonParameters(LessonParameters.KeepAlive, KeepAliveLesson.Name);
+            .WithLessonParameters(LessonParameters.KeepAlive, KeepAliveLesson.Name)
+            .ProducesProblem(ProblemResponses.TooManyRuns(maxRunsInFlight));
 
-        app.MapGet($"/{Tag}/{PayloadLesson.Name}", async Task<Results<Ok<PayloadLessonResult>, ProblemHttpResult>> (string? payloadBytes, PayloadLesson lesson, HttpContext http) =>
+        app.MapGet($"/{Tag}/{PayloadLesson.Name}", async Task<Results<Ok<PayloadLessonResult>, ProblemHttpResult>> (
+                string? payloadBytes, PayloadLesson lesson, RunCoordinator runs, HttpContext http) =>
                 RunPlanRules.TryWhole(payloadBytes, nameof(payloadBytes), 1, RunPlanRules.MaxPayloadBytes, RunPlanRules.DefaultPayloadBytes, out var size, out var error)
-                    ? TypedResults.Ok(await lesson.RunAsync(size, http.RequestAborted))
+                    ? await InSlotAsync(runs, http, maxRunsInFlight, () => lesson.RunAsync(size, http.RequestAborted))
                     : Invalid(error))
             .WithName(PayloadLesson.Name)
             .WithTags(Tag)
@@ -40,8 +49,16 @@ public static class LessonEndpoints
                 $"payloadBytes (optional): size of each of the answer's two bytes fields, a whole number from 1 to {RunPlanRules.MaxPayloadBytes}, default {RunPlanRules.DefaultPayloadBytes}. " +
                 "One call to the service; sizes are of that answer (protobuf CalculateSize, the same message with base64 strings, Google.Protobuf's JSON, the gateway's JSON). " +
                 "copyBenchmark times UnsafeWrap, CopyFrom, ToByteArray and MemoryMarshal.TryGetArray in the gateway's process (bounded: at most 64 MiB copied per operation).")
-            .WithLessonParameters(LessonParameters.Payload, PayloadLesson.Name);
+            .WithLessonParameters(LessonParameters.Payload, PayloadLesson.Name)
+            .ProducesProblem(ProblemResponses.TooManyRuns(maxRunsInFlight));
         return app;
+    }
+
+    // A lesson does work like a run: it takes one of the same in-flight slots, or the caller gets 429 with Retry-After.
+    private static async Task<Results<Ok<T>, ProblemHttpResult>> InSlotAsync<T>(RunCoordinator runs, HttpContext http, int maxRunsInFlight, Func<Task<T>> lesson)
+    {
+        using var slot = runs.TryTakeSlot();
+        return slot is null ? ProblemResponses.TooManyRuns(http, maxRunsInFlight) : TypedResults.Ok(await lesson());
     }
 
     private static ProblemHttpResult Invalid(string error) =>

@@ -23,6 +23,9 @@ public sealed partial class RunCoordinator(
 
     public const string GatewayStoppedReason = "The gateway stopped during the run.";
 
+    /// <summary>How a run's error begins when the gateway itself, not the service, failed during it.</summary>
+    public const string GatewayFailed = "The gateway failed during the run:";
+
     private readonly ConcurrentDictionary<Guid, ActiveRun> _runs = new();
     private readonly ConcurrentDictionary<Guid, ActiveSuite> _suites = new();
     private readonly CancellationTokenSource _stopping = new();
@@ -192,7 +195,7 @@ public sealed partial class RunCoordinator(
         {
             LogRunCrashed(logger, ex, run.Id);
             run.Live.Finish(run.Live.Latest);
-            return run.Record with { State = RunState.Failed, FinishedAt = DateTimeOffset.UtcNow, Error = $"The gateway failed during the run: {ex.Message}" };
+            return run.Record with { State = RunState.Failed, FinishedAt = DateTimeOffset.UtcNow, Error = $"{GatewayFailed} {ex.Message}" };
         }
     }
 

@@ -39,9 +39,9 @@ public sealed record ProgressSnapshot(
 
 /// <summary>
 /// The live side of one run: the engine pushes a snapshot every tick to whoever follows, and, when the plan asked for
-/// them, leaves each answer here for the caller.
+/// them, leaves each answer here for the caller (on disk: see <see cref="StatusSpool"/>). Disposing it deletes them.
 /// </summary>
-public sealed class LiveRun
+public sealed class LiveRun : IDisposable
 {
     private readonly Broadcast<ProgressSnapshot> _broadcast = new(capacityPerFollower: 64);
     private readonly TaskCompletionSource _finished = new(TaskCreationOptions.RunContinuationsAsynchronously);
@@ -54,7 +54,9 @@ public sealed class LiveRun
     public Task Finished => _finished.Task;
 
     /// <summary>Each answer in call order, when the plan kept them (<see cref="RunPlan.IncludeStatuses"/>).</summary>
-    public IReadOnlyList<PerformanceStatus> Statuses { get; internal set; } = [];
+    public StatusSpool? Statuses { get; private set; }
+
+    public void Dispose() => Statuses?.Dispose();
 
     /// <summary>The latest snapshot at once, then each new one as the engine publishes it, until the run has finished.</summary>
     public async IAsyncEnumerable<ProgressSnapshot> FollowAsync([EnumeratorCancellation] CancellationToken cancellation = default)
@@ -78,6 +80,10 @@ public sealed class LiveRun
             _broadcast.Forget(reader);
         }
     }
+
+    /// <summary>Where the measured phase keeps its answers, when the plan asked for them.</summary>
+    internal StatusSpool? KeepStatuses(RunPlan plan) =>
+        Statuses = plan.IncludeStatuses && plan.Count is { } count ? new StatusSpool(count, plan.PayloadBytes) : null;
 
     internal void Publish(ProgressSnapshot snapshot)
     {

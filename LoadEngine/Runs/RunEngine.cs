@@ -40,7 +40,7 @@ public sealed class RunEngine(IOptions<EngineOptions> options, ServiceDiagnostic
                 }
             }
 
-            var recorder = new RunRecorder(plan.Count, plan.IsOpen, plan.IncludeStatuses);
+            var recorder = new RunRecorder(plan.Count, plan.IsOpen, live.KeepStatuses(plan));
             var workload = strategy as IWorkloadStrategy;
             var serviceBefore = workload is null || diagnostics is null ? null : await diagnostics.ReadAsync(cancellation);
             var wireBefore = workload?.Wire.StartPhase();
@@ -49,7 +49,6 @@ public sealed class RunEngine(IOptions<EngineOptions> options, ServiceDiagnostic
             var measured = await RunPhaseAsync(strategy, plan, RunPhase.Measured, recorder, plan.Count, plan.Duration, live, cancellation);
             var gc = GcNow() - gcBefore;
             var allocated = GC.GetTotalAllocatedBytes(precise: false) - allocatedBefore;
-            live.Statuses = recorder.Statuses;
             var stats = recorder.ToStats(measured.WallTime, allocated, plan.Warmup, warmupTime, plan.Percentiles, measured.Schedule) with { ClientGc = gc.ToStats() };
             if (workload is not null)
             {

@@ -64,6 +64,9 @@ public sealed record PlanLimits(int MaxCount, int MaxConcurrency, int MaxWarmup,
     /// <summary>The gateway's defaults, which the CLI uses as they are, so a plan one accepts the other accepts too.</summary>
     public static PlanLimits Defaults { get; } = new(MaxCount: 100_000, MaxConcurrency: 10_000, MaxWarmup: 10_000, MaxRunSeconds: 600);
 
+    /// <summary>The most memory one run may be estimated to need (<see cref="RunMemoryEstimate"/>).</summary>
+    public long MaxRunMemoryBytes { get; init; } = RunMemoryEstimate.DefaultLimitBytes;
+
     public const double MaxRate = 1_000_000;
 
     /// <summary>
@@ -194,7 +197,7 @@ public static class RunPlanRules
             Variant = workload?.Variant,
             Users = workload?.Users,
         };
-        return true;
+        return RunMemoryEstimate.Fits(plan, limits.MaxRunMemoryBytes, out error);
     }
 
     private static bool TryWorkload(RunPlanInput input, out WorkloadChoice? workload, out string error)

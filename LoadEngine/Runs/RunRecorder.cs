@@ -28,7 +28,7 @@ public sealed class RunRecorder
     private readonly LatencyRecorder? _sendLag;
     private readonly long[] _statusCounts = new long[StatusCodes];
     private readonly ConcurrentDictionary<string, byte> _connections = new(StringComparer.Ordinal);
-    private readonly PerformanceStatus?[]? _statuses;
+    private readonly StatusSpool? _statuses;
     private readonly object _loadGate = new();
     private readonly object _seriesGate = new();
     private readonly List<TimePoint> _fine = [];
@@ -53,8 +53,8 @@ public sealed class RunRecorder
 
     /// <param name="count">The phase's calls when a count bounds it.</param>
     /// <param name="arrivalRate">Whether calls are due on a schedule (open and ramping loads): then send lag and latency from the actual send are kept too.</param>
-    /// <param name="keepStatuses">Keep each answer (needs <paramref name="count"/>).</param>
-    public RunRecorder(int? count, bool arrivalRate = false, bool keepStatuses = false)
+    /// <param name="statuses">Where to keep each answer, when the caller asked for them.</param>
+    public RunRecorder(int? count, bool arrivalRate = false, StatusSpool? statuses = null)
     {
         Count = count;
         if (arrivalRate)
@@ -63,7 +63,7 @@ public sealed class RunRecorder
             _sendLag = new LatencyRecorder();
         }
 
-        _statuses = keepStatuses && count is { } calls ? new PerformanceStatus?[calls] : null;
+        _statuses = statuses;
     }
 
     public int? Count { get; }
@@ -92,10 +92,7 @@ public sealed class RunRecorder
         Interlocked.Increment(ref _statusCounts[(int)StatusCode.OK]);
         _connections.TryAdd(response.ConnectionId, 0);
         SampleServiceLoad(response);
-        if (_statuses is not null && index < _statuses.Length)
-        {
-            _statuses[index] = PerformanceStatus.From(response);
-        }
+        _statuses?.Write(index, response);
 
         Interlocked.Increment(ref _completed);
     }
@@ -132,9 +129,6 @@ public sealed class RunRecorder
 
     /// <summary>Arrival-rate loads: a due call could not be started (the client already had its maximum in flight).</summary>
     public void RecordDropped() => Interlocked.Increment(ref _dropped);
-
-    public IReadOnlyList<PerformanceStatus> Statuses =>
-        _statuses is null ? [] : [.. _statuses.Where(status => status is not null).Select(status => status!)];
 
     public IReadOnlyDictionary<string, long> StatusCounts => Named(Snapshot(), includeOk: true);
 

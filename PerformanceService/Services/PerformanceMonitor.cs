@@ -7,7 +7,7 @@ using PerformanceService.Metrics;
 namespace PerformanceService.Services;
 
 /// <summary>Answers with the latest sampled figures and two random byte fields: one wrapped, one copied (lesson 5).</summary>
-public sealed class PerformanceMonitor(ProcessSampler sampler) : Monitor.MonitorBase
+public sealed class PerformanceMonitor(ProcessSampler sampler, AnswerBudget? budget = null) : Monitor.MonitorBase
 {
     public const int DefaultPayloadBytes = 100;
     public const int MaxPayloadBytes = 1024 * 1024;
@@ -19,7 +19,7 @@ public sealed class PerformanceMonitor(ProcessSampler sampler) : Monitor.Monitor
         Validate(request);
         return request.DelayMs > 0
             ? AnswerLaterAsync(request, context)
-            : Task.FromResult(CreateResponse(request, context));
+            : Task.FromResult(CreateUnaryResponse(request, context));
     }
 
     /// <summary>One answer per request, in order, each written (and so flushed) as soon as it is made.</summary>
@@ -37,6 +37,7 @@ public sealed class PerformanceMonitor(ProcessSampler sampler) : Monitor.Monitor
             }
 
             // The call's token, so a write after the client left ends as a cancellation, not as "the request is complete".
+            using var answer = TakeBudget(request);
             await responseStream.WriteAsync(CreateResponse(request, context), context.CancellationToken);
         }
     }
@@ -44,7 +45,7 @@ public sealed class PerformanceMonitor(ProcessSampler sampler) : Monitor.Monitor
     private async Task<PerformanceStatusResponse> AnswerLaterAsync(PerformanceStatusRequest request, ServerCallContext context)
     {
         await Task.Delay(request.DelayMs, context.CancellationToken);
-        return CreateResponse(request, context);
+        return CreateUnaryResponse(request, context);
     }
 
     private static void Validate(PerformanceStatusRequest request)
@@ -60,6 +61,20 @@ public sealed class PerformanceMonitor(ProcessSampler sampler) : Monitor.Monitor
                 StatusCode.InvalidArgument, $"payload_bytes was {request.PayloadBytes}; it must be between 0 (meaning {DefaultPayloadBytes}) and {MaxPayloadBytes}."));
         }
     }
+
+    // A unary answer is written after the handler returns: its bytes go back when the request ends.
+    private PerformanceStatusResponse CreateUnaryResponse(PerformanceStatusRequest request, ServerCallContext context)
+    {
+        if (TakeBudget(request) is { } answer)
+        {
+            context.GetHttpContext().Response.RegisterForDispose(answer);
+        }
+
+        return CreateResponse(request, context);
+    }
+
+    private AnswerBudget.Lease? TakeBudget(PerformanceStatusRequest request) =>
+        budget?.Take(2L * (request.PayloadBytes == 0 ? DefaultPayloadBytes : request.PayloadBytes));
 
     private PerformanceStatusResponse CreateResponse(PerformanceStatusRequest request, ServerCallContext context)
     {

@@ -35,6 +35,9 @@ public sealed partial class AppProcess : IAsyncDisposable
 
     public bool HasExited => _process.HasExited;
 
+    /// <summary>The process's id, for what only /proc shows (its peak memory).</summary>
+    public int Id => _process.Id;
+
     public int ExitCode => _process.ExitCode;
 
     public string Output => string.Join(Environment.NewLine, _output);

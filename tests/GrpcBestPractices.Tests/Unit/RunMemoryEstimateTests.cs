@@ -1,0 +1,93 @@
+using Google.Protobuf;
+using Performance;
+
+namespace GrpcBestPractices.Tests.Unit;
+
+public sealed class RunMemoryEstimateTests
+{
+    private static readonly PlanLimits TwoGibibytes = PlanLimits.Defaults with { MaxRunMemoryBytes = 2L << 30 };
+
+    [Fact]
+    public void EachKeptStatusCountsItsTwoPayloadsAsBase64()
+    {
+        var estimate = RunMemoryEstimate.For(new RunPlan { Strategy = "client-wrapper", Count = 1000, PayloadBytes = 3000, IncludeStatuses = true });
+
+        Assert.Equal(1000 * (2 * 4000 + RunMemoryEstimate.StatusOverheadBytes), estimate.StatusesBytes);
+    }
+
+    [Fact]
+    public void EachCallInFlightHoldsFourPayloadsAndItsStream()
+    {
+        var estimate = RunMemoryEstimate.For(new RunPlan { Strategy = "single-connection", Count = 100, Concurrency = 100, PayloadBytes = 1024 * 1024 });
+
+        Assert.Equal(0, estimate.StatusesBytes);
+        Assert.Equal(100 * (4L * 1024 * 1024 + RunMemoryEstimate.CallOverheadBytes), estimate.InFlightBytes);
+    }
+
+    [Fact]
+    public void EachPhaseHasItsHistogramsAndAnArrivalRateThreeOfThem()
+    {
+        Assert.Equal(RunMemoryEstimate.HistogramBytesEach, RunMemoryEstimate.For(new RunPlan { Strategy = "client-wrapper", Count = 1 }).HistogramBytes);
+        Assert.Equal(2 * RunMemoryEstimate.HistogramBytesEach, RunMemoryEstimate.For(new RunPlan { Strategy = "client-wrapper", Count = 1, Warmup = 5 }).HistogramBytes);
+        Assert.Equal(3 * RunMemoryEstimate.HistogramBytesEach, RunMemoryEstimate.For(new RunPlan { Strategy = "client-wrapper", Load = LoadKind.Open, Rate = 10, Count = 1 }).HistogramBytes);
+    }
+
+    [Fact]
+    public void TheIssuesRequestIsRefusedWithTheEstimateTheLimitAndHowToFit()
+    {
+        var fits = RunPlanRules.TryCreate(new RunPlanInput("client-wrapper", "100000", PayloadBytes: "1048576"), TwoGibibytes, ["client-wrapper"], out _, out var error);
+
+        Assert.False(fits);
+        Assert.Contains("266,687 MiB", error);
+        Assert.Contains("2,048 MiB", error);
+        Assert.Contains("Runs:MaxRunMemoryMegabytes", error);
+        Assert.Contains("includeStatuses=false", error);
+        Assert.Contains("a count of at most 766", error);
+    }
+
+    [Fact]
+    public void TheSameRunWithoutStatusesFits()
+    {
+        Assert.True(RunPlanRules.TryCreate(new RunPlanInput("client-wrapper", "100000", PayloadBytes: "1048576", IncludeStatuses: "false"), TwoGibibytes, ["client-wrapper"], out _, out var error), error);
+    }
+
+    [Fact]
+    public void TooManyLargeCallsInFlightAreRefusedEvenWithoutStatuses()
+    {
+        var input = new RunPlanInput("single-connection", "10000", Concurrency: "10000", PayloadBytes: "1048576", IncludeStatuses: "false");
+
+        Assert.False(RunPlanRules.TryCreate(input, TwoGibibytes, ["single-connection"], out _, out var error));
+        Assert.Contains("a smaller concurrency", error);
+    }
+
+    [Fact]
+    public void TheSpoolGivesBackEachKeptAnswerInCallOrderAndLeavesNoFile()
+    {
+        var before = SpoolFiles();
+        List<PerformanceStatus> read;
+        using (var spool = new StatusSpool(count: 50, payloadBytes: 3))
+        {
+            Parallel.For(0, 50, index =>
+            {
+                // Call 7 failed: it has no answer to keep.
+                if (index != 7)
+                {
+                    spool.Write(index, new PerformanceStatusResponse
+                    {
+                        CpuPercentageUsage = index, ProcessesRunning = index, DataLoad1 = ByteString.CopyFrom(1, 2, (byte)index), DataLoad2 = ByteString.CopyFrom(9, 9, 9),
+                    });
+                }
+            });
+            // Unlinked as soon as it is open (on Linux), so even a killed process leaves no file behind.
+            Assert.Empty(SpoolFiles().Except(before));
+            read = spool.ReadAsync().ToBlockingEnumerable().ToList();
+        }
+
+        Assert.Equal([.. Enumerable.Range(0, 50).Where(index => index != 7)], read.Select(status => status.ProcessesRunning));
+        Assert.Equal([1, 2, 49], read[^1].DataLoad1);
+        Assert.Equal([9, 9, 9], read[^1].DataLoad2);
+        Assert.Empty(SpoolFiles().Except(before));
+    }
+
+    private static string[] SpoolFiles() => Directory.GetFiles(Path.GetTempPath(), "grpc-statuses-*");
+}

@@ -7,6 +7,7 @@ using LoadEngine.Clients;
 using LoadEngine.Strategies;
 using Microsoft.AspNetCore.Http.HttpResults;
 using Microsoft.Extensions.Options;
+using ApiGateway.Security;
 
 namespace ApiGateway.Endpoints;
 
@@ -89,5 +90,6 @@ public static class StrategyEndpoints
                 "then the time series, then performanceStatuses, one per call. " + RunParameters.DescribeRunLimits(limits))
             .WithParameters(RunParameters.ForRoute(info, limits))
             .ProducesProblem(ProblemResponses.TooManyRuns(limits.MaxRunsInFlight))
-            .ProducesProblem(ProblemResponses.RunDidNotCompleteExample(info.Name));
+            .ProducesProblem(ProblemResponses.RunDidNotCompleteExample(info.Name))
+            .SameOriginOnly();
 }

@@ -1,6 +1,7 @@
 using ApiGateway.Endpoints;
 using LoadEngine.Lessons;
 using Microsoft.AspNetCore.Http.HttpResults;
+using ApiGateway.Security;
 
 // The root namespace, which Program.cs already imports: wiring the lessons in takes two lines there and no new using.
 namespace ApiGateway;
@@ -26,7 +27,8 @@ public static class LessonEndpoints
                 "Something must close idle connections for the lesson to show: the service closes a connection with no calls and no PINGs after " +
                 "Kestrel:Limits:KeepAliveTimeout (5 s in its appsettings.json, standing in for a proxy's or load balancer's idle timeout; Kestrel's default is 130 s), " +
                 "so use a pauseMs longer than that. connectionChanged = true means that call paid a new connection and handshake.")
-            .WithLessonParameters(LessonParameters.KeepAlive, KeepAliveLesson.Name);
+            .WithLessonParameters(LessonParameters.KeepAlive, KeepAliveLesson.Name)
+            .SameOriginOnly();
 
         app.MapGet($"/{Tag}/{PayloadLesson.Name}", async Task<Results<Ok<PayloadLessonResult>, ProblemHttpResult>> (string? payloadBytes, PayloadLesson lesson, HttpContext http) =>
                 RunPlanRules.TryWhole(payloadBytes, nameof(payloadBytes), 1, RunPlanRules.MaxPayloadBytes, RunPlanRules.DefaultPayloadBytes, out var size, out var error)
@@ -40,7 +42,8 @@ public static class LessonEndpoints
                 $"payloadBytes (optional): size of each of the answer's two bytes fields, a whole number from 1 to {RunPlanRules.MaxPayloadBytes}, default {RunPlanRules.DefaultPayloadBytes}. " +
                 "One call to the service; sizes are of that answer (protobuf CalculateSize, the same message with base64 strings, Google.Protobuf's JSON, the gateway's JSON). " +
                 "copyBenchmark times UnsafeWrap, CopyFrom, ToByteArray and MemoryMarshal.TryGetArray in the gateway's process (bounded: at most 64 MiB copied per operation).")
-            .WithLessonParameters(LessonParameters.Payload, PayloadLesson.Name);
+            .WithLessonParameters(LessonParameters.Payload, PayloadLesson.Name)
+            .SameOriginOnly();
         return app;
     }
 

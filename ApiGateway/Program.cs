@@ -5,6 +5,7 @@ using ApiGateway.History;
 using ApiGateway.OpenApi;
 using ApiGateway.Page;
 using ApiGateway.Runs;
+using ApiGateway.Security;
 using GrpcBestPractices.ServiceDefaults;
 using LoadEngine;
 
@@ -15,6 +16,8 @@ return await ServiceHost.RunAsync("gateway", async () =>
 
     builder.AddServiceDefaults("gateway", "http://127.0.0.1:5080");
     builder.AddGatewayOptions();
+    builder.AddAllowedHosts();
+    builder.AddSlowClientLimits();
     builder.AddRunHistory();
     builder.Services.AddStrategies();
     builder.Services.AddProblemResponses();
@@ -25,6 +28,7 @@ return await ServiceHost.RunAsync("gateway", async () =>
     await app.WarmUpEngineAsync();
 
     app.UseRequestLogging();
+    app.UseAllowedHosts();
     app.UseDashboardPage();
     app.UseExceptionHandler();
     app.UseStatusCodePages();

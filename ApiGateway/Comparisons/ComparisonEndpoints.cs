@@ -9,6 +9,7 @@ using LoadEngine;
 using LoadEngine.Protocols;
 using Microsoft.AspNetCore.Http.HttpResults;
 using Microsoft.Extensions.Options;
+using ApiGateway.Security;
 
 namespace ApiGateway.Comparisons;
 
@@ -32,7 +33,7 @@ public static class ComparisonEndpoints
     {
         var limits = RunApiEndpoints.LimitsOf(app);
         var comparisons = app.MapGroup("/api/comparisons").WithTags("Protocols");
-        comparisons.MapPost("/", StartAsync)
+        comparisons.MapPost("/", StartAsync).SameOriginOnly()
             .Accepts<ComparisonRequestBody>("application/json")
             .WithSummary("Compare contenders on one workload: each runs once per repetition, interleaved; 202 with the comparison's id and links.")
             .WithDescription(DescribeStart(RunParameters.Describe(limits)))
@@ -47,7 +48,7 @@ public static class ComparisonEndpoints
             .WithSummary("One comparison: its schedule and runs, the summary per contender, the ranking and the sentence.")
             .WithDescription(DescribeView())
             .WithParameters(OneComparison).ProducesProblem(NotFound(ProblemResponses.ExampleId));
-        comparisons.MapPost("/{id:guid}/cancel", CancelAsync)
+        comparisons.MapPost("/{id:guid}/cancel", CancelAsync).SameOriginOnly()
             .WithSummary("Cancel a comparison: the current run is cancelled and no further run starts; no contender is then named fastest.")
             .WithParameters(OneComparison).ProducesProblem(NotFound(ProblemResponses.ExampleId));
         comparisons.MapGet("/{id:guid}/events", EventsAsync)

@@ -10,6 +10,7 @@ using LoadEngine.Protocols;
 using LoadEngine.Strategies;
 using Microsoft.AspNetCore.Http.HttpResults;
 using Microsoft.Extensions.Options;
+using ApiGateway.Security;
 
 namespace ApiGateway.Endpoints;
 
@@ -54,7 +55,7 @@ public static class RunApiEndpoints
             .WithParameters(RouteParameters.None);
 
         var runs = api.MapGroup("/runs").WithTags("Runs");
-        runs.MapPost("/", StartRunAsync)
+        runs.MapPost("/", StartRunAsync).SameOriginOnly()
             .Accepts<RunRequestBody>("application/json")
             .WithSummary("Start a run in the background; 202 with its id and Location.")
             .WithDescription($"Body: {{\"strategy\": \"client-wrapper\", \"count\": 1000, \"warmup\": 100}}, or an arrival rate: " +
@@ -76,16 +77,16 @@ public static class RunApiEndpoints
             .ProducesProblem(ProblemResponses.NoSuchRun(ProblemResponses.ExampleId));
         runs.MapGet("/{id:guid}", GetRunAsync).WithSummary("One run: its plan, state, statistics, and live progress while it runs.")
             .WithParameters(OneRun).ProducesProblem(ProblemResponses.NoSuchRun(ProblemResponses.ExampleId));
-        runs.MapDelete("/{id:guid}", DeleteRunAsync).WithSummary("Delete a run from the history (a running run is cancelled first).")
+        runs.MapDelete("/{id:guid}", DeleteRunAsync).SameOriginOnly().WithSummary("Delete a run from the history (a running run is cancelled first).")
             .WithParameters(OneRun).ProducesProblem(ProblemResponses.NoSuchRun(ProblemResponses.ExampleId));
-        runs.MapPost("/{id:guid}/cancel", CancelRunAsync).WithSummary("Cancel a running run; it is stored as cancelled with what it measured so far.")
+        runs.MapPost("/{id:guid}/cancel", CancelRunAsync).SameOriginOnly().WithSummary("Cancel a running run; it is stored as cancelled with what it measured so far.")
             .WithParameters(OneRun).ProducesProblem(ProblemResponses.NoSuchRun(ProblemResponses.ExampleId));
         runs.MapGet("/{id:guid}/events", RunEventsAsync)
             .WithSummary("Server-Sent Events: 'progress' ten times a second (completed, errors, current throughput, rolling p50/p99; late and dropped sends under an arrival rate), then one 'final' with the stored run.")
             .WithParameters(OneRun).ProducesProblem(ProblemResponses.NoSuchRun(ProblemResponses.ExampleId));
 
         var suites = api.MapGroup("/suites").WithTags("Suites");
-        suites.MapPost("/", StartSuiteAsync)
+        suites.MapPost("/", StartSuiteAsync).SameOriginOnly()
             .Accepts<SuiteRequestBody>("application/json")
             .WithSummary("Run every strategy (or those listed in 'strategies') in turn with the same plan, and compare them.")
             .WithDescription($"Body: {{\"count\": 1000, \"strategies\": [\"client-wrapper\", \"streaming-call\"]}} (strategies optional: all). " +
@@ -95,7 +96,7 @@ public static class RunApiEndpoints
             .ProducesProblem(ProblemResponses.TooManyRuns(limits.MaxRunsInFlight));
         suites.MapGet("/{id:guid}", GetSuiteAsync).WithSummary("A suite, its runs, and each strategy's wall time against the fastest.")
             .WithParameters(OneSuite).ProducesProblem(ProblemResponses.NoSuchSuite(ProblemResponses.ExampleId));
-        suites.MapPost("/{id:guid}/cancel", CancelSuiteAsync).WithSummary("Cancel a suite: the current run is cancelled and no further run starts.")
+        suites.MapPost("/{id:guid}/cancel", CancelSuiteAsync).SameOriginOnly().WithSummary("Cancel a suite: the current run is cancelled and no further run starts.")
             .WithParameters(OneSuite).ProducesProblem(ProblemResponses.NoSuchSuite(ProblemResponses.ExampleId));
         suites.MapGet("/{id:guid}/events", SuiteEventsAsync)
             .WithSummary("Server-Sent Events: 'progress' of the current run (with its strategy), 'run' when each run ends, then 'final' with the suite.")

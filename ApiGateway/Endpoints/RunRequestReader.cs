@@ -1,7 +1,9 @@
 using System.Globalization;
+using System.Text;
 using System.Text.Json;
 using ApiGateway.Errors;
 using ApiGateway.OpenApi;
+using Microsoft.AspNetCore.Http.Features;
 using Microsoft.AspNetCore.Server.Kestrel.Core;
 using Microsoft.AspNetCore.Mvc;
 using Microsoft.Extensions.Options;
@@ -75,93 +77,106 @@ public static class RunRequestReader
 
         using (document)
         {
-            if (document.RootElement.ValueKind != JsonValueKind.Object)
+            try
             {
-                return (null, $"The body must be a JSON object, not {document.RootElement.ValueKind}.");
+                return Read(document, shape);
             }
-
-            var allowed = shape.Fields;
-            var values = new Dictionary<string, string?>(StringComparer.Ordinal);
-            IReadOnlyList<string>? names = null;
-            IReadOnlyList<string>? thresholds = null;
-            foreach (var property in document.RootElement.EnumerateObject())
+            catch (InvalidOperationException notUnicode) when (notUnicode.InnerException is null or DecoderFallbackException)
             {
-                if (!allowed.Contains(property.Name, StringComparer.Ordinal))
-                {
-                    return (null, NotASetting(shape, property.Name));
-                }
-
-                if (property.Name is "stages" or "percentiles" or "thresholds" && property.Value.ValueKind == JsonValueKind.Array)
-                {
-                    var (text, list, problem) = ReadList(property.Name, property.Value);
-                    if (problem is not null)
-                    {
-                        return (null, problem);
-                    }
-
-                    if (property.Name == "thresholds")
-                    {
-                        thresholds = list;
-                    }
-                    else
-                    {
-                        values[property.Name] = text;
-                    }
-
-                    continue;
-                }
-
-                if (property.Name == "thresholds" && property.Value.ValueKind == JsonValueKind.String)
-                {
-                    thresholds = [property.Value.GetString()!];
-                    continue;
-                }
-
-                if (property.Name == shape.NamesField)
-                {
-                    if (property.Value.ValueKind != JsonValueKind.Array || property.Value.EnumerateArray().Any(item => item.ValueKind != JsonValueKind.String))
-                    {
-                        return (null, $"{shape.NamesField} must be an array of {shape.NamesOf} names, e.g. {shape.NamesExample}.");
-                    }
-
-                    names = property.Value.EnumerateArray().Select(item => item.GetString()!).ToList();
-                    continue;
-                }
-
-                values[property.Name] = property.Value.ValueKind switch
-                {
-                    JsonValueKind.String => property.Value.GetString(),
-                    JsonValueKind.Null => null,
-                    JsonValueKind.True => "true",
-                    JsonValueKind.False => "false",
-                    _ => property.Value.GetRawText(),
-                };
+                // The parser leaves strings as they came; reading one that is not valid UTF-8, or holds half a surrogate pair, throws.
+                return (null, $"The body must be UTF-8 JSON whose strings are valid Unicode; it could not be read: {notUnicode.Message}");
             }
-
-            var input = new RunPlanInput(
-                values.GetValueOrDefault("strategy"), values.GetValueOrDefault("count"), values.GetValueOrDefault("concurrency"),
-                values.GetValueOrDefault("warmup"), values.GetValueOrDefault("delayMs"), values.GetValueOrDefault("payloadBytes"),
-                values.GetValueOrDefault("includeStatuses"))
-            {
-                Load = values.GetValueOrDefault("load"),
-                Rate = values.GetValueOrDefault("rate"),
-                Duration = values.GetValueOrDefault("duration"),
-                Stages = values.GetValueOrDefault("stages"),
-                Percentiles = values.GetValueOrDefault("percentiles"),
-                Thresholds = thresholds,
-                Workload = values.GetValueOrDefault("workload"),
-                Protocol = values.GetValueOrDefault("protocol"),
-                Serializer = values.GetValueOrDefault("serializer"),
-                HttpVersion = values.GetValueOrDefault("httpVersion"),
-                Security = values.GetValueOrDefault("security"),
-                FileBytes = values.GetValueOrDefault("fileBytes"),
-                Connection = values.GetValueOrDefault("connection"),
-                Clients = values.GetValueOrDefault("clients"),
-                Variant = values.GetValueOrDefault("variant"),
-                Users = values.GetValueOrDefault("users"),
-            };
-            return (new RunRequest(input, names, values.GetValueOrDefault("repetitions")), string.Empty);
         }
+    }
+
+    private static (RunRequest? Request, string Error) Read(JsonDocument document, RequestShape shape)
+    {
+        if (document.RootElement.ValueKind != JsonValueKind.Object)
+        {
+            return (null, $"The body must be a JSON object, not {document.RootElement.ValueKind}.");
+        }
+
+        var allowed = shape.Fields;
+        var values = new Dictionary<string, string?>(StringComparer.Ordinal);
+        IReadOnlyList<string>? names = null;
+        IReadOnlyList<string>? thresholds = null;
+        foreach (var property in document.RootElement.EnumerateObject())
+        {
+            if (!allowed.Contains(property.Name, StringComparer.Ordinal))
+            {
+                return (null, NotASetting(shape, property.Name));
+            }
+
+            if (property.Name is "stages" or "percentiles" or "thresholds" && property.Value.ValueKind == JsonValueKind.Array)
+            {
+                var (text, list, problem) = ReadList(property.Name, property.Value);
+                if (problem is not null)
+                {
+                    return (null, problem);
+                }
+
+                if (property.Name == "thresholds")
+                {
+                    thresholds = list;
+                }
+                else
+                {
+                    values[property.Name] = text;
+                }
+
+                continue;
+            }
+
+            if (property.Name == "thresholds" && property.Value.ValueKind == JsonValueKind.String)
+            {
+                thresholds = [property.Value.GetString()!];
+                continue;
+            }
+
+            if (property.Name == shape.NamesField)
+            {
+                if (property.Value.ValueKind != JsonValueKind.Array || property.Value.EnumerateArray().Any(item => item.ValueKind != JsonValueKind.String))
+                {
+                    return (null, $"{shape.NamesField} must be an array of {shape.NamesOf} names, e.g. {shape.NamesExample}.");
+                }
+
+                names = property.Value.EnumerateArray().Select(item => item.GetString()!).ToList();
+                continue;
+            }
+
+            values[property.Name] = property.Value.ValueKind switch
+            {
+                JsonValueKind.String => property.Value.GetString(),
+                JsonValueKind.Null => null,
+                JsonValueKind.True => "true",
+                JsonValueKind.False => "false",
+                _ => property.Value.GetRawText(),
+            };
+        }
+
+        var input = new RunPlanInput(
+            values.GetValueOrDefault("strategy"), values.GetValueOrDefault("count"), values.GetValueOrDefault("concurrency"),
+            values.GetValueOrDefault("warmup"), values.GetValueOrDefault("delayMs"), values.GetValueOrDefault("payloadBytes"),
+            values.GetValueOrDefault("includeStatuses"))
+        {
+            Load = values.GetValueOrDefault("load"),
+            Rate = values.GetValueOrDefault("rate"),
+            Duration = values.GetValueOrDefault("duration"),
+            Stages = values.GetValueOrDefault("stages"),
+            Percentiles = values.GetValueOrDefault("percentiles"),
+            Thresholds = thresholds,
+            Workload = values.GetValueOrDefault("workload"),
+            Protocol = values.GetValueOrDefault("protocol"),
+            Serializer = values.GetValueOrDefault("serializer"),
+            HttpVersion = values.GetValueOrDefault("httpVersion"),
+            Security = values.GetValueOrDefault("security"),
+            FileBytes = values.GetValueOrDefault("fileBytes"),
+            Connection = values.GetValueOrDefault("connection"),
+            Clients = values.GetValueOrDefault("clients"),
+            Variant = values.GetValueOrDefault("variant"),
+            Users = values.GetValueOrDefault("users"),
+        };
+        return (new RunRequest(input, names, values.GetValueOrDefault("repetitions")), string.Empty);
     }
 
     public static string NotASetting(RequestShape shape, string name) => $"'{name}' is not a {shape.What} setting; the body may hold: {string.Join(", ", shape.Fields)}.";
@@ -175,6 +190,14 @@ public static class RunRequestReader
     {
         var limit = app.ServiceProvider.GetRequiredService<IOptions<KestrelServerOptions>>().Value.Limits.MaxRequestBodySize;
         return route.WithParameters(RouteParameters.Body(shape.What, inPath))
+            // Routing's Accepts check lets a body with no Content-Type through; a page on another site can send one without asking.
+            .AddEndpointFilter(async (context, next) =>
+                context.HttpContext.Features.Get<IHttpRequestBodyDetectionFeature>()?.CanHaveBody is true && !context.HttpContext.Request.HasJsonContentType()
+                    ? TypedResults.Problem(
+                        statusCode: StatusCodes.Status415UnsupportedMediaType,
+                        title: "Unsupported Media Type",
+                        detail: ProblemResponses.UnsupportedMediaType(context.HttpContext.Request.ContentType, context.HttpContext.Request.Path))
+                    : await next(context))
             .ProducesProblem(ProblemResponses.InvalidParameters(NotASetting(shape, "concurency")))
             .ProducesProblem(new ProblemDetails
             {

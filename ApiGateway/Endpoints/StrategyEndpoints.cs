@@ -7,6 +7,7 @@ using LoadEngine.Clients;
 using LoadEngine.Strategies;
 using Microsoft.AspNetCore.Http.HttpResults;
 using Microsoft.Extensions.Options;
+using ApiGateway.Security;
 
 namespace ApiGateway.Endpoints;
 
@@ -97,5 +98,6 @@ public static class StrategyEndpoints
             .WithParameters(RunParameters.ForRoute(info, limits))
             .ProducesProblem(ProblemResponses.OverMemoryBudgetExample(limits.PlanLimits().MaxRunMemoryBytes, keepsStatuses: true))
             .ProducesProblem(ProblemResponses.TooManyRuns(limits.MaxRunsInFlight))
-            .ProducesProblem(ProblemResponses.RunDidNotCompleteExample(info.Name));
+            .ProducesProblem(ProblemResponses.RunDidNotCompleteExample(info.Name))
+            .SameOriginOnly();
 }

@@ -122,7 +122,25 @@ public static class ProblemResponses
 
     /// <summary>415's sentence: routing refuses a body whose Content-Type the route does not accept (its Accepts metadata).</summary>
     public static string UnsupportedMediaType(string? contentType, string path) =>
-        $"The body was sent as '{contentType}'; {path} reads a JSON object: send it with Content-Type: application/json.";
+        $"The body was sent {(string.IsNullOrEmpty(contentType) ? "with no Content-Type" : $"as '{contentType}'")}; {path} reads a JSON object: send it with Content-Type: application/json.";
+
+    /// <summary>
+    /// 404's sentence for /api/{runs|suites|comparisons}/{id}… and /api/lessons/{lesson}/experiments/{id}… whose id is not a
+    /// GUID (their routes take only GUIDs, so routing finds nothing): what an id looks like and where the ids are listed.
+    /// </summary>
+    public static string? NotAnId(string? path)
+    {
+        var segments = (path ?? "").Split('/');
+        var (list, id) = segments switch
+        {
+            ["", "api", "runs" or "suites" or "comparisons", var value, ..] when value != "compare" => ($"/api/{segments[2]}", value),
+            ["", "api", "lessons", _, "experiments", var value, ..] => ($"/api/lessons/{segments[3]}/experiments", value),
+            _ => (null, null),
+        };
+        return list is null || id is null or "" || Guid.TryParse(id, out _)
+            ? null
+            : $"'{id}' is not an id: the ids in {list}/{{id}} are GUIDs such as {ExampleId}; GET {list} lists them.";
+    }
 
     public static IServiceCollection AddProblemResponses(this IServiceCollection services)
     {
@@ -138,7 +156,7 @@ public static class ProblemResponses
             var request = context.HttpContext.Request;
             problem.Detail = problem.Status switch
             {
-                StatusCodes.Status404NotFound => $"Nothing is at '{request.Path}'. {RoutesHint}",
+                StatusCodes.Status404NotFound => NotAnId(request.Path) ?? $"Nothing is at '{request.Path}'. {RoutesHint}",
                 StatusCodes.Status405MethodNotAllowed => MethodNotAllowed(request.Method, request.Path, context.HttpContext.Response.Headers.Allow.ToString()),
                 StatusCodes.Status415UnsupportedMediaType => UnsupportedMediaType(request.ContentType, request.Path),
                 StatusCodes.Status500InternalServerError => "The gateway failed unexpectedly; the log has the details.",

@@ -10,6 +10,7 @@ using LoadEngine;
 using LoadEngine.Lessons;
 using Microsoft.AspNetCore.Http.HttpResults;
 using Microsoft.Extensions.Options;
+using ApiGateway.Security;
 
 namespace ApiGateway.Lessons;
 
@@ -51,7 +52,7 @@ public static class LessonApi
             .WithSummary("One lesson, with its latest experiment.")
             .WithDescription($"id: {string.Join(", ", LessonList.Ids)}.")
             .WithParameters(LessonId).ProducesProblem(NoSuchLesson("reuse-the-channel"));
-        lessons.MapPost("/{id}/experiments", StartAsync)
+        lessons.MapPost("/{id}/experiments", StartAsync).SameOriginOnly()
             .Accepts<ExperimentRequestBody>("application/json")
             .WithBody(Body, "/api/lessons/reuse-channel/experiments", app, LessonId)
             .WithSummary("Run the lesson's experiment: every arm once per repetition, interleaved, warm-up apart; 202 with the experiment and its links.")
@@ -70,7 +71,7 @@ public static class LessonApi
         lessons.MapGet("/{id}/experiments/{experimentId:guid}", GetExperimentAsync)
             .WithSummary("One experiment: its verdicts, each arm's figures over the repetitions, its samples, and the step running now.")
             .WithParameters(OneExperiment).ProducesProblem(NoSuchExperiment("reuse-channel", ProblemResponses.ExampleId));
-        lessons.MapPost("/{id}/experiments/{experimentId:guid}/cancel", CancelAsync)
+        lessons.MapPost("/{id}/experiments/{experimentId:guid}/cancel", CancelAsync).SameOriginOnly()
             .WithSummary("Cancel an experiment: its current run is cancelled and no further step starts.")
             .WithParameters(OneExperiment).ProducesProblem(NoSuchExperiment("reuse-channel", ProblemResponses.ExampleId));
         lessons.MapGet("/{id}/experiments/{experimentId:guid}/events", EventsAsync)

@@ -3,6 +3,7 @@ using ApiGateway.Endpoints;
 using ApiGateway.Errors;
 using ApiGateway.OpenApi;
 using ApiGateway.Runs;
+using ApiGateway.Security;
 using LoadEngine.Lessons;
 using Microsoft.AspNetCore.Http.HttpResults;
 using Microsoft.Extensions.Options;
@@ -34,7 +35,8 @@ public static class LessonEndpoints
                 "Kestrel:Limits:KeepAliveTimeout (5 s in its appsettings.json, standing in for a proxy's or load balancer's idle timeout; Kestrel's default is 130 s), " +
                 "so use a pauseMs longer than that. connectionChanged = true means that call paid a new connection and handshake.")
             .WithLessonParameters(LessonParameters.KeepAlive, KeepAliveLesson.Name)
-            .ProducesProblem(ProblemResponses.TooManyRuns(maxRunsInFlight));
+            .ProducesProblem(ProblemResponses.TooManyRuns(maxRunsInFlight))
+            .SameOriginOnly();
 
         app.MapGet($"/{Tag}/{PayloadLesson.Name}", async Task<Results<Ok<PayloadLessonResult>, ProblemHttpResult>> (
                 string? payloadBytes, PayloadLesson lesson, RunCoordinator runs, HttpContext http) =>
@@ -50,7 +52,8 @@ public static class LessonEndpoints
                 "One call to the service; sizes are of that answer (protobuf CalculateSize, the same message with base64 strings, Google.Protobuf's JSON, the gateway's JSON). " +
                 "copyBenchmark times UnsafeWrap, CopyFrom, ToByteArray and MemoryMarshal.TryGetArray in the gateway's process (bounded: at most 64 MiB copied per operation).")
             .WithLessonParameters(LessonParameters.Payload, PayloadLesson.Name)
-            .ProducesProblem(ProblemResponses.TooManyRuns(maxRunsInFlight));
+            .ProducesProblem(ProblemResponses.TooManyRuns(maxRunsInFlight))
+            .SameOriginOnly();
         return app;
     }
 

@@ -184,6 +184,13 @@ public sealed class UnexpectedProblemHandler(IProblemDetailsService problems) : 
                 Title = "The run history could not be written",
                 Detail = $"{history.Message} Check that History:DatabasePath points at a writable file with free space that no other process holds locked, then try again.",
             },
+            // A read or delete that met a locked or broken history file: the store's trouble, not the request's.
+            Microsoft.Data.Sqlite.SqliteException sqlite => new ProblemDetails
+            {
+                Status = StatusCodes.Status503ServiceUnavailable,
+                Title = "The run history could not be read or written",
+                Detail = $"The run history answered: {sqlite.Message}. Nothing was changed; GET /health says what is wrong with the history. Try again once it is healthy.",
+            },
             BadHttpRequestException { StatusCode: StatusCodes.Status413PayloadTooLarge } tooLarge => BodyTooLarge(tooLarge.Message),
             BadHttpRequestException bad => new ProblemDetails { Status = bad.StatusCode, Title = "The request could not be read", Detail = bad.Message },
             _ => null,

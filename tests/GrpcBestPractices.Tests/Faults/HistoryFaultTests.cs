@@ -85,6 +85,29 @@ public sealed class HistoryFaultTests
     }
 
     [Fact]
+    public async Task ADeleteThatMeetsALockedHistoryIsA503NotA500()
+    {
+        using var folder = new TemporaryFolder();
+        var path = folder.File("history.db");
+        await using var gateway = await StartGatewayAsync(path, $"http://127.0.0.1:{Ports.Unused()}");
+        using var http = new HttpClient { BaseAddress = gateway.BaseAddress, Timeout = Patience };
+
+        await using (await LockAsync(path))
+        {
+            using var response = await http.DeleteAsync($"/api/runs/{Guid.NewGuid()}");
+
+            Assert.Equal(HttpStatusCode.ServiceUnavailable, response.StatusCode);
+            var problem = await SystemFixture.ReadProblemAsync(response);
+            Assert.Equal("The run history could not be read or written", problem.GetProperty("title").GetString());
+            Assert.Contains("database is locked", problem.GetProperty("detail").GetString());
+        }
+
+        // Once the lock is gone the same request is answered as usual.
+        using var after = await http.DeleteAsync($"/api/runs/{Guid.NewGuid()}");
+        Assert.Equal(HttpStatusCode.NotFound, after.StatusCode);
+    }
+
+    [Fact]
     public async Task HistoryFolderDeletedWhileTheGatewayRunsMakesHealthUnhealthy()
     {
         using var folder = new TemporaryFolder();

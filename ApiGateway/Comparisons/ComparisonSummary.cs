@@ -33,23 +33,6 @@ public static class ComparisonFigures
     public static ComparisonFigure RankingFigure(RunPlan plan) => plan.Count is null && !plan.IsOpen ? Throughput : MeanMs;
 }
 
-/// <summary>The median over the repetitions and the smallest and largest value (an even count's median is the mean of the middle two).</summary>
-public sealed record FigureRange(double Median, double Min, double Max)
-{
-    public static FigureRange? Of(IReadOnlyCollection<double> values)
-    {
-        if (values.Count == 0)
-        {
-            return null;
-        }
-
-        var sorted = values.Order().ToArray();
-        var middle = sorted.Length / 2;
-        var median = sorted.Length % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
-        // Four decimals, as the runs' own figures are kept.
-        return new FigureRange(Math.Round(median, 4), Math.Round(sorted[0], 4), Math.Round(sorted[^1], 4));
-    }
-}
 
 /// <summary>
 /// One contender over the repetitions: its runs (by repetition), the figures of its completed runs (median and range),

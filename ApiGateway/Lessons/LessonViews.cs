@@ -7,9 +7,7 @@ namespace ApiGateway.Lessons;
 public sealed record LessonArmView(string Name, string Label, string Setup, RunPlan? Plan, string? Unavailable);
 
 /// <summary>An arm's figures over an experiment's completed repetitions: the median, the smallest and the largest of each.</summary>
-public sealed record ArmSummary(string Arm, string Label, int Repetitions, IReadOnlyDictionary<string, FigureSpread> Figures);
-
-public sealed record FigureSpread(double Median, double Min, double Max);
+public sealed record ArmSummary(string Arm, string Label, int Repetitions, IReadOnlyDictionary<string, FigureRange> Figures);
 
 public sealed record LessonLinks(string Self, string Experiments);
 
@@ -105,10 +103,7 @@ public sealed record ExperimentView(
     {
         var completed = record.Samples.Where(sample => sample.Arm == arm.Name && sample.State == RunState.Completed).ToList();
         var figures = completed.SelectMany(sample => sample.Figures.Keys).Distinct().ToDictionary(figure => figure, figure =>
-        {
-            var values = completed.Where(sample => sample.Figures.ContainsKey(figure)).Select(sample => sample.Figures[figure]).ToList();
-            return new FigureSpread(Math.Round(LessonVerdicts.Median(values), 4), Math.Round(values.Min(), 4), Math.Round(values.Max(), 4));
-        });
+            FigureRange.Of([.. completed.Where(sample => sample.Figures.ContainsKey(figure)).Select(sample => sample.Figures[figure])])!);
         return new ArmSummary(arm.Name, arm.Label, completed.Count, figures);
     }
 }

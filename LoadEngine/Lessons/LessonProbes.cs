@@ -35,8 +35,8 @@ public sealed class KeepAliveProbe(KeepAliveLesson lesson, IOptions<EngineOption
             RunState.Completed,
             new Dictionary<string, double>
             {
-                ["afterPauseMs"] = LessonVerdicts.Median([.. group.Select(outcome => outcome.AfterPauseCallMs)]),
-                ["warmCallMs"] = LessonVerdicts.Median([.. group.Select(outcome => outcome.WarmCallMs)]),
+                ["afterPauseMs"] = FigureRange.MedianOf([.. group.Select(outcome => outcome.AfterPauseCallMs)]),
+                ["warmCallMs"] = FigureRange.MedianOf([.. group.Select(outcome => outcome.WarmCallMs)]),
                 ["newConnectionsAfterPause"] = group.Count(outcome => outcome.NewConnection),
                 ["channels"] = group.Count(),
             },

@@ -51,7 +51,7 @@ public static class LessonVerdicts
                 : Unjudged($"no repetition measured {claim.FigureTitle} of both {other.Label} and {baseline.Label}.");
         }
 
-        var median = Median(ratios);
+        var median = FigureRange.MedianOf(ratios);
         var range = new RatioRange(Round(ratios.Min()), Round(ratios.Max()));
         var agrees = claim.Expected == ExpectedDirection.Above1 ? median > 1 : median is >= 1 / SimilarWithin and <= SimilarWithin;
         var beyondNoise = BeyondNoise(ratios, [.. mine.Values], [.. theirs.Values], median);
@@ -67,13 +67,6 @@ public static class LessonVerdicts
         ratios.Count >= 2 && median != 1 && (median > 1
             ? ratios.All(ratio => ratio > 1) && other.Min() > baseline.Max()
             : ratios.All(ratio => ratio < 1) && other.Max() < baseline.Min());
-
-    public static double Median(IReadOnlyList<double> values)
-    {
-        var sorted = values.Order().ToList();
-        var middle = sorted.Count / 2;
-        return sorted.Count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
-    }
 
     /// <summary>"1.04×", "4.4×", "12×": two significant digits where a ratio is near 1, fewer as it grows.</summary>
     public static string Times(double ratio) => $"{Number(ratio)}×";

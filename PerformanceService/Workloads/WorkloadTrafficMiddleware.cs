@@ -45,8 +45,11 @@ public sealed partial class WorkloadTrafficMiddleware(RequestDelegate next, Prot
         {
             await next(context);
         }
-        catch (Exception left) when (left is OperationCanceledException or IOException && context.RequestAborted.IsCancellationRequested)
+        catch (Exception left) when (left is OperationCanceledException or IOException)
         {
+            // The REST handlers read the request and write the answer and touch no other I/O, so an I/O failure or a
+            // cancellation here is the connection's. RequestAborted is not a reliable witness: Kestrel signals it from
+            // the thread pool, so on a busy machine the reset reaches the handler first.
             ClientLeft(logger, context.Request.Method, context.Request.Path, left.Message);
             if (!context.Response.HasStarted)
             {

@@ -1,5 +1,6 @@
 using System.Security.Authentication;
 using Microsoft.AspNetCore.Http;
+using Microsoft.Extensions.Logging.Abstractions;
 using Microsoft.Extensions.Options;
 using PerformanceService.Metrics;
 using PerformanceService.Workloads;
@@ -97,5 +98,32 @@ public sealed class WorkloadRulesTests
         {
             Assert.Contains("Workloads:MaxFileBytes must be between 1024 (1 KiB) and 1099511627776 (1 TiB).", result.FailureMessage);
         }
+    }
+
+    [Theory]
+    [InlineData("io")]
+    [InlineData("cancelled")]
+    public async Task AConnectionFailureOnARestWorkloadIsTheClientLeavingEvenBeforeKestrelSignalsRequestAborted(string failure)
+    {
+        // Kestrel cancels RequestAborted from the thread pool; the reset can reach the handler first.
+        Exception left = failure == "io" ? new Microsoft.AspNetCore.Connections.ConnectionResetException("reset") : new OperationCanceledException();
+        var context = new DefaultHttpContext();
+        context.Request.Path = "/rest/stj/files";
+        var middleware = new WorkloadTrafficMiddleware(_ => throw left, new ProtocolCounter(), NullLogger<WorkloadTrafficMiddleware>.Instance);
+
+        await middleware.InvokeAsync(context);
+
+        Assert.False(context.RequestAborted.IsCancellationRequested);
+        Assert.Equal(StatusCodes.Status499ClientClosedRequest, context.Response.StatusCode);
+    }
+
+    [Fact]
+    public async Task AFailureOfTheServiceItselfIsNotTakenForTheClientLeaving()
+    {
+        var context = new DefaultHttpContext();
+        context.Request.Path = "/rest/stj/files";
+        var middleware = new WorkloadTrafficMiddleware(_ => throw new InvalidOperationException("a bug"), new ProtocolCounter(), NullLogger<WorkloadTrafficMiddleware>.Instance);
+
+        await Assert.ThrowsAsync<InvalidOperationException>(() => middleware.InvokeAsync(context));
     }
 }

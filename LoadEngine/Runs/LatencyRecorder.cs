@@ -136,11 +136,46 @@ public readonly record struct LatencyWindow(long Count, double P50Ms, double P90
 /// A phase's latencies: the HdrHistogram, in <see cref="LatencyRecorder"/> units, with the exact min, max and sum
 /// kept beside it (HdrHistogram knows each only within its 0.1% buckets).
 /// </summary>
+[System.Text.Json.Serialization.JsonConverter(typeof(LatencyDistributionJsonConverter))]
 public sealed class LatencyDistribution(HistogramBase histogram, long minUnits, long maxUnits, long sumUnits)
 {
     public HistogramBase Histogram => histogram;
 
     public long Count => histogram.TotalCount;
+
+    public long MinUnits => minUnits;
+
+    public long MaxUnits => maxUnits;
+
+    public long SumUnits => sumUnits;
+
+    /// <summary>The histogram in HdrHistogram's compressed V2 encoding, base64 (see <see cref="HistogramCodec"/>).</summary>
+    public string Encode() => HistogramCodec.Encode(histogram);
+
+    public static LatencyDistribution Decode(string histogram, long minUnits, long maxUnits, long sumUnits) =>
+        new(HistogramCodec.Decode(histogram), minUnits, maxUnits, sumUnits);
+
+    /// <summary>
+    /// One distribution holding every value the parts hold: HdrHistogram adds bucket counts, which is exact, since every
+    /// recorder uses the same unit, range and precision. An empty part (no latency recorded) leaves min and max alone.
+    /// </summary>
+    public static LatencyDistribution Merge(IEnumerable<LatencyDistribution> parts)
+    {
+        var merged = new LongHistogram(1, LatencyRecorder.HighestUnits, LatencyRecorder.SignificantDigits);
+        long min = long.MaxValue, max = -1, sum = 0;
+        foreach (var part in parts)
+        {
+            merged.Add(part.Histogram);
+            sum += part.SumUnits;
+            if (part.Count > 0)
+            {
+                min = Math.Min(min, part.MinUnits);
+                max = Math.Max(max, part.MaxUnits);
+            }
+        }
+
+        return new LatencyDistribution(merged, min, max, sum);
+    }
 
     /// <summary>
     /// Min, mean and max exact; percentiles the highest value of their bucket (never below the exact value, at most

@@ -73,6 +73,14 @@ public sealed record RunPlan
     /// <summary>k6-style pass/fail conditions such as "p99 &lt; 5ms"; the run's verdict judges each.</summary>
     public IReadOnlyList<string> Thresholds { get; init; } = [];
 
+    /// <summary>A run shared among this many load agents, each running its <see cref="AgentShares"/> share; null for a run made in one process.</summary>
+    [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
+    public int? Agents { get; init; }
+
+    /// <summary>An agent's share of a distributed run: which shard of how many; null otherwise.</summary>
+    [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
+    public AgentShard? Shard { get; init; }
+
     /// <summary>An arrival-rate load: calls start on a schedule, not when an earlier one ends.</summary>
     [JsonIgnore]
     public bool IsOpen => Load is LoadKind.Open or LoadKind.Ramping;
@@ -127,6 +135,9 @@ public enum RunState
     Completed,
     Failed,
     Cancelled,
+
+    /// <summary>A distributed run some of whose agents did not report their share: its figures are the shares that did.</summary>
+    Partial,
 }
 
 /// <summary>
@@ -152,6 +163,10 @@ public sealed record RunRecord(
 
     /// <summary>The lesson experiment this run is an arm of (GET /api/lessons/{lesson}/experiments/{id}); null for other runs.</summary>
     public Guid? ExperimentId { get; init; }
+
+    /// <summary>A distributed run's agents, each with its share and what it reported (read from the shared store, not kept with the run).</summary>
+    [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
+    public IReadOnlyList<AgentReport>? AgentReports { get; init; }
 
     /// <summary>Live progress while it runs (never stored; null once it has ended).</summary>
     public ProgressSnapshot? Progress { get; init; }

@@ -183,48 +183,36 @@ public sealed class RunRecorder
     }
 
     /// <param name="schedule">Arrival-rate loads: the requested calls per second and how long sending lasted.</param>
-    public RunStats ToStats(TimeSpan wallTime, long allocatedBytes, int warmupCalls, TimeSpan warmupTime, IReadOnlyList<double> percentiles, (double RequestedRate, TimeSpan Sending)? schedule = null)
+    public RunStats ToStats(TimeSpan wallTime, long allocatedBytes, int warmupCalls, TimeSpan warmupTime, IReadOnlyList<double> percentiles, (double RequestedRate, TimeSpan Sending)? schedule = null) =>
+        ToFigures(wallTime, allocatedBytes, warmupCalls, warmupTime, schedule).ToStats(percentiles);
+
+    /// <summary>
+    /// What the phase recorded, unsummarised: the figures an agent writes to the shared store, and the ones
+    /// <see cref="ToStats"/> summarises. The measured span ends now and began <paramref name="wallTime"/> ago.
+    /// </summary>
+    public RunFigures ToFigures(TimeSpan wallTime, long allocatedBytes, int warmupCalls, TimeSpan warmupTime, (double RequestedRate, TimeSpan Sending)? schedule = null)
     {
-        var calls = Completed;
         var firstCall = Interlocked.Read(ref _firstCallTicks);
-        var latency = _latency.Total();
-        return new RunStats(
-            Round(wallTime.TotalMilliseconds),
-            Round(wallTime > TimeSpan.Zero ? Succeeded / wallTime.TotalSeconds : 0),
-            calls,
-            Succeeded,
+        var to = DateTimeOffset.UtcNow;
+        return new RunFigures(
+            to - wallTime,
+            to,
+            wallTime.TotalMilliseconds,
+            Completed,
             Failed,
-            firstCall < 0 ? null : Round(Stopwatch.GetElapsedTime(0, firstCall).TotalMilliseconds),
-            Rounded(latency.Summarize(percentiles)),
-            latency.ToBins(),
+            firstCall < 0 ? null : Stopwatch.GetElapsedTime(0, firstCall).TotalMilliseconds,
+            _latency.Total(),
+            _fromActualSend?.Total(),
+            _sendLag?.Total(),
             StatusCounts,
             ConnectionsUsed,
-            Round(calls > 0 ? (double)allocatedBytes / calls : 0),
+            allocatedBytes,
             ServiceLoad(),
             warmupCalls,
-            Round(warmupTime.TotalMilliseconds))
-        {
-            LatencyFromActualSend = _fromActualSend is null ? null : Rounded(_fromActualSend.Total().Summarize(percentiles)),
-            Sends = _sendLag is null ? null : SendStats(schedule),
-        };
-    }
-
-    private SendStats SendStats((double RequestedRate, TimeSpan Sending)? schedule)
-    {
-        var lag = _sendLag!.Total().Summarize([50, 99]);
-        var sent = Interlocked.Read(ref _sent);
-        var seconds = schedule?.Sending.TotalSeconds ?? 0;
-        return new SendStats(
-            Interlocked.Read(ref _due),
-            sent,
-            Late,
-            Dropped,
-            LateAfterMs,
-            Round(schedule?.RequestedRate ?? 0),
-            Round(seconds > 0 ? sent / seconds : 0),
-            Round(lag?.P50Ms ?? 0),
-            Round(lag?.P99Ms ?? 0),
-            Round(lag?.MaxMs ?? 0));
+            warmupTime.TotalMilliseconds,
+            _sendLag is null ? null : new SendCounts(
+                Interlocked.Read(ref _due), Interlocked.Read(ref _sent), Late, Dropped,
+                schedule?.RequestedRate ?? 0, schedule?.Sending.TotalMilliseconds ?? 0));
     }
 
     private void RecordLatency(long index, long dueAt, long sentAt, long endedAt)
@@ -297,22 +285,13 @@ public sealed class RunRecorder
         }
     }
 
-    private ServiceLoad ServiceLoad()
+    private ServiceLoadFigures ServiceLoad()
     {
         lock (_loadGate)
         {
-            return _loadSamples == 0
-                ? new ServiceLoad(null, null, null, 0)
-                : new ServiceLoad(Round(_cpuSum / _loadSamples), Round(_cpuMax), Round(_memoryMax), _loadSamples);
+            return new ServiceLoadFigures(_cpuSum, _cpuMax, _memoryMax, _loadSamples);
         }
     }
-
-    private static LatencySummary? Rounded(LatencySummary? s) => s is null
-        ? null
-        : new LatencySummary(Round(s.MinMs), Round(s.MeanMs), Round(s.StdDevMs), Round(s.P50Ms), Round(s.P90Ms), Round(s.P99Ms), Round(s.P999Ms), Round(s.MaxMs))
-        {
-            Percentiles = [.. s.Percentiles.Select(p => p with { Ms = Round(p.Ms) })],
-        };
 
     private static double Round(double value) => Math.Round(value, 4);
 }

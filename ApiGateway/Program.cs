@@ -1,4 +1,5 @@
 using ApiGateway;
+using ApiGateway.Agents;
 using ApiGateway.Endpoints;
 using ApiGateway.Errors;
 using ApiGateway.History;
@@ -19,12 +20,14 @@ return await ServiceHost.RunAsync("gateway", async () =>
     builder.AddAllowedHosts();
     builder.AddSlowClientLimits();
     builder.AddRunHistory();
+    builder.AddAgentRuns();
     builder.Services.AddStrategies();
     builder.Services.AddProblemResponses();
     builder.Services.AddSwaggerDocs();
 
     var app = builder.Build().ExitOnInvalidConfiguration();
     await app.EnsureHistoryWritableAsync();
+    await app.EnsureAgentTablesAsync();
     await app.WarmUpEngineAsync();
 
     app.UseRequestLogging();

@@ -33,6 +33,15 @@ public sealed class Interrupt : IDisposable
         _cancellation.Dispose();
     }
 
+    /// <summary>Interrupts as a signal would, for a reason of the process's own (an agent's run cancelled at the gateway).</summary>
+    public void Raise(string reason)
+    {
+        if (Interlocked.CompareExchange(ref _signal, reason, null) is null)
+        {
+            _cancellation.Cancel();
+        }
+    }
+
     private void OnSignal(PosixSignalContext context)
     {
         if (Interlocked.CompareExchange(ref _signal, context.Signal == PosixSignal.SIGINT ? "Ctrl+C (SIGINT)" : "SIGTERM", null) is not null)

@@ -24,9 +24,22 @@ public static class LoadTestCli
         command.Root.SetAction(async (result, _) =>
         {
             var lessonsMode = result.GetResult(command.Lessons) is not null;
-            if (!LoadTestSettings.TryRead(result, command, Console.IsOutputRedirected, out var settings, out var problem, withPlans: !lessonsMode))
+            var agentMode = result.GetValue(command.Agent);
+            if (!LoadTestSettings.TryRead(result, command, Console.IsOutputRedirected, out var settings, out var problem, withPlans: !lessonsMode && !agentMode))
             {
                 return Usage(error, problem);
+            }
+
+            if (agentMode)
+            {
+                return AgentMode.TryRead(result, command, Environment.GetEnvironmentVariable, out var agent, out problem)
+                    ? await AgentMode.RunAsync(settings, agent, output, error, interrupt)
+                    : Usage(error, problem);
+            }
+
+            if (AgentMode.MisplacedOption(result, command) is { } misplaced)
+            {
+                return Usage(error, $"{misplaced} applies with --agent.");
             }
 
             if (lessonsMode)

@@ -146,6 +146,25 @@ public sealed class LoadTestCommand
     public Option<string> Repetitions { get; } = Text("--repetitions", "n",
         $"With --lessons: repetitions of each experiment, 1 to {LoadEngine.Lessons.LessonList.MaxRepetitions} (default {LoadEngine.Lessons.LessonList.DefaultRepetitions}).");
 
+    public Option<bool> Agent { get; } = new("--agent")
+    {
+        Description = "Run as one load agent of a distributed run the gateway created (POST /api/runs with agents): take shard --shard of run --run-id from the " +
+            "shared history (--history-provider and --history, or the environment's History__Provider and ConnectionStrings__History / History__DatabasePath), " +
+            "run that share of its plan against --target, beat every second while running, and write its exact histograms, counts and time series back. " +
+            "Exit codes: 0 its share completed; 1 it did not, or its figures could not be stored; 105 interrupted; 2 a usage error (no such run, shard taken).",
+    };
+
+    public Option<string> RunId { get; } = Text("--run-id", "id", "With --agent: the distributed run's id, as POST /api/runs answered it.");
+
+    public Option<string> Shard { get; } = Text("--shard", "index/count",
+        "With --agent: this agent's shard, the index from 0 (a Kubernetes Indexed Job's JOB_COMPLETION_INDEX) and the run's agent count, e.g. 0/4.");
+
+    public Option<string> HistoryProvider { get; } = Text("--history-provider", "name",
+        "With --agent: where the shared history is, Sqlite or Postgres (default: the environment's History__Provider, else Sqlite).");
+
+    public Option<string> History { get; } = Text("--history", "connection",
+        "With --agent: the SQLite file or the PostgreSQL connection string (default: the environment's ConnectionStrings__History, else History__DatabasePath).");
+
     public Option<string> LogLevel { get; } = Text("--log-level", "level",
         $"The engine's log lines on stderr from this level up: {string.Join(", ", LoadTestSettings.LogLevelNames)} (default error).");
 
@@ -166,6 +185,7 @@ public sealed class LoadTestCommand
             Target, Strategy, Workload, Protocol, Serializer, HttpVersion, Security, Contenders, .. WorkloadSettings.Values,
             Http1Target, TlsTarget, TrustCertificate, Count, Duration, Load, Concurrency, Rate, Stages, Warmup, DelayMs, PayloadBytes, PercentileList, Thresholds,
             CallTimeout, ConnectTimeout, SilenceSeconds, MaxInFlight, Json, Report, Plain, Quiet, LogLevel, Lessons, Repetitions,
+            Agent, RunId, Shard, HistoryProvider, History,
         ];
         foreach (var option in options)
         {

@@ -1,5 +1,6 @@
 using System.Net.ServerSentEvents;
 using System.Runtime.CompilerServices;
+using ApiGateway.Agents;
 using ApiGateway.Configuration;
 using ApiGateway.Errors;
 using ApiGateway.History;
@@ -62,6 +63,9 @@ public static class RunApiEndpoints
                 $"{{\"strategy\": \"multiple-connections\", \"load\": \"open\", \"rate\": 2000, \"duration\": 10, \"thresholds\": [\"p99 < 5ms\", \"errorRate < 1%\"]}}, " +
                 $"or a ramp: {{\"strategy\": \"multiple-connections\", \"load\": \"ramping\", \"stages\": [{{\"duration\": 10, \"target\": 5000}}, {{\"duration\": 20, \"target\": 5000}}]}}. " +
                 $"{RunParameters.Describe(limits)} Per-call statuses are not kept for background runs.\n\n" +
+                $"agents (1–{AgentShares.MaxAgents}) shares a strategy run among that many load agents (./loadtest --agent, or the Kubernetes Indexed Job in deploy/k8s): " +
+                "each runs count ÷ agents calls (or rate ÷ agents) and writes its exact histogram to the shared history; the run waits for them, answers with the " +
+                "command that starts each agent, and ends merged (percentiles from the merged histogram), or Partial naming a share that is missing.\n\n" +
                 DescribeWorkloadRuns())
             .WithBody(RunRequestReader.Run, "/api/runs", app)
             .ProducesProblem(ProblemResponses.OverMemoryBudgetExample(limits.PlanLimits().MaxRunMemoryBytes, keepsStatuses: false))
@@ -122,7 +126,7 @@ public static class RunApiEndpoints
     internal static RunLimitsOptions LimitsOf(IEndpointRouteBuilder app) => app.ServiceProvider.GetRequiredService<IOptions<RunLimitsOptions>>().Value;
 
     private static async Task<Results<Accepted<RunRecord>, ProblemHttpResult>> StartRunAsync(
-        HttpRequest http, RunCoordinator coordinator, IOptions<RunLimitsOptions> limits, IOptions<EngineOptions> engine)
+        HttpRequest http, RunCoordinator coordinator, AgentRuns agentRuns, IOptions<RunLimitsOptions> limits, IOptions<EngineOptions> engine)
     {
         var (request, error) = await RunRequestReader.ReadAsync(http, RunRequestReader.Run);
         if (request is null)
@@ -136,6 +140,17 @@ public static class RunApiEndpoints
             return ProblemResponses.InvalidParameters(error);
         }
 
+        if (request.Agents is not null)
+        {
+            if (!RunPlanRules.TryWhole(request.Agents, "agents", 1, AgentShares.MaxAgents, null, out var agents, out error)
+                || AgentShares.Problem(plan, agents) is { } unshareable && (error = unshareable) is not null)
+            {
+                return ProblemResponses.InvalidParameters(error);
+            }
+
+            plan = plan with { Agents = agents };
+        }
+
         // A contender whose listener (or certificate) this gateway lacks is refused before it runs, naming the setting.
         if (plan.Contender is { } contender && !WorkloadTargets.Check(contender, engine.Value, out error))
         {
@@ -147,8 +162,12 @@ public static class RunApiEndpoints
             return ProblemResponses.TooManyRuns(http.HttpContext, limits.Value.MaxRunsInFlight);
         }
 
-        return TypedResults.Accepted($"/api/runs/{run.Id}", run.Record with { Progress = run.Live.Latest });
+        return TypedResults.Accepted($"/api/runs/{run.Id}", await WithAgentsAsync(run.Record with { Progress = run.Live.Latest }, agentRuns));
     }
+
+    /// <summary>A distributed run with each agent's share and report, read from the shared store (they are not kept with the run).</summary>
+    private static async Task<RunRecord> WithAgentsAsync(RunRecord run, AgentRuns agentRuns) =>
+        run.Plan.Agents is null || run.AgentReports is not null ? run : run with { AgentReports = await agentRuns.ReportsAsync(run) };
 
     /// <summary>A background run keeps no per-call statuses, so asking for them is refused rather than ignored.</summary>
     private static bool KeepsNoStatuses(RunPlanInput input, out string error)
@@ -178,14 +197,14 @@ public static class RunApiEndpoints
         return TypedResults.Ok(new RunPage(total, take, skip, page));
     }
 
-    private static async Task<Results<Ok<RunRecord>, ProblemHttpResult>> GetRunAsync(Guid id, RunCoordinator coordinator, IRunStore store)
+    private static async Task<Results<Ok<RunRecord>, ProblemHttpResult>> GetRunAsync(Guid id, RunCoordinator coordinator, IRunStore store, AgentRuns agentRuns)
     {
         if (coordinator.FindRun(id) is { } active)
         {
-            return TypedResults.Ok(active.Record with { Progress = active.Live.Latest });
+            return TypedResults.Ok(await WithAgentsAsync(active.Record with { Progress = active.Live.Latest }, agentRuns));
         }
 
-        return await store.GetAsync(id) is { } record ? TypedResults.Ok(record) : RunNotFound(id);
+        return await store.GetAsync(id) is { } record ? TypedResults.Ok(await WithAgentsAsync(record, agentRuns)) : RunNotFound(id);
     }
 
     private static async Task<Results<NoContent, ProblemHttpResult>> DeleteRunAsync(Guid id, RunCoordinator coordinator, IRunStore store)

@@ -21,7 +21,7 @@ public sealed record RunRequestBody(
     string? Strategy, int? Count, string? Load, int? Concurrency, double? Rate, double? Duration, IReadOnlyList<RampStage>? Stages,
     int? Warmup, int? DelayMs, int? PayloadBytes, IReadOnlyList<double>? Percentiles, IReadOnlyList<string>? Thresholds,
     string? Workload, string? Protocol, string? Serializer, string? HttpVersion, string? Security,
-    long? FileBytes, string? Connection, int? Clients, string? Variant, int? Users);
+    long? FileBytes, string? Connection, int? Clients, string? Variant, int? Users, int? Agents);
 
 /// <summary>The body of POST /api/suites: a run's plan for every strategy, or for those listed.</summary>
 public sealed record SuiteRequestBody(
@@ -48,7 +48,8 @@ public static class RunRequestReader
     private static readonly string[] PlanFields =
         ["strategy", "count", "load", "concurrency", "rate", "duration", "stages", "warmup", "delayMs", "payloadBytes", "includeStatuses", "percentiles", "thresholds", .. WorkloadRules.Fields];
 
-    public static RequestShape Run { get; } = new("run", PlanFields, null, "", "");
+    // A run (not a suite) may be shared among load agents.
+    public static RequestShape Run { get; } = new("run", [.. PlanFields, "agents"], null, "", "");
 
     // A suite runs strategies; workloads are compared by POST /api/comparisons.
     public static RequestShape Suite { get; } = new(
@@ -61,7 +62,7 @@ public static class RunRequestReader
         "contenders", "contender", "[\"grpc-h2-cleartext\", \"rest-stj-h1-cleartext\"]");
 
     /// <summary>The plan as text; <see cref="Names"/> the suite's strategies or the comparison's contenders; <see cref="Repetitions"/> a comparison's.</summary>
-    public sealed record RunRequest(RunPlanInput Input, IReadOnlyList<string>? Names, string? Repetitions);
+    public sealed record RunRequest(RunPlanInput Input, IReadOnlyList<string>? Names, string? Repetitions, string? Agents = null);
 
     public static async Task<(RunRequest? Request, string Error)> ReadAsync(HttpRequest http, RequestShape shape)
     {
@@ -176,7 +177,7 @@ public static class RunRequestReader
             Variant = values.GetValueOrDefault("variant"),
             Users = values.GetValueOrDefault("users"),
         };
-        return (new RunRequest(input, names, values.GetValueOrDefault("repetitions")), string.Empty);
+        return (new RunRequest(input, names, values.GetValueOrDefault("repetitions"), values.GetValueOrDefault("agents")), string.Empty);
     }
 
     public static string NotASetting(RequestShape shape, string name) => $"'{name}' is not a {shape.What} setting; the body may hold: {string.Join(", ", shape.Fields)}.";

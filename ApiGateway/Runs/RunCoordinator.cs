@@ -1,4 +1,5 @@
 using System.Collections.Concurrent;
+using ApiGateway.Agents;
 using ApiGateway.Configuration;
 using ApiGateway.History;
 using LoadEngine.Strategies;
@@ -146,6 +147,12 @@ public sealed partial class RunCoordinator(
         var record = new RunRecord(Guid.NewGuid(), plan, RunState.Running, DateTimeOffset.UtcNow, null, null, null, suiteId) { ExperimentId = experimentId };
         var run = new ActiveRun(record, _stopping.Token);
         await SaveAsync(() => store.SaveAsync(run.Record), "The run");
+        if (plan.Agents is not null)
+        {
+            // Written before the run is announced: an agent started the moment POST answers finds its plan.
+            await SaveAsync(() => services.GetRequiredService<AgentRuns>().CreateAsync(run.Record), "The distributed run");
+        }
+
         _runs[run.Id] = run;
         run.Completion = Task.Run(() => ExecuteRunAsync(run, stopWhen, stopReason, ownsSlot));
         return run;
@@ -186,6 +193,11 @@ public sealed partial class RunCoordinator(
     {
         try
         {
+            if (run.Record.Plan.Agents is not null)
+            {
+                return await services.GetRequiredService<AgentRuns>().WaitForAgentsAsync(run.Record, run.Live, run.Cancellation);
+            }
+
             // A scope per run, so a one-per-run strategy (the factory client's) is disposed with its run.
             await using var scope = services.CreateAsyncScope();
             var strategy = StrategyList.Resolve(scope.ServiceProvider, run.Record.Plan);

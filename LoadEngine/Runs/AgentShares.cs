@@ -87,4 +87,9 @@ public sealed record AgentReport(
     DateTimeOffset? LastSeenAt,
     DateTimeOffset? FinishedAt,
     RunStats? Stats,
-    string? Error);
+    string? Error)
+{
+    /// <summary>While the shard waits for an agent: the command that starts one (it holds no secret).</summary>
+    [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
+    public string? Command { get; init; }
+}

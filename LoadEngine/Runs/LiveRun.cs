@@ -85,7 +85,8 @@ public sealed class LiveRun : IDisposable
     internal StatusSpool? KeepStatuses(RunPlan plan) =>
         Statuses = plan.IncludeStatuses && plan.Count is { } count ? new StatusSpool(count, plan.PayloadBytes) : null;
 
-    internal void Publish(ProgressSnapshot snapshot)
+    /// <summary>Pushes a snapshot to every follower: the engine every tick, and the gateway for a run its agents make.</summary>
+    public void Publish(ProgressSnapshot snapshot)
     {
         var numbered = snapshot with { Sequence = Interlocked.Increment(ref _sequence) };
         Volatile.Write(ref _latest, numbered);

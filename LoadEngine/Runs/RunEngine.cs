@@ -49,7 +49,8 @@ public sealed class RunEngine(IOptions<EngineOptions> options, ServiceDiagnostic
             var measured = await RunPhaseAsync(strategy, plan, RunPhase.Measured, recorder, plan.Count, plan.Duration, live, cancellation);
             var gc = GcNow() - gcBefore;
             var allocated = GC.GetTotalAllocatedBytes(precise: false) - allocatedBefore;
-            var stats = recorder.ToStats(measured.WallTime, allocated, plan.Warmup, warmupTime, plan.Percentiles, measured.Schedule) with { ClientGc = gc.ToStats() };
+            var figures = recorder.ToFigures(measured.WallTime, allocated, plan.Warmup, warmupTime, measured.Schedule);
+            var stats = figures.ToStats(plan.Percentiles) with { ClientGc = gc.ToStats() };
             if (workload is not null)
             {
                 var wire = workload.Wire.Totals - wireBefore!.Value;
@@ -57,7 +58,9 @@ public sealed class RunEngine(IOptions<EngineOptions> options, ServiceDiagnostic
                 stats = WithWorkloadFigures(stats, wire, workload.Wire.ConnectionsUsedInPhase, serviceBefore, serviceAfter, workload.ServiceApi);
             }
 
-            return Ended(run with { Stats = stats, Series = recorder.ToSeries(measured.WallTime), Measured = strategy.DescribeMeasurement() }, measured, recorder, cancellation);
+            // An agent's share keeps its unsummarised figures, for the merge; other runs need only the summary.
+            var ended = run with { Stats = stats, Series = recorder.ToSeries(measured.WallTime), Measured = strategy.DescribeMeasurement(), Figures = plan.Shard is null ? null : figures };
+            return Ended(ended, measured, recorder, cancellation);
         }
         finally
         {

@@ -168,6 +168,10 @@ public sealed record RunRecord(
     [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
     public IReadOnlyList<AgentReport>? AgentReports { get; init; }
 
+    /// <summary>An agent's share only: the measured phase's histograms and counts, which the agent writes to the shared store for the merge.</summary>
+    [JsonIgnore]
+    public RunFigures? Figures { get; init; }
+
     /// <summary>Live progress while it runs (never stored; null once it has ended).</summary>
     public ProgressSnapshot? Progress { get; init; }
 }

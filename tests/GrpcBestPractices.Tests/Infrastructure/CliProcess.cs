@@ -22,6 +22,7 @@ public sealed class CliProcess : IDisposable
     private readonly Process _process;
     private readonly ConcurrentQueue<string> _output = new();
     private readonly StringBuilder _error = new();
+    private int _disposed;
 
     private CliProcess(ProcessStartInfo start)
     {
@@ -117,8 +118,14 @@ public sealed class CliProcess : IDisposable
         }
     }
 
+    /// <summary>Kills the process if it still runs (kill -9: it has no last word); a second call does nothing.</summary>
     public void Dispose()
     {
+        if (Interlocked.Exchange(ref _disposed, 1) == 1)
+        {
+            return;
+        }
+
         if (!_process.HasExited)
         {
             _process.Kill(entireProcessTree: true);

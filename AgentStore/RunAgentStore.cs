@@ -1,0 +1,280 @@
+using System.Data.Common;
+using System.Globalization;
+using System.Text.Json;
+using Microsoft.Data.Sqlite;
+using Npgsql;
+
+namespace AgentStore;
+
+/// <summary>
+/// Where a distributed run meets its agents, in the same database as the run history (the SQLite file on one machine,
+/// PostgreSQL for a team or a cluster). The gateway writes the run's plan; each agent claims its shard, beats while it
+/// runs and writes what it recorded; the gateway reads the shards back and merges them. Two tables, the same SQL on
+/// both databases; each side creates them if they are missing, so neither has to start first.
+/// </summary>
+public abstract class RunAgentStore : IAsyncDisposable
+{
+    public const string Sqlite = "Sqlite";
+    public const string Postgres = "Postgres";
+
+    private const string Schema = """
+        CREATE TABLE IF NOT EXISTS agent_runs (
+            run_id TEXT NOT NULL PRIMARY KEY,
+            agents INTEGER NOT NULL,
+            plan_json TEXT NOT NULL,
+            created_ms BIGINT NOT NULL,
+            cancelled INTEGER NOT NULL DEFAULT 0);
+        CREATE TABLE IF NOT EXISTS agent_shards (
+            run_id TEXT NOT NULL,
+            shard INTEGER NOT NULL,
+            agent TEXT NOT NULL,
+            state TEXT NOT NULL,
+            started_ms BIGINT NOT NULL,
+            seen_ms BIGINT NOT NULL,
+            finished_ms BIGINT NULL,
+            calls BIGINT NOT NULL,
+            error TEXT NULL,
+            stats_json TEXT NULL,
+            figures_json TEXT NULL,
+            series_json TEXT NULL,
+            PRIMARY KEY (run_id, shard));
+        """;
+
+    private readonly DbDataSource _source;
+
+    private protected RunAgentStore(DbDataSource source, string description)
+    {
+        _source = source;
+        Description = description;
+    }
+
+    /// <summary>The database in words, without any password: for messages.</summary>
+    public string Description { get; }
+
+    /// <summary>The SQLite file, when the store is one; null for PostgreSQL.</summary>
+    public virtual string? SqliteFile => null;
+
+    /// <summary>
+    /// The store for a history provider: <c>Sqlite</c> with the database file's path (or a connection string), or
+    /// <c>Postgres</c> with an Npgsql connection string.
+    /// </summary>
+    public static RunAgentStore Open(string provider, string connection) => provider switch
+    {
+        _ when string.Equals(provider, Sqlite, StringComparison.OrdinalIgnoreCase) => new SqliteAgentStore(connection),
+        _ when string.Equals(provider, Postgres, StringComparison.OrdinalIgnoreCase) => new PostgresAgentStore(connection),
+        _ => throw new ArgumentException($"The history provider was '{provider}'; it is {Sqlite} or {Postgres}.", nameof(provider)),
+    };
+
+    public async Task EnsureSchemaAsync(CancellationToken cancellationToken = default)
+    {
+        await using var connection = await _source.OpenConnectionAsync(cancellationToken);
+        await using var transaction = await connection.BeginTransactionAsync(cancellationToken);
+        await LockSchemaAsync(connection, transaction, cancellationToken);
+        await ExecuteAsync(connection, transaction, Schema, cancellationToken);
+        await transaction.CommitAsync(cancellationToken);
+    }
+
+    public Task CreateRunAsync(Guid runId, RunPlan plan, DateTimeOffset at, CancellationToken cancellationToken = default) => WriteAsync(
+        "INSERT INTO agent_runs (run_id, agents, plan_json, created_ms, cancelled) VALUES (@run, @agents, @plan, @at, 0)",
+        cancellationToken,
+        ("run", Id(runId)), ("agents", plan.Agents ?? 1), ("plan", Json(plan)), ("at", at.ToUnixTimeMilliseconds()));
+
+    public async Task<AgentRun?> GetRunAsync(Guid runId, CancellationToken cancellationToken = default)
+    {
+        await using var connection = await _source.OpenConnectionAsync(cancellationToken);
+        await using var command = Command(connection, null, "SELECT plan_json, created_ms, cancelled FROM agent_runs WHERE run_id = @run", ("run", Id(runId)));
+        await using var reader = await command.ExecuteReaderAsync(cancellationToken);
+        return await reader.ReadAsync(cancellationToken)
+            ? new AgentRun(runId, FromJson<RunPlan>(reader.GetString(0)), Time(reader.GetInt64(1)), reader.GetInt64(2) != 0)
+            : null;
+    }
+
+    /// <summary>Agents see it at their next heartbeat and stop.</summary>
+    public Task CancelRunAsync(Guid runId, CancellationToken cancellationToken = default) =>
+        WriteAsync("UPDATE agent_runs SET cancelled = 1 WHERE run_id = @run", cancellationToken, ("run", Id(runId)));
+
+    /// <summary>Takes the shard for <paramref name="agent"/>; returns null when taken, or the agent that already has it.</summary>
+    public async Task<string?> ClaimAsync(Guid runId, AgentShard shard, string agent, DateTimeOffset at, CancellationToken cancellationToken = default)
+    {
+        await using var connection = await _source.OpenConnectionAsync(cancellationToken);
+        await using var insert = Command(
+            connection,
+            null,
+            """
+            INSERT INTO agent_shards (run_id, shard, agent, state, started_ms, seen_ms, calls) VALUES (@run, @shard, @agent, @state, @at, @at, 0)
+            ON CONFLICT (run_id, shard) DO NOTHING
+            """,
+            ("run", Id(runId)), ("shard", shard.Index), ("agent", agent), ("state", nameof(AgentState.Running)), ("at", at.ToUnixTimeMilliseconds()));
+        if (await insert.ExecuteNonQueryAsync(cancellationToken) == 1)
+        {
+            return null;
+        }
+
+        await using var holder = Command(connection, null, "SELECT agent FROM agent_shards WHERE run_id = @run AND shard = @shard", ("run", Id(runId)), ("shard", shard.Index));
+        return Convert.ToString(await holder.ExecuteScalarAsync(cancellationToken), CultureInfo.InvariantCulture) ?? "another agent";
+    }
+
+    /// <summary>The agent is alive with <paramref name="calls"/> calls made so far. Returns true when the run was cancelled.</summary>
+    public async Task<bool> HeartbeatAsync(Guid runId, int shard, long calls, DateTimeOffset at, CancellationToken cancellationToken = default)
+    {
+        await using var connection = await _source.OpenConnectionAsync(cancellationToken);
+        await using (var beat = Command(
+            connection,
+            null,
+            "UPDATE agent_shards SET seen_ms = @at, calls = @calls WHERE run_id = @run AND shard = @shard AND state = @running",
+            ("run", Id(runId)), ("shard", shard), ("calls", calls), ("at", at.ToUnixTimeMilliseconds()), ("running", nameof(AgentState.Running))))
+        {
+            await beat.ExecuteNonQueryAsync(cancellationToken);
+        }
+
+        await using var cancelled = Command(connection, null, "SELECT cancelled FROM agent_runs WHERE run_id = @run", ("run", Id(runId)));
+        return Convert.ToInt64(await cancelled.ExecuteScalarAsync(cancellationToken) ?? 0L, CultureInfo.InvariantCulture) != 0;
+    }
+
+    /// <summary>The agent's end: its state, and what it recorded (null when it recorded nothing).</summary>
+    public Task FinishAsync(Guid runId, int shard, AgentState state, string? error, RunRecord? run, DateTimeOffset at, CancellationToken cancellationToken = default) => WriteAsync(
+        """
+        UPDATE agent_shards SET state = @state, error = @error, finished_ms = @at, seen_ms = @at, calls = @calls,
+            stats_json = @stats, figures_json = @figures, series_json = @series
+        WHERE run_id = @run AND shard = @shard
+        """,
+        cancellationToken,
+        ("run", Id(runId)), ("shard", shard), ("state", state.ToString()), ("error", error), ("at", at.ToUnixTimeMilliseconds()),
+        ("calls", run?.Stats?.Calls ?? 0L),
+        ("stats", run?.Stats is { } stats ? Json(stats) : null),
+        ("figures", run?.Figures is { } figures ? Json(figures) : null),
+        ("series", run?.Series is { } series ? Json(series) : null));
+
+    /// <summary>The shards agents have claimed, in shard order; <paramref name="withFigures"/> also decodes their histograms.</summary>
+    public async Task<IReadOnlyList<ShardRow>> ListShardsAsync(Guid runId, bool withFigures, CancellationToken cancellationToken = default)
+    {
+        await using var connection = await _source.OpenConnectionAsync(cancellationToken);
+        var figures = withFigures ? "figures_json, series_json" : "NULL, NULL";
+        await using var command = Command(
+            connection,
+            null,
+            $"SELECT shard, agent, state, started_ms, seen_ms, finished_ms, calls, error, stats_json, {figures} FROM agent_shards WHERE run_id = @run ORDER BY shard",
+            ("run", Id(runId)));
+        await using var reader = await command.ExecuteReaderAsync(cancellationToken);
+        var rows = new List<ShardRow>();
+        while (await reader.ReadAsync(cancellationToken))
+        {
+            rows.Add(new ShardRow(
+                reader.GetInt32(0),
+                reader.GetString(1),
+                Enum.Parse<AgentState>(reader.GetString(2)),
+                Time(reader.GetInt64(3)),
+                Time(reader.GetInt64(4)),
+                reader.IsDBNull(5) ? null : Time(reader.GetInt64(5)),
+                reader.GetInt64(6),
+                reader.IsDBNull(7) ? null : reader.GetString(7),
+                reader.IsDBNull(8) ? null : FromJson<RunStats>(reader.GetString(8)),
+                reader.IsDBNull(9) ? null : FromJson<RunFigures>(reader.GetString(9)),
+                reader.IsDBNull(10) ? null : FromJson<TimeSeries>(reader.GetString(10))));
+        }
+
+        return rows;
+    }
+
+    public ValueTask DisposeAsync()
+    {
+        GC.SuppressFinalize(this);
+        return _source.DisposeAsync();
+    }
+
+    /// <summary>Makes concurrent first starts (a gateway and four agents at once) create the tables one at a time.</summary>
+    private protected abstract Task LockSchemaAsync(DbConnection connection, DbTransaction transaction, CancellationToken cancellationToken);
+
+    private protected static async Task ExecuteAsync(DbConnection connection, DbTransaction? transaction, string sql, CancellationToken cancellationToken)
+    {
+        await using var command = Command(connection, transaction, sql);
+        await command.ExecuteNonQueryAsync(cancellationToken);
+    }
+
+    private async Task WriteAsync(string sql, CancellationToken cancellationToken, params (string Name, object? Value)[] parameters)
+    {
+        await using var connection = await _source.OpenConnectionAsync(cancellationToken);
+        await using var command = Command(connection, null, sql, parameters);
+        await command.ExecuteNonQueryAsync(cancellationToken);
+    }
+
+    private static DbCommand Command(DbConnection connection, DbTransaction? transaction, string sql, params (string Name, object? Value)[] parameters)
+    {
+        var command = connection.CreateCommand();
+        command.CommandText = sql;
+        command.Transaction = transaction;
+        foreach (var (name, value) in parameters)
+        {
+            var parameter = command.CreateParameter();
+            parameter.ParameterName = name;
+            parameter.Value = value ?? DBNull.Value;
+            command.Parameters.Add(parameter);
+        }
+
+        return command;
+    }
+
+    private static string Id(Guid id) => id.ToString("D", CultureInfo.InvariantCulture);
+
+    private static DateTimeOffset Time(long unixMilliseconds) => DateTimeOffset.FromUnixTimeMilliseconds(unixMilliseconds);
+
+    private static string Json<T>(T value) => JsonSerializer.Serialize(value, RunJson.Options);
+
+    private static T FromJson<T>(string json) => JsonSerializer.Deserialize<T>(json, RunJson.Options)
+        ?? throw new InvalidDataException($"A stored {typeof(T).Name} was null.");
+}
+
+/// <summary>A distributed run as its agents find it.</summary>
+public sealed record AgentRun(Guid Id, RunPlan Plan, DateTimeOffset CreatedAt, bool Cancelled);
+
+/// <summary>One claimed shard: who has it, when it was last heard from, and (once ended) what it recorded.</summary>
+public sealed record ShardRow(
+    int Shard,
+    string Agent,
+    AgentState State,
+    DateTimeOffset StartedAt,
+    DateTimeOffset SeenAt,
+    DateTimeOffset? FinishedAt,
+    long Calls,
+    string? Error,
+    RunStats? Stats,
+    RunFigures? Figures,
+    TimeSeries? Series);
+
+internal sealed class SqliteAgentStore(string connection) : RunAgentStore(Source(connection, out var description), description)
+{
+    public override string? SqliteFile { get; } = Path.GetFullPath(new SqliteConnectionStringBuilder(connection.Contains('=', StringComparison.Ordinal) ? connection : $"Data Source={connection}").DataSource);
+
+    private static DbDataSource Source(string connection, out string description)
+    {
+        var builder = connection.Contains('=', StringComparison.Ordinal)
+            ? new SqliteConnectionStringBuilder(connection)
+            : new SqliteConnectionStringBuilder { DataSource = connection };
+        builder.Mode = SqliteOpenMode.ReadWriteCreate;
+        builder.Pooling = true;
+        // The gateway and every agent write the same file: wait for each other's locks instead of failing.
+        builder.DefaultTimeout = 10;
+        description = $"the SQLite file {builder.DataSource}";
+        return SqliteFactory.Instance.CreateDataSource(builder.ToString());
+    }
+
+    // SQLite takes its write lock for the transaction's first write: the schema's statements are serialised already.
+    private protected override Task LockSchemaAsync(DbConnection connection, DbTransaction transaction, CancellationToken cancellationToken) => Task.CompletedTask;
+}
+
+internal sealed class PostgresAgentStore(string connection) : RunAgentStore(Source(connection, out var description), description)
+{
+    // Any fixed number: the key of the advisory lock that the schema's creators take in turn.
+    private const long SchemaLock = 0x6772_7063_6270_0001;
+
+    private static DbDataSource Source(string connection, out string description)
+    {
+        var builder = new NpgsqlConnectionStringBuilder(connection);
+        description = $"PostgreSQL database {builder.Database} on {builder.Host}:{builder.Port}";
+        return NpgsqlDataSource.Create(builder);
+    }
+
+    // CREATE TABLE IF NOT EXISTS races with itself on PostgreSQL (a duplicate key in pg_type): one creator at a time.
+    private protected override Task LockSchemaAsync(DbConnection connection, DbTransaction transaction, CancellationToken cancellationToken) =>
+        ExecuteAsync(connection, transaction, $"SELECT pg_advisory_xact_lock({SchemaLock})", cancellationToken);
+}

@@ -1,0 +1,48 @@
+using AgentStore;
+using ApiGateway.History;
+using GrpcBestPractices.ServiceDefaults;
+using Microsoft.Extensions.Options;
+
+namespace ApiGateway.Agents;
+
+public static class AgentSetup
+{
+    /// <summary>Distributed runs meet their agents in the run history's own database: the SQLite file, or PostgreSQL.</summary>
+    public static WebApplicationBuilder AddAgentRuns(this WebApplicationBuilder builder)
+    {
+        builder.Services.AddOptions<AgentOptions>()
+            .BindConfiguration(AgentOptions.Section)
+            .ValidateDataAnnotations()
+            .ValidateOnStart();
+        builder.Services.AddSingleton(services =>
+        {
+            var configuration = services.GetRequiredService<IConfiguration>();
+            var history = services.GetRequiredService<IOptions<HistoryOptions>>().Value;
+            var provider = configuration[$"{HistoryOptions.Section}:Provider"] ?? RunAgentStore.Sqlite;
+            return RunAgentStore.Open(
+                provider,
+                string.Equals(provider, RunAgentStore.Postgres, StringComparison.OrdinalIgnoreCase)
+                    ? configuration.GetConnectionString("History") ?? ""
+                    : history.GetFullPath(services.GetRequiredService<IHostEnvironment>().ContentRootPath));
+        });
+        builder.Services.AddSingleton<AgentRuns>();
+        return builder;
+    }
+
+    /// <summary>Creates the agents' two tables if they are missing, after the history itself opened.</summary>
+    public static async Task<WebApplication> EnsureAgentTablesAsync(this WebApplication app)
+    {
+        var store = app.Services.GetRequiredService<RunAgentStore>();
+        try
+        {
+            await store.EnsureSchemaAsync();
+        }
+        catch (Exception unusable) when (unusable is System.Data.Common.DbException or InvalidOperationException or IOException)
+        {
+            ServiceDefaultsExtensions.ExitWithInvalidConfiguration(
+                $"The agents' tables could not be created in {store.Description}: {unusable.Message.TrimEnd('.')}. Check the History settings.");
+        }
+
+        return app;
+    }
+}

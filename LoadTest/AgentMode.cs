@@ -1,0 +1,242 @@
+using System.CommandLine;
+using System.Data.Common;
+using AgentStore;
+using Microsoft.Extensions.DependencyInjection;
+
+namespace LoadTest;
+
+/// <summary>Which share of which run, and where the shared history is.</summary>
+public sealed record AgentSettings(Guid RunId, AgentShard Shard, string Provider, string Connection);
+
+/// <summary>
+/// The CLI as one load agent of a distributed run: it finds the run the gateway created in the shared history, claims
+/// its shard, runs its share of the plan with the same engine as every other run, beats every second while it runs
+/// (the gateway takes an agent that stops beating for dead, and its share for missing), and writes back what it
+/// recorded: the exact histograms, the counts by status and the time series. The gateway merges the shares.
+/// </summary>
+public static class AgentMode
+{
+    public static readonly TimeSpan Beat = TimeSpan.FromSeconds(1);
+
+    // The final write is what the whole share was for: retried for about half a minute before the agent gives up.
+    private static readonly TimeSpan[] FinishRetries = [TimeSpan.FromSeconds(0.5), TimeSpan.FromSeconds(1), TimeSpan.FromSeconds(2), TimeSpan.FromSeconds(4), TimeSpan.FromSeconds(8), TimeSpan.FromSeconds(16)];
+
+    public static bool TryRead(ParseResult parsed, LoadTestCommand command, Func<string, string?> environment, out AgentSettings agent, out string error)
+    {
+        agent = null!;
+        if (PlanOption(parsed, command) is { } planOption)
+        {
+            error = $"{planOption} does not apply with --agent: an agent runs its share of the plan the gateway stored with the run.";
+            return false;
+        }
+
+        var runText = parsed.GetValue(command.RunId);
+        if (!Guid.TryParse(runText, out var runId))
+        {
+            error = runText is null
+                ? "--agent needs --run-id: the id POST /api/runs answered for the distributed run."
+                : $"--run-id was '{runText}'; it must be a run id (a GUID such as 3f2504e0-4f89-11d3-9a0c-0305e82c3301).";
+            return false;
+        }
+
+        var shardText = parsed.GetValue(command.Shard);
+        if (!AgentShard.TryParse(shardText, out var shard))
+        {
+            error = $"--shard was '{shardText}'; it must be index/count with the index from 0 and below the count, e.g. 0/4.";
+            return false;
+        }
+
+        var provider = parsed.GetValue(command.HistoryProvider) ?? environment("History__Provider") ?? RunAgentStore.Sqlite;
+        if (!string.Equals(provider, RunAgentStore.Sqlite, StringComparison.OrdinalIgnoreCase) && !string.Equals(provider, RunAgentStore.Postgres, StringComparison.OrdinalIgnoreCase))
+        {
+            error = $"the history provider was '{provider}'; it must be {RunAgentStore.Sqlite} or {RunAgentStore.Postgres} (--history-provider, or History__Provider).";
+            return false;
+        }
+
+        var connection = parsed.GetValue(command.History)
+            ?? environment("ConnectionStrings__History")
+            ?? (string.Equals(provider, RunAgentStore.Sqlite, StringComparison.OrdinalIgnoreCase) ? environment("History__DatabasePath") : null);
+        if (string.IsNullOrWhiteSpace(connection))
+        {
+            error = $"--agent needs the shared history the gateway uses: --history (the SQLite file, or the PostgreSQL connection string), or ConnectionStrings__History in the environment.";
+            return false;
+        }
+
+        agent = new AgentSettings(runId, shard, provider, connection);
+        error = "";
+        return true;
+    }
+
+    /// <summary>An agent option given without --agent, or null.</summary>
+    public static string? MisplacedOption(ParseResult parsed, LoadTestCommand command) =>
+        new Option[] { command.RunId, command.Shard, command.HistoryProvider, command.History }
+            .FirstOrDefault(option => parsed.GetResult(option) is { Implicit: false })?.Name;
+
+    public static async Task<int> RunAsync(LoadTestSettings settings, AgentSettings agent, TextWriter output, TextWriter error, Interrupt interrupt)
+    {
+        await using var store = RunAgentStore.Open(agent.Provider, agent.Connection);
+        var name = $"{Environment.MachineName} (pid {Environment.ProcessId})";
+        AgentRun? run;
+        string? holder;
+        try
+        {
+            await store.EnsureSchemaAsync(interrupt.Token);
+            run = await store.GetRunAsync(agent.RunId, interrupt.Token);
+            if (run is null)
+            {
+                return Refuse(error, $"there is no distributed run {agent.RunId} in {store.Description}; POST /api/runs with agents creates one.");
+            }
+
+            if (run.Plan.Agents != agent.Shard.Count)
+            {
+                return Refuse(error, $"run {agent.RunId} is shared among {run.Plan.Agents ?? 1} agents; --shard was {agent.Shard}.");
+            }
+
+            if (run.Cancelled)
+            {
+                error.WriteLine($"loadtest agent: run {agent.RunId} was cancelled at the gateway; nothing was run.");
+                return ExitCodes.NotCompleted;
+            }
+
+            holder = await store.ClaimAsync(agent.RunId, agent.Shard, name, DateTimeOffset.UtcNow, interrupt.Token);
+        }
+        catch (Exception unusable) when (IsStoreFailure(unusable))
+        {
+            error.WriteLine($"loadtest agent: {store.Description} cannot be used: {unusable.Message.TrimEnd('.')}.");
+            return ExitCodes.NotCompleted;
+        }
+
+        if (holder is not null)
+        {
+            return Refuse(error, $"shard {agent.Shard} of run {agent.RunId} is already taken by {holder}.");
+        }
+
+        var share = AgentShares.Of(run.Plan, agent.Shard);
+        output.WriteLine($"agent {name}: shard {agent.Shard} of run {agent.RunId}: {share.Strategy}, {Describe(share)}, against {settings.Target}");
+        var ended = await RunShareAsync(settings, store, agent, share, error, interrupt);
+        var state = ended.State switch
+        {
+            RunState.Completed => AgentState.Completed,
+            RunState.Cancelled => AgentState.Cancelled,
+            _ => AgentState.Failed,
+        };
+        if (!await TryFinishAsync(store, agent, state, ended, error))
+        {
+            error.WriteLine($"loadtest agent: the share ended {state} but could not be stored in {store.Description}; the gateway will show it as missing.");
+            return ExitCodes.NotCompleted;
+        }
+
+        output.WriteLine($"agent {name}: shard {agent.Shard} {state}: {Summary(ended)}; stored in {store.Description}.");
+        return state switch
+        {
+            AgentState.Completed => ExitCodes.Passed,
+            AgentState.Cancelled when interrupt.Signal is not null => ExitCodes.Interrupted,
+            _ => ExitCodes.NotCompleted,
+        };
+    }
+
+    private static async Task<RunRecord> RunShareAsync(LoadTestSettings settings, RunAgentStore store, AgentSettings agent, RunPlan share, TextWriter error, Interrupt interrupt)
+    {
+        await using var services = LoadTestRunner.BuildServices(settings);
+        var runner = services.GetRequiredService<LoadTestRunner>();
+        using var live = new LiveRun();
+        using var stopBeating = new CancellationTokenSource();
+        var beating = BeatAsync(store, agent, live, error, interrupt, stopBeating.Token);
+        try
+        {
+            var run = new RunRecord(Guid.NewGuid(), share, RunState.Running, DateTimeOffset.UtcNow, null, null, null, null);
+            return await runner.ExecuteAsync(run, live, settings.Limits, interrupt);
+        }
+        finally
+        {
+            await stopBeating.CancelAsync();
+            await beating;
+        }
+    }
+
+    /// <summary>Every second: the calls made so far, and whether the gateway cancelled the run (then the share stops as if interrupted).</summary>
+    private static async Task BeatAsync(RunAgentStore store, AgentSettings agent, LiveRun live, TextWriter error, Interrupt interrupt, CancellationToken stop)
+    {
+        using var timer = new PeriodicTimer(Beat);
+        var failing = false;
+        try
+        {
+            while (await timer.WaitForNextTickAsync(stop))
+            {
+                var latest = live.Latest;
+                var calls = latest.Phase == RunPhase.Measured ? latest.Completed : 0;
+                try
+                {
+                    if (await store.HeartbeatAsync(agent.RunId, agent.Shard.Index, calls, DateTimeOffset.UtcNow, stop))
+                    {
+                        interrupt.Raise("the run's cancellation at the gateway");
+                    }
+
+                    failing = false;
+                }
+                catch (Exception unreachable) when (IsStoreFailure(unreachable) && !stop.IsCancellationRequested)
+                {
+                    // Said once per outage: the share goes on, and the gateway decides whether it waited too long.
+                    if (!failing)
+                    {
+                        error.WriteLine($"loadtest agent: a heartbeat could not be written to {store.Description} ({unreachable.Message.TrimEnd('.')}); still running.");
+                    }
+
+                    failing = true;
+                }
+            }
+        }
+        catch (OperationCanceledException) when (stop.IsCancellationRequested)
+        {
+        }
+    }
+
+    private static async Task<bool> TryFinishAsync(RunAgentStore store, AgentSettings agent, AgentState state, RunRecord ended, TextWriter error)
+    {
+        for (var attempt = 0; ; attempt++)
+        {
+            try
+            {
+                await store.FinishAsync(agent.RunId, agent.Shard.Index, state, ended.Error, ended, DateTimeOffset.UtcNow);
+                return true;
+            }
+            catch (Exception failed) when (IsStoreFailure(failed) && attempt < FinishRetries.Length)
+            {
+                error.WriteLine($"loadtest agent: the share's figures could not be written to {store.Description} ({failed.Message.TrimEnd('.')}); trying again in {FinishRetries[attempt].TotalSeconds:0.#} s.");
+                await Task.Delay(FinishRetries[attempt]);
+            }
+            catch (Exception failed) when (IsStoreFailure(failed))
+            {
+                return false;
+            }
+        }
+    }
+
+    private static bool IsStoreFailure(Exception exception) =>
+        exception is DbException or InvalidOperationException or IOException or TimeoutException or System.Net.Sockets.SocketException or System.Text.Json.JsonException;
+
+    private static int Refuse(TextWriter error, string sentence)
+    {
+        error.WriteLine($"loadtest agent: {sentence}");
+        return ExitCodes.Usage;
+    }
+
+    private static string Describe(RunPlan share) => share switch
+    {
+        { IsOpen: true } => $"{share.Rate:0.##} calls/s for {share.Duration:0.##} s",
+        { Count: { } count, Duration: { } duration } => $"{count} calls or {duration:0.##} s",
+        { Count: { } count } => $"{count} calls, {share.Concurrency} in flight",
+        _ => $"{share.Duration:0.##} s, {share.Concurrency} in flight",
+    };
+
+    private static string Summary(RunRecord ended) => ended.Stats is not { } stats
+        ? ended.Error ?? "nothing was measured"
+        : $"{stats.Calls} calls, {stats.Failed} failed" + (stats.Latency is { } latency ? $", p50 {latency.P50Ms:0.###} ms, p99 {latency.P99Ms:0.###} ms" : "") + (ended.Error is { } why ? $" ({why})" : "");
+
+    private static string? PlanOption(ParseResult parsed, LoadTestCommand command) =>
+        new Option[]
+        {
+            command.Strategy, command.Workload, command.Count, command.Duration, command.Load, command.Concurrency, command.Rate, command.Stages,
+            command.Warmup, command.DelayMs, command.PayloadBytes, command.Lessons, command.Contenders,
+        }.FirstOrDefault(option => parsed.GetResult(option) is { Implicit: false })?.Name;
+}

@@ -51,16 +51,22 @@ public sealed partial class AppProcess : IAsyncDisposable
     public static async Task<AppProcess> StartAsync(string project, IEnumerable<string>? arguments = null, IDictionary<string, string>? environment = null)
     {
         var app = Launch(project, ["--urls", "http://127.0.0.1:0", .. arguments ?? []], environment);
-        var finished = await Task.WhenAny(app._listening.Task, app._process.WaitForExitAsync(), Task.Delay(TimeSpan.FromSeconds(120)));
-        if (finished != app._listening.Task)
+        await app.WaitUntilListeningAsync(project);
+        return app;
+    }
+
+    /// <summary>Waits (bounded) for Kestrel's first "Now listening on" line; an app that exits or never listens is disposed and reported with its output.</summary>
+    private async Task WaitUntilListeningAsync(string name)
+    {
+        var finished = await Task.WhenAny(_listening.Task, _process.WaitForExitAsync(), Task.Delay(TimeSpan.FromSeconds(120)));
+        if (finished != _listening.Task)
         {
-            var output = app.Output;
-            await app.DisposeAsync();
-            throw new InvalidOperationException($"{project} did not start listening. Its output:{Environment.NewLine}{output}");
+            var output = Output;
+            await DisposeAsync();
+            throw new InvalidOperationException($"{name} did not start listening. Its output:{Environment.NewLine}{output}");
         }
 
-        app.Url = await app._listening.Task;
-        return app;
+        Url = await _listening.Task;
     }
 
     /// <summary>Starts the app and waits for it to exit by itself (for start-up failures).</summary>

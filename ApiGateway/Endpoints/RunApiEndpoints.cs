@@ -10,6 +10,7 @@ using LoadEngine;
 using LoadEngine.Protocols;
 using LoadEngine.Strategies;
 using Microsoft.AspNetCore.Http.HttpResults;
+using Microsoft.AspNetCore.Mvc;
 using Microsoft.Extensions.Options;
 using ApiGateway.Security;
 
@@ -126,7 +127,7 @@ public static class RunApiEndpoints
     internal static RunLimitsOptions LimitsOf(IEndpointRouteBuilder app) => app.ServiceProvider.GetRequiredService<IOptions<RunLimitsOptions>>().Value;
 
     private static async Task<Results<Accepted<RunRecord>, ProblemHttpResult>> StartRunAsync(
-        HttpRequest http, RunCoordinator coordinator, AgentRuns agentRuns, IOptions<RunLimitsOptions> limits, IOptions<EngineOptions> engine)
+        HttpRequest http, RunCoordinator coordinator, [FromServices] AgentRuns agentRuns, IOptions<RunLimitsOptions> limits, IOptions<EngineOptions> engine)
     {
         var (request, error) = await RunRequestReader.ReadAsync(http, RunRequestReader.Run);
         if (request is null)
@@ -197,7 +198,7 @@ public static class RunApiEndpoints
         return TypedResults.Ok(new RunPage(total, take, skip, page));
     }
 
-    private static async Task<Results<Ok<RunRecord>, ProblemHttpResult>> GetRunAsync(Guid id, RunCoordinator coordinator, IRunStore store, AgentRuns agentRuns)
+    private static async Task<Results<Ok<RunRecord>, ProblemHttpResult>> GetRunAsync(Guid id, RunCoordinator coordinator, IRunStore store, [FromServices] AgentRuns agentRuns)
     {
         if (coordinator.FindRun(id) is { } active)
         {

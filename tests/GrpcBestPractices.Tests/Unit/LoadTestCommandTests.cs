@@ -14,7 +14,7 @@ public sealed class LoadTestCommandTests
         "--target", "--strategy", "--workload", "--protocol", "--serializer", "--http-version", "--security", "--contenders", "--file-bytes",
         "--connection", "--clients", "--variant", "--users", "--http1-target", "--tls-target", "--trust-certificate", "--count", "--duration", "--load", "--concurrency", "--rate", "--stages", "--warmup", "--delay-ms",
         "--payload-bytes", "--percentiles", "--threshold", "--call-timeout", "--connect-timeout", "--silence-seconds", "--max-in-flight", "--json", "--report", "--plain",
-        "--quiet", "--log-level", "--lessons", "--repetitions", "--help", "--version",
+        "--quiet", "--log-level", "--lessons", "--repetitions", "--agent", "--run-id", "--shard", "--history-provider", "--history", "--help", "--version",
     ];
 
     [Fact]
@@ -37,6 +37,12 @@ public sealed class LoadTestCommandTests
     [InlineData("--target must be an absolute http:// or https:// address with no path", "--target", "http://127.0.0.1:5000/api", "--count", "10")]
     [InlineData("strategy was 'nope'; it must be all (each in turn) or one of: factory-client,", "--target", Target, "--strategy", "nope", "--count", "10")]
     [InlineData("count was '0'; it must be a whole number from 1 to 100000.", "--target", Target, "--count", "0")]
+    [InlineData("--agent needs --run-id: the id POST /api/runs answered for the distributed run.", "--target", Target, "--agent", "--shard", "0/4", "--history", "h.db")]
+    [InlineData("--run-id was 'x'; it must be a run id (a GUID", "--target", Target, "--agent", "--run-id", "x", "--shard", "0/4", "--history", "h.db")]
+    [InlineData("--shard was '4/4'; it must be index/count with the index from 0 and below the count, e.g. 0/4.", "--target", Target, "--agent", "--run-id", "3f2504e0-4f89-11d3-9a0c-0305e82c3301", "--shard", "4/4", "--history", "h.db")]
+    [InlineData("the history provider was 'Oracle'; it must be Sqlite or Postgres", "--target", Target, "--agent", "--run-id", "3f2504e0-4f89-11d3-9a0c-0305e82c3301", "--shard", "0/4", "--history-provider", "Oracle")]
+    [InlineData("--count does not apply with --agent: an agent runs its share of the plan the gateway stored with the run.", "--target", Target, "--agent", "--count", "10")]
+    [InlineData("--shard applies with --agent.", "--target", Target, "--count", "10", "--shard", "0/4")]
     [InlineData("--lessons named 'nope', which is not a lesson; name them from: reuse-channel, stream-limit, keep-alive, streaming, binary-payloads, grpc-vs-rest", "--target", Target, "--lessons", "streaming,nope")]
     [InlineData("--lessons runs each lesson's own design, so --count does not apply", "--target", Target, "--lessons", "--count", "10")]
     [InlineData("repetitions was '0'; it must be a whole number from 1 to 10.", "--target", Target, "--lessons", "streaming", "--repetitions", "0")]

@@ -3,6 +3,7 @@ using AgentStore;
 using GrpcBestPractices.Tests.Infrastructure;
 using HdrHistogram;
 using LoadEngine.Runs;
+using Xunit.Abstractions;
 
 namespace GrpcBestPractices.Tests.Distributed;
 
@@ -10,7 +11,7 @@ namespace GrpcBestPractices.Tests.Distributed;
 /// Distributed runs with real processes: the service, the gateway, and agent processes (the CLI with --agent) sharing
 /// one history. The store is SQLite here and PostgreSQL in <see cref="PostgresDistributedRunTests"/>: the same behaviour.
 /// </summary>
-public abstract class DistributedRunTests
+public abstract class DistributedRunTests(ITestOutputHelper output)
 {
     private static readonly TimeSpan Patience = TimeSpan.FromSeconds(120);
 
@@ -76,6 +77,8 @@ public abstract class DistributedRunTests
         foreach (var (field, percentile) in new[] { ("p50Ms", 50.0), ("p99Ms", 99.0), ("p999Ms", 99.9) })
         {
             var expected = Math.Round(LatencyRecorder.Milliseconds(Math.Min(all.GetValueAtPercentile(percentile), maxUnits)), 4);
+            output.WriteLine($"{field}: merged run {latency.GetProperty(field).GetDouble()} ms, one histogram of all {all.TotalCount} values {expected} ms; " +
+                $"the agents' own: {string.Join(", ", reports.Select(report => report.GetProperty("stats").GetProperty("latency").GetProperty(field).GetDouble()))} ms");
             Assert.Equal(expected, latency.GetProperty(field).GetDouble());
         }
     }
@@ -142,6 +145,8 @@ public abstract class DistributedRunTests
         Assert.Equal(600, four.GetProperty("calls").GetInt64() + four.GetProperty("sends").GetProperty("dropped").GetInt64());
         Assert.Equal(200, four.GetProperty("sends").GetProperty("requestedRatePerSecond").GetDouble());
         var (p50One, p50Four) = (one.GetProperty("latency").GetProperty("p50Ms").GetDouble(), four.GetProperty("latency").GetProperty("p50Ms").GetDouble());
+        output.WriteLine($"1 agent: {one.GetProperty("calls")} calls, p50 {p50One} ms, p99 {one.GetProperty("latency").GetProperty("p99Ms")} ms; " +
+            $"4 agents: {four.GetProperty("calls")} calls, p50 {p50Four} ms, p99 {four.GetProperty("latency").GetProperty("p99Ms")} ms");
         Assert.InRange(p50Four / p50One, 1 / 3.0, 3.0);
     }
 
@@ -186,7 +191,7 @@ public abstract class DistributedRunTests
     }
 }
 
-public sealed class SqliteDistributedRunTests : DistributedRunTests
+public sealed class SqliteDistributedRunTests(ITestOutputHelper output) : DistributedRunTests(output)
 {
     protected override Task<string[]> GatewayHistoryAsync() => Task.FromResult<string[]>([]);
 

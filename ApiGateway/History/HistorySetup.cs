@@ -11,15 +11,22 @@ public static partial class HistorySetup
     {
         builder.Services.AddOptions<HistoryOptions>()
             .BindConfiguration(HistoryOptions.Section)
+            .Configure<IConfiguration>((options, configuration) => options.ConnectionString = configuration.GetConnectionString(HistoryOptions.ConnectionStringName))
             .ValidateDataAnnotations()
             .ValidateOnStart();
+        // Only the chosen store is ever made; the container disposes it at shutdown (SQLite checkpoints its WAL, Npgsql closes its pool).
         builder.Services.AddSingleton(services =>
         {
             var options = services.GetRequiredService<IOptions<HistoryOptions>>().Value;
             return new SqliteRunStore(
                 options.GetFullPath(services.GetRequiredService<IHostEnvironment>().ContentRootPath), TimeSpan.FromSeconds(options.WriteWaitSeconds));
         });
-        builder.Services.AddSingleton<IHistoryBackend>(services => new SqliteHistoryBackend(services.GetRequiredService<SqliteRunStore>()));
+        builder.Services.AddSingleton(services => new PostgresRunStore(services.GetRequiredService<IOptions<HistoryOptions>>().Value.ConnectionString!));
+        builder.Services.AddSingleton<IHistoryBackend>(services => services.GetRequiredService<IOptions<HistoryOptions>>().Value.Kind switch
+        {
+            HistoryProvider.Postgres => new PostgresHistoryBackend(services.GetRequiredService<PostgresRunStore>()),
+            _ => new SqliteHistoryBackend(services.GetRequiredService<SqliteRunStore>()),
+        });
         builder.Services.TryAddSingleton(TimeProvider.System);
         builder.Services.AddSingleton(services => new DurableRunStore(
             services.GetRequiredService<IHistoryBackend>().Store, services.GetRequiredService<TimeProvider>(), services.GetRequiredService<ILogger<DurableRunStore>>()));

@@ -1,4 +1,6 @@
+using System.Data.Common;
 using System.Globalization;
+using ApiGateway.History;
 using ApiGateway.Runs;
 using Grpc.Core;
 using LoadEngine.Lessons;
@@ -171,25 +173,27 @@ public static class ProblemResponses
 /// Maps what only an exception can report to problem responses: a lesson's failed call, a history that cannot be
 /// written, a request Kestrel refused while the handler read it (a body over its size limit is 413, not 500).
 /// </summary>
-public sealed class UnexpectedProblemHandler(IProblemDetailsService problems) : IExceptionHandler
+public sealed class UnexpectedProblemHandler(IProblemDetailsService problems, IHistoryBackend history) : IExceptionHandler
 {
     public async ValueTask<bool> TryHandleAsync(HttpContext httpContext, Exception exception, CancellationToken cancellationToken)
     {
         var problem = exception switch
         {
             LessonFailedException lesson => LessonFailed(lesson),
-            HistoryWriteException history => new ProblemDetails
+            HistoryWriteException notWritten => new ProblemDetails
             {
                 Status = StatusCodes.Status503ServiceUnavailable,
                 Title = "The run history could not be written",
-                Detail = $"{history.Message} Check that History:DatabasePath points at a writable file with free space that no other process holds locked, then try again.",
+                Detail = $"{notWritten.Message} {history.WriteRemedy}",
             },
-            // A read or delete that met a locked or broken history file: the store's trouble, not the request's.
-            Microsoft.Data.Sqlite.SqliteException sqlite => new ProblemDetails
+            // A read or delete that met a locked or broken history file, or a database server that is down or refuses: the
+            // store's trouble, not the request's. SQLite's and Npgsql's exceptions are both DbExceptions.
+            DbException store => new ProblemDetails
             {
                 Status = StatusCodes.Status503ServiceUnavailable,
                 Title = "The run history could not be read or written",
-                Detail = $"The run history answered: {sqlite.Message}. Nothing was changed; GET /health says what is wrong with the history. Try again once it is healthy.",
+                Detail = $"The run history {history.Location} answered: {HistorySetup.OneLine(store)}. Nothing was changed; GET /health says what is wrong with " +
+                    "the history. Try again once it is healthy.",
             },
             BadHttpRequestException { StatusCode: StatusCodes.Status413PayloadTooLarge } tooLarge => BodyTooLarge(tooLarge.Message),
             BadHttpRequestException bad => new ProblemDetails { Status = bad.StatusCode, Title = "The request could not be read", Detail = bad.Message },

@@ -5,10 +5,10 @@ using Microsoft.Extensions.Diagnostics.HealthChecks;
 namespace ApiGateway.History;
 
 /// <summary>
-/// The history's part of GET /health: its file is still there (SQLite goes on writing to a deleted file, and all of it is
-/// gone at the next start), every ended run is stored, and the write lock can be taken.
+/// The history's part of GET /health: every ended run is stored, and the store takes writes now (the SQLite file is
+/// there and its lock free; the PostgreSQL server answers).
 /// </summary>
-public sealed class HistoryHealthCheck(SqliteRunStore sqlite, DurableRunStore durable) : IHealthCheck
+public sealed class HistoryHealthCheck(IHistoryBackend history, DurableRunStore durable) : IHealthCheck
 {
     public const string Name = "history";
 
@@ -16,30 +16,16 @@ public sealed class HistoryHealthCheck(SqliteRunStore sqlite, DurableRunStore du
 
     public async Task<HealthCheckResult> CheckHealthAsync(HealthCheckContext context, CancellationToken cancellationToken = default)
     {
-        var path = sqlite.DatabasePath;
-        if (!File.Exists(path))
-        {
-            return HealthCheckResult.Unhealthy(
-                $"The history file {path} is gone (its file or folder was deleted while the gateway ran): what is stored now is lost when " +
-                "the gateway stops. Restart the gateway to create it again.");
-        }
-
         if (durable.PendingCount is > 0 and var waiting)
         {
             return HealthCheckResult.Unhealthy(
-                $"{waiting} ended run(s), suite(s) or experiment(s) could not be stored in the history {path} ({durable.PendingError}); " +
+                $"{waiting} ended run(s), suite(s) or experiment(s) could not be stored in the history {history.Location} ({durable.PendingError}); " +
                 "they are served from memory and written again until the history takes them.");
         }
 
-        try
-        {
-            await sqlite.ProbeWritableAsync(ProbeWait);
-            return HealthCheckResult.Healthy($"The history {path} is present and writable.");
-        }
-        catch (Exception refused) when (refused is Microsoft.Data.Sqlite.SqliteException or IOException or UnauthorizedAccessException)
-        {
-            return HealthCheckResult.Unhealthy($"The history {path} cannot be written: {refused.Message}");
-        }
+        return await history.ProbeAsync(ProbeWait, cancellationToken) is { } problem
+            ? HealthCheckResult.Unhealthy(problem)
+            : HealthCheckResult.Healthy($"The history {history.Location} is present and writable.");
     }
 }
 

@@ -1,5 +1,5 @@
+using System.Data.Common;
 using GrpcBestPractices.ServiceDefaults;
-using Microsoft.Data.Sqlite;
 using Microsoft.Extensions.DependencyInjection.Extensions;
 using Microsoft.Extensions.Options;
 
@@ -11,58 +11,62 @@ public static partial class HistorySetup
     {
         builder.Services.AddOptions<HistoryOptions>()
             .BindConfiguration(HistoryOptions.Section)
+            .Configure<IConfiguration>((options, configuration) => options.ConnectionString = configuration.GetConnectionString(HistoryOptions.ConnectionStringName))
             .ValidateDataAnnotations()
             .ValidateOnStart();
+        // Only the chosen store is ever made; the container disposes it at shutdown (SQLite checkpoints its WAL, Npgsql closes its pool).
         builder.Services.AddSingleton(services =>
         {
             var options = services.GetRequiredService<IOptions<HistoryOptions>>().Value;
             return new SqliteRunStore(
                 options.GetFullPath(services.GetRequiredService<IHostEnvironment>().ContentRootPath), TimeSpan.FromSeconds(options.WriteWaitSeconds));
         });
+        builder.Services.AddSingleton(services => new PostgresRunStore(services.GetRequiredService<IOptions<HistoryOptions>>().Value.ConnectionString!));
+        builder.Services.AddSingleton<IHistoryBackend>(services => services.GetRequiredService<IOptions<HistoryOptions>>().Value.Kind switch
+        {
+            HistoryProvider.Postgres => new PostgresHistoryBackend(services.GetRequiredService<PostgresRunStore>()),
+            _ => new SqliteHistoryBackend(services.GetRequiredService<SqliteRunStore>()),
+        });
         builder.Services.TryAddSingleton(TimeProvider.System);
         builder.Services.AddSingleton(services => new DurableRunStore(
-            services.GetRequiredService<SqliteRunStore>(), services.GetRequiredService<TimeProvider>(), services.GetRequiredService<ILogger<DurableRunStore>>()));
+            services.GetRequiredService<IHistoryBackend>().Store, services.GetRequiredService<TimeProvider>(), services.GetRequiredService<ILogger<DurableRunStore>>()));
         builder.Services.AddSingleton<IRunStore>(services => services.GetRequiredService<DurableRunStore>());
         builder.Services.AddHealthChecks().AddCheck<HistoryHealthCheck>(HistoryHealthCheck.Name);
         return builder;
     }
 
     /// <summary>
-    /// Opens the history before the gateway listens, so an unusable file ends the app with one line naming
-    /// the key and exit code 2, not with runs that are silently never stored. Then marks runs cut off by the last stop.
+    /// Opens the history before the gateway listens, so an unusable store ends the app with one line naming the key and
+    /// exit code 2, not with runs that are silently never stored. Then marks runs cut off by the last stop.
     /// </summary>
     public static async Task<WebApplication> EnsureHistoryWritableAsync(this WebApplication app)
     {
-        var store = app.Services.GetRequiredService<SqliteRunStore>();
+        var history = app.Services.GetRequiredService<IHistoryBackend>();
         try
         {
-            CreateFolderOf(store.DatabasePath);
-            await store.InitializeAsync();
-            LogHistoryOpened(app.Logger, store.DatabasePath, await store.MarkInterruptedAsync());
+            await history.InitializeAsync();
+            LogHistoryOpened(app.Logger, history.Location, await history.Store.MarkInterruptedAsync());
         }
-        catch (Exception unusable) when (unusable is SqliteException or IOException or UnauthorizedAccessException or InvalidDataException)
+        catch (Exception unusable) when (unusable is DbException or IOException or UnauthorizedAccessException or InvalidDataException)
         {
-            ServiceDefaultsExtensions.ExitWithInvalidConfiguration(
-                $"{HistoryOptions.Section}:{nameof(HistoryOptions.DatabasePath)} '{store.DatabasePath}' cannot be used: {unusable.Message.TrimEnd('.')}. " +
-                $"Point {HistoryOptions.Section}:{nameof(HistoryOptions.DatabasePath)} at a writable file.");
+            ServiceDefaultsExtensions.ExitWithInvalidConfiguration($"{history.Setting} cannot be used: {OneLine(unusable)}. {history.StartRemedy}");
         }
 
         return app;
     }
 
-    private static void CreateFolderOf(string databasePath)
+    /// <summary>The failure and what caused it, on one line: a driver's message may span several, and its cause ("Connection refused") is often the useful part.</summary>
+    public static string OneLine(Exception failure)
     {
-        try
+        var message = failure.Message.TrimEnd('.');
+        if (failure.InnerException is { } cause && !message.Contains(cause.Message, StringComparison.Ordinal))
         {
-            Directory.CreateDirectory(Path.GetDirectoryName(databasePath) ?? databasePath);
+            message += $" ({cause.Message.TrimEnd('.')})";
         }
-        catch (IOException cannot)
-        {
-            // .NET's own message ("The file '/x' already exists") does not say it was about the folder.
-            throw new IOException($"its folder cannot be created ({cannot.Message.TrimEnd('.')})", cannot);
-        }
+
+        return string.Join(' ', message.Split(['\r', '\n'], StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries));
     }
 
-    [LoggerMessage(Level = LogLevel.Information, Message = "Run history in {DatabasePath}; marked {Interrupted} runs and suites left Running by the last stop as Failed")]
-    private static partial void LogHistoryOpened(ILogger logger, string databasePath, int interrupted);
+    [LoggerMessage(Level = LogLevel.Information, Message = "Run history in {Location}; marked {Interrupted} runs and suites left Running by the last stop as Failed")]
+    private static partial void LogHistoryOpened(ILogger logger, string location, int interrupted);
 }

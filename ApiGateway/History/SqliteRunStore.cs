@@ -1,5 +1,5 @@
+using System.Data.Common;
 using System.Globalization;
-using System.Text.Json;
 using ApiGateway.Runs;
 using LoadEngine.Lessons;
 using Microsoft.Data.Sqlite;
@@ -17,10 +17,6 @@ public sealed class SqliteRunStore : IRunStore, IDisposable
     private const int SchemaVersion = 5;
     // Fixed-width UTC text sorts in time order and stays readable in the sqlite3 shell.
     private const string TimeFormat = "yyyy-MM-dd'T'HH:mm:ss.fffffff'Z'";
-    private const string RunColumns = "id, suite_id, strategy, state, started_at, finished_at, plan_json, stats_json, error, measured, series_json, verdict_json, experiment_id";
-    // Lists leave each run's time series out (a 10-minute run has 600 points); GetAsync has it.
-    private const string ListedRunColumns = "id, suite_id, strategy, state, started_at, finished_at, plan_json, stats_json, error, measured, NULL, verdict_json, experiment_id";
-    private const string SuiteColumns = "id, state, started_at, finished_at, plan_json, strategies_json, error, comparison_json";
 
     private const string Schema = """
         CREATE TABLE IF NOT EXISTS runs (
@@ -78,6 +74,9 @@ public sealed class SqliteRunStore : IRunStore, IDisposable
     private const string MigrationFromVersion4 = "ALTER TABLE runs ADD COLUMN experiment_id TEXT NULL;";
 
     public static readonly TimeSpan DefaultWriteWait = TimeSpan.FromSeconds(10);
+
+    // Guids and times are kept as text.
+    private static readonly ColumnFormat Format = new((row, i) => Guid.Parse(row.GetString(i)), (row, i) => ReadTime(row.GetString(i)));
 
     private readonly string _connectionString;
     private readonly int _busyTimeoutMilliseconds;
@@ -165,27 +164,27 @@ public sealed class SqliteRunStore : IRunStore, IDisposable
 
     public Task SaveAsync(RunRecord run, CancellationToken cancellationToken = default) =>
         ExecuteAsync(
-            $"INSERT OR REPLACE INTO runs ({RunColumns}) VALUES ($id, $suite_id, $strategy, $state, $started_at, $finished_at, $plan_json, $stats_json, $error, $measured, $series_json, $verdict_json, $experiment_id);",
+            $"INSERT OR REPLACE INTO runs ({RunRows.RunColumns}) VALUES ($id, $suite_id, $strategy, $state, $started_at, $finished_at, $plan_json, $stats_json, $error, $measured, $series_json, $verdict_json, $experiment_id);",
             ("$id", Text(run.Id)),
             ("$suite_id", run.SuiteId is { } suiteId ? Text(suiteId) : null),
             ("$strategy", run.Plan.Strategy),
             ("$state", run.State.ToString()),
             ("$started_at", Text(run.StartedAt)),
             ("$finished_at", run.FinishedAt is { } finished ? Text(finished) : null),
-            ("$plan_json", ToJson(run.Plan)),
-            ("$stats_json", run.Stats is null ? null : ToJson(run.Stats)),
+            ("$plan_json", RunRows.ToJson(run.Plan)),
+            ("$stats_json", run.Stats is null ? null : RunRows.ToJson(run.Stats)),
             ("$error", run.Error),
             ("$measured", run.Measured),
-            ("$series_json", run.Series is null ? null : ToJson(run.Series)),
-            ("$verdict_json", run.Verdict is null ? null : ToJson(run.Verdict)),
+            ("$series_json", run.Series is null ? null : RunRows.ToJson(run.Series)),
+            ("$verdict_json", run.Verdict is null ? null : RunRows.ToJson(run.Verdict)),
             ("$experiment_id", run.ExperimentId is { } experimentId ? Text(experimentId) : null));
 
     public async Task<RunRecord?> GetAsync(Guid id, CancellationToken cancellationToken = default) =>
-        (await QueryAsync($"SELECT {RunColumns} FROM runs WHERE id = $id;", ReadRun, cancellationToken, ("$id", Text(id)))).SingleOrDefault();
+        (await QueryAsync($"SELECT {RunRows.RunColumns} FROM runs WHERE id = $id;", ReadRun, cancellationToken, ("$id", Text(id)))).SingleOrDefault();
 
     public Task<IReadOnlyList<RunRecord>> ListAsync(string? strategy, int limit, int offset, CancellationToken cancellationToken = default) =>
         QueryAsync(
-            $"SELECT {ListedRunColumns} FROM runs {StrategyFilter(strategy)} ORDER BY started_at DESC, rowid DESC LIMIT $limit OFFSET $offset;",
+            $"SELECT {RunRows.ListedRunColumns} FROM runs {StrategyFilter(strategy)} ORDER BY started_at DESC, rowid DESC LIMIT $limit OFFSET $offset;",
             ReadRun,
             cancellationToken,
             ("$strategy", strategy),
@@ -196,29 +195,29 @@ public sealed class SqliteRunStore : IRunStore, IDisposable
         (await QueryAsync($"SELECT COUNT(*) FROM runs {StrategyFilter(strategy)};", reader => reader.GetInt32(0), cancellationToken, ("$strategy", strategy))).Single();
 
     public Task<IReadOnlyList<RunRecord>> ListSuiteRunsAsync(Guid suiteId, CancellationToken cancellationToken = default) =>
-        QueryAsync($"SELECT {ListedRunColumns} FROM runs WHERE suite_id = $suite_id ORDER BY started_at, rowid;", ReadRun, cancellationToken, ("$suite_id", Text(suiteId)));
+        QueryAsync($"SELECT {RunRows.ListedRunColumns} FROM runs WHERE suite_id = $suite_id ORDER BY started_at, rowid;", ReadRun, cancellationToken, ("$suite_id", Text(suiteId)));
 
     public async Task<bool> DeleteAsync(Guid id, CancellationToken cancellationToken = default) =>
         await ExecuteAsync("DELETE FROM runs WHERE id = $id;", ("$id", Text(id))) > 0;
 
     public Task SaveSuiteAsync(SuiteRecord suite, CancellationToken cancellationToken = default) =>
         ExecuteAsync(
-            $"INSERT OR REPLACE INTO suites ({SuiteColumns}) VALUES ($id, $state, $started_at, $finished_at, $plan_json, $strategies_json, $error, $comparison_json);",
+            $"INSERT OR REPLACE INTO suites ({RunRows.SuiteColumns}) VALUES ($id, $state, $started_at, $finished_at, $plan_json, $strategies_json, $error, $comparison_json);",
             ("$id", Text(suite.Id)),
             ("$state", suite.State.ToString()),
             ("$started_at", Text(suite.StartedAt)),
             ("$finished_at", suite.FinishedAt is { } finished ? Text(finished) : null),
-            ("$plan_json", ToJson(suite.Plan)),
-            ("$strategies_json", ToJson(suite.Strategies)),
+            ("$plan_json", RunRows.ToJson(suite.Plan)),
+            ("$strategies_json", RunRows.ToJson(suite.Strategies)),
             ("$error", suite.Error),
-            ("$comparison_json", suite.Comparison is null ? null : ToJson(suite.Comparison)));
+            ("$comparison_json", suite.Comparison is null ? null : RunRows.ToJson(suite.Comparison)));
 
     public async Task<SuiteRecord?> GetSuiteAsync(Guid id, CancellationToken cancellationToken = default) =>
-        (await QueryAsync($"SELECT {SuiteColumns} FROM suites WHERE id = $id;", ReadSuite, cancellationToken, ("$id", Text(id)))).SingleOrDefault();
+        (await QueryAsync($"SELECT {RunRows.SuiteColumns} FROM suites WHERE id = $id;", ReadSuite, cancellationToken, ("$id", Text(id)))).SingleOrDefault();
 
     public Task<IReadOnlyList<SuiteRecord>> ListComparisonsAsync(int limit, int offset, CancellationToken cancellationToken = default) =>
         QueryAsync(
-            $"SELECT {SuiteColumns} FROM suites WHERE comparison_json IS NOT NULL ORDER BY started_at DESC, rowid DESC LIMIT $limit OFFSET $offset;",
+            $"SELECT {RunRows.SuiteColumns} FROM suites WHERE comparison_json IS NOT NULL ORDER BY started_at DESC, rowid DESC LIMIT $limit OFFSET $offset;",
             ReadSuite,
             cancellationToken,
             ("$limit", limit),
@@ -234,15 +233,15 @@ public sealed class SqliteRunStore : IRunStore, IDisposable
             ("$lesson", experiment.Lesson),
             ("$state", experiment.State.ToString()),
             ("$started_at", Text(experiment.StartedAt)),
-            ("$record_json", ToJson(experiment)));
+            ("$record_json", RunRows.ToJson(experiment)));
 
     public async Task<ExperimentRecord?> GetExperimentAsync(Guid id, CancellationToken cancellationToken = default) =>
-        (await QueryAsync("SELECT record_json, state FROM experiments WHERE id = $id;", ReadExperiment, cancellationToken, ("$id", Text(id)))).SingleOrDefault();
+        (await QueryAsync("SELECT record_json, state FROM experiments WHERE id = $id;", RunRows.ReadExperiment, cancellationToken, ("$id", Text(id)))).SingleOrDefault();
 
     public Task<IReadOnlyList<ExperimentRecord>> ListExperimentsAsync(string lesson, int limit, int offset, CancellationToken cancellationToken = default) =>
         QueryAsync(
             "SELECT record_json, state FROM experiments WHERE lesson = $lesson ORDER BY started_at DESC, rowid DESC LIMIT $limit OFFSET $offset;",
-            ReadExperiment,
+            RunRows.ReadExperiment,
             cancellationToken,
             ("$lesson", lesson),
             ("$limit", limit),
@@ -318,18 +317,11 @@ public sealed class SqliteRunStore : IRunStore, IDisposable
         return await command.ExecuteNonQueryAsync(CancellationToken.None);
     }
 
-    private async Task<IReadOnlyList<T>> QueryAsync<T>(string sql, Func<SqliteDataReader, T> read, CancellationToken cancellationToken, params (string Name, object? Value)[] parameters)
+    private async Task<IReadOnlyList<T>> QueryAsync<T>(string sql, Func<DbDataReader, T> read, CancellationToken cancellationToken, params (string Name, object? Value)[] parameters)
     {
         await using var connection = await OpenAsync(cancellationToken);
         await using var command = CreateCommand(connection, sql, parameters);
-        await using var reader = await command.ExecuteReaderAsync(cancellationToken);
-        var rows = new List<T>();
-        while (await reader.ReadAsync(cancellationToken))
-        {
-            rows.Add(read(reader));
-        }
-
-        return rows;
+        return await RunRows.ReadAllAsync(command, read, cancellationToken);
     }
 
     private static SqliteCommand CreateCommand(SqliteConnection connection, string sql, (string Name, object? Value)[] parameters)
@@ -346,37 +338,9 @@ public sealed class SqliteRunStore : IRunStore, IDisposable
 
     private static string StrategyFilter(string? strategy) => strategy is null ? string.Empty : "WHERE strategy = $strategy";
 
-    private static RunRecord ReadRun(SqliteDataReader row) => new(
-        Id: Guid.Parse(row.GetString(0)),
-        SuiteId: row.IsDBNull(1) ? null : Guid.Parse(row.GetString(1)),
-        State: Enum.Parse<RunState>(row.GetString(3)),
-        StartedAt: ReadTime(row.GetString(4)),
-        FinishedAt: row.IsDBNull(5) ? null : ReadTime(row.GetString(5)),
-        Plan: FromJson<RunPlan>(row.GetString(6)),
-        Stats: row.IsDBNull(7) ? null : FromJson<RunStats>(row.GetString(7)),
-        Error: row.IsDBNull(8) ? null : row.GetString(8))
-    {
-        Measured = row.IsDBNull(9) ? null : row.GetString(9),
-        Series = row.IsDBNull(10) ? null : FromJson<TimeSeries>(row.GetString(10)),
-        Verdict = row.IsDBNull(11) ? null : FromJson<Verdict>(row.GetString(11)),
-        ExperimentId = row.IsDBNull(12) ? null : Guid.Parse(row.GetString(12)),
-    };
+    private static RunRecord ReadRun(DbDataReader row) => RunRows.ReadRun(row, Format);
 
-    private static SuiteRecord ReadSuite(SqliteDataReader row) => new(
-        Id: Guid.Parse(row.GetString(0)),
-        State: Enum.Parse<RunState>(row.GetString(1)),
-        StartedAt: ReadTime(row.GetString(2)),
-        FinishedAt: row.IsDBNull(3) ? null : ReadTime(row.GetString(3)),
-        Plan: FromJson<RunPlan>(row.GetString(4)),
-        Strategies: FromJson<string[]>(row.GetString(5)),
-        Error: row.IsDBNull(6) ? null : row.GetString(6))
-    {
-        Comparison = row.IsDBNull(7) ? null : FromJson<ComparisonPlan>(row.GetString(7)),
-    };
-
-    // The state column is the truth: a record cut off by a stop is marked there (and in its JSON) at the next start.
-    private static ExperimentRecord ReadExperiment(SqliteDataReader row) =>
-        FromJson<ExperimentRecord>(row.GetString(0)) with { State = Enum.Parse<RunState>(row.GetString(1)) };
+    private static SuiteRecord ReadSuite(DbDataReader row) => RunRows.ReadSuite(row, Format);
 
     // Guids go in as text: Microsoft.Data.Sqlite would otherwise bind them as 16-byte blobs.
     private static string Text(Guid id) => id.ToString("D");
@@ -385,9 +349,4 @@ public sealed class SqliteRunStore : IRunStore, IDisposable
 
     private static DateTimeOffset ReadTime(string text) =>
         DateTimeOffset.ParseExact(text, TimeFormat, CultureInfo.InvariantCulture, DateTimeStyles.AssumeUniversal | DateTimeStyles.AdjustToUniversal);
-
-    private static string ToJson<T>(T value) => JsonSerializer.Serialize(value, RunJson.Options);
-
-    private static T FromJson<T>(string json) =>
-        JsonSerializer.Deserialize<T>(json, RunJson.Options) ?? throw new InvalidDataException($"The history holds a null {typeof(T).Name}.");
 }

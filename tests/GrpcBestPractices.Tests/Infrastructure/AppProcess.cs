@@ -202,7 +202,7 @@ public sealed partial class AppProcess : IAsyncDisposable
         }
 
         // Keep the developer's own settings (a shell's ASPNETCORE_URLS, say) out of the apps under test.
-        foreach (var inherited in new[] { "ASPNETCORE_URLS", "ASPNETCORE_HTTP_PORTS", "ServerUrl", "History__DatabasePath", "ASPNETCORE_ENVIRONMENT", "DOTNET_ENVIRONMENT" })
+        foreach (var inherited in new[] { "ASPNETCORE_URLS", "ASPNETCORE_HTTP_PORTS", "ServerUrl", "History__DatabasePath", "History__Provider", "ConnectionStrings__History", "ASPNETCORE_ENVIRONMENT", "DOTNET_ENVIRONMENT" })
         {
             start.Environment.Remove(inherited);
         }

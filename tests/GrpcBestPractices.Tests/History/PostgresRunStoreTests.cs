@@ -1,0 +1,98 @@
+using ApiGateway.History;
+using ApiGateway.Runs;
+using GrpcBestPractices.Tests.Infrastructure;
+using Npgsql;
+using static GrpcBestPractices.Tests.History.StoredRecords;
+
+namespace GrpcBestPractices.Tests.History;
+
+/// <summary>
+/// The run store contract on a real PostgreSQL server (one for the class, a fresh database per test), and what only a
+/// shared database shows: gateways that start or write together, a newer schema, a server nobody listens on.
+/// </summary>
+public sealed class PostgresRunStoreTests(PostgresServer server) : RunStoreContract, IClassFixture<PostgresServer>
+{
+    private string _connectionString = string.Empty;
+
+    public override async Task InitializeAsync() => _connectionString = await server.CreateDatabaseAsync("runs_" + Guid.NewGuid().ToString("N"));
+
+    [Fact]
+    public async Task GatewaysStartingTogetherOnAnEmptyDatabaseAllFindOneSchema()
+    {
+        var stores = Enumerable.Range(0, 4).Select(_ => Track(new PostgresRunStore(_connectionString))).ToArray();
+
+        await Task.WhenAll(stores.Select(store => Task.Run(store.InitializeAsync)));
+
+        var run = Run("client-wrapper", Noon);
+        await stores[0].SaveAsync(run);
+        Assert.All(await Task.WhenAll(stores.Select(store => store.GetAsync(run.Id))), loaded => Assert.Equal(run.Id, loaded?.Id));
+        Assert.Equal(1L, await ScalarAsync("SELECT COUNT(*) FROM history_schema;"));
+    }
+
+    [Fact]
+    public async Task TwoGatewaysSavingTheSameRunAtOnceNeverFailEachOther()
+    {
+        var (first, second) = (Track(new PostgresRunStore(_connectionString)), Track(new PostgresRunStore(_connectionString)));
+        await first.InitializeAsync();
+        var run = Run("client-wrapper", Noon);
+
+        await Task.WhenAll(Enumerable.Range(0, 50).Select(i => Task.Run(() => (i % 2 == 0 ? first : second).SaveAsync(run with { Error = $"save {i}" }))));
+
+        Assert.Equal(1, await second.CountAsync(null));
+        Assert.StartsWith("save ", (await first.GetAsync(run.Id))?.Error);
+    }
+
+    [Fact]
+    public async Task ADatabaseWithANewerSchemaIsRefusedAtStart()
+    {
+        await (await OpenStoreAsync()).CountAsync(null);
+        await ScalarAsync("INSERT INTO history_schema (version) VALUES (2);");
+
+        var refused = await Assert.ThrowsAsync<InvalidDataException>(() => Track(new PostgresRunStore(_connectionString)).InitializeAsync());
+
+        Assert.Equal("it holds history schema version 2, newer than this gateway's 1", refused.Message);
+    }
+
+    [Fact]
+    public void TheConnectionStringShownNamesTheServerAndNeverThePassword()
+    {
+        var store = Track(new PostgresRunStore(_connectionString));
+        var backend = new PostgresHistoryBackend(store);
+
+        Assert.DoesNotContain(server.Password, backend.Setting + backend.Location);
+        Assert.Equal($"ConnectionStrings:History (Host=127.0.0.1;Port={server.Port};Database={new NpgsqlConnectionStringBuilder(_connectionString).Database};Username=postgres)", backend.Setting);
+    }
+
+    [Fact]
+    public async Task AServerNobodyListensOnIsReportedAsUnreachableWithoutItsPassword()
+    {
+        var port = Ports.Unused();
+        var backend = new PostgresHistoryBackend(Track(new PostgresRunStore($"Host=127.0.0.1;Port={port};Database=history;Username=gateway;Password={server.Password}")));
+
+        var problem = await backend.ProbeAsync(TimeSpan.FromSeconds(5), CancellationToken.None);
+
+        Assert.Equal($"The history PostgreSQL database 'history' on 127.0.0.1:{port} cannot be reached: Failed to connect to 127.0.0.1:{port} (Connection refused).", problem);
+        var refused = await Assert.ThrowsAnyAsync<NpgsqlException>(backend.InitializeAsync);
+        Assert.DoesNotContain(server.Password, refused.ToString());
+    }
+
+    protected override (IRunStore Store, Func<Task> Initialize) CreateStore()
+    {
+        var store = new PostgresRunStore(_connectionString);
+        return (store, store.InitializeAsync);
+    }
+
+    private PostgresRunStore Track(PostgresRunStore store)
+    {
+        Stores.Add(store);
+        return store;
+    }
+
+    private async Task<object?> ScalarAsync(string sql)
+    {
+        await using var connection = new NpgsqlConnection(_connectionString + ";Pooling=false");
+        await connection.OpenAsync();
+        await using var command = new NpgsqlCommand(sql, connection);
+        return await command.ExecuteScalarAsync();
+    }
+}

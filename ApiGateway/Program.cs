@@ -8,6 +8,7 @@ using ApiGateway.Runs;
 using ApiGateway.Security;
 using GrpcBestPractices.ServiceDefaults;
 using LoadEngine;
+using LoadEngine.Metrics;
 
 EngineProcess.SizeSharedArrayPoolForConcurrentStreams();
 return await ServiceHost.RunAsync("gateway", async () =>
@@ -15,6 +16,7 @@ return await ServiceHost.RunAsync("gateway", async () =>
     var builder = WebApplication.CreateBuilder(args);
 
     builder.AddServiceDefaults("gateway", "http://127.0.0.1:5080");
+    builder.AddMetrics("gateway", EngineMetrics.MeterName, RunMetrics.MeterName);
     builder.AddGatewayOptions();
     builder.AddAllowedHosts();
     builder.AddSlowClientLimits();
@@ -35,6 +37,7 @@ return await ServiceHost.RunAsync("gateway", async () =>
     app.UseSwaggerDocs();
     app.MapGatewayEndpoints();
     app.MapGatewayHealth();
+    app.MapMetrics();
     app.LogSwaggerUrlOnStart();
     return app;
 });

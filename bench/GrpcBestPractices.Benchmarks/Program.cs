@@ -44,8 +44,8 @@ Console.WriteLine($"Benchmark: {options.Count} sequential / {options.Count * 10}
 
 const string password = "bench";
 var certificate = InProcess.CreateCertificate(Path.Combine(work, "service.pfx"), password);
-// The service's own HTTP/1.1 and TLS listeners (fixed ports by default) are off: this benchmark runs two services at once.
-string[] onlyItsOwnListeners = ["--Protocols:Http1Url", "", "--Protocols:TlsUrl", ""];
+// The service's own HTTP/1.1, TLS and metrics listeners (fixed ports by default) are off: this benchmark runs two services at once.
+string[] onlyItsOwnListeners = ["--Protocols:Http1Url", "", "--Protocols:TlsUrl", "", "--Metrics:Url", ""];
 await using var service = await App.StartAsync(root, "PerformanceService", ["--urls", "http://127.0.0.1:0", .. onlyItsOwnListeners]);
 await using var tlsService = await App.StartAsync(root, "PerformanceService", [.. onlyItsOwnListeners, "--urls", "http://127.0.0.1:0",
     "--Kestrel:Endpoints:Tls:Url", "https://127.0.0.1:0", "--Kestrel:Endpoints:Tls:Certificate:Path", Path.Combine(work, "service.pfx"),

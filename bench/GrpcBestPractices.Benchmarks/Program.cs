@@ -21,6 +21,14 @@ if (args is ["layers", var layersAddress, ..])
     return 0;
 }
 
+if (args is ["engine-metrics", var engineAddress, ..])
+{
+    LoadEngine.EngineProcess.SizeSharedArrayPoolForConcurrentStreams();
+    AppContext.SetSwitch("System.Net.Http.EnableActivityPropagation", false);
+    await EngineMetricsOverhead.RunAsync(engineAddress, args.Length > 2 ? int.Parse(args[2], CultureInfo.InvariantCulture) : 20000);
+    return 0;
+}
+
 if (args is ["pingpong", var pingAddress])
 {
     using var pingChannel = GrpcChannel.ForAddress(pingAddress);

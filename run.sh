@@ -4,6 +4,7 @@
 #   SERVICE_URL  where the gRPC service listens (h2c)   (default http://127.0.0.1:5000)
 #   GATEWAY_URL  where the gateway listens              (default http://127.0.0.1:5080)
 #   HTTP1_URL, TLS_URL  the service's HTTP/1.1 and TLS listeners (default: its Protocols settings, :5002 and :5001)
+#   METRICS_URL  the service's Prometheus /metrics and /health listener (default: its Metrics:Url, :5003)
 #   CONFIGURATION  Release (default) or Debug;  --no-build  skips the build
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -15,7 +16,7 @@ build=1
 for argument in "$@"; do
   case "$argument" in
     --no-build) build=0 ;;
-    -h|--help) sed -n '2,8p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,9p' "$0"; exit 0 ;;
     *) echo "run.sh: unknown argument '$argument' (use --no-build or --help)" >&2; exit 2 ;;
   esac
 done
@@ -79,6 +80,7 @@ wait_for() {
 service_arguments=(--urls "$SERVICE_URL")
 [[ -n ${HTTP1_URL:-} ]] && service_arguments+=(--Protocols:Http1Url "$HTTP1_URL")
 [[ -n ${TLS_URL:-} ]] && service_arguments+=(--Protocols:TlsUrl "$TLS_URL")
+[[ -n ${METRICS_URL:-} ]] && service_arguments+=(--Metrics:Url "$METRICS_URL")
 start PerformanceService "${service_arguments[@]}"
 wait_for PerformanceService "$SERVICE_URL" "${pids[0]}"
 
@@ -86,6 +88,7 @@ wait_for PerformanceService "$SERVICE_URL" "${pids[0]}"
 # Protocols:CertificateFolder, PerformanceService/data unless the environment says otherwise).
 http1=$(announced HTTP/1.1)
 tls=$(announced TLS)
+metrics=$(announced metrics)
 certificate_folder=${Protocols__CertificateFolder:-data}
 [[ $certificate_folder == /* ]] || certificate_folder="$PWD/PerformanceService/$certificate_folder"
 start ApiGateway --urls "$GATEWAY_URL" --ServerUrl "$SERVICE_URL" \
@@ -96,6 +99,7 @@ echo
 echo "  Chart page:  ${GATEWAY_URL%/}/"
 echo "  Swagger UI:  ${GATEWAY_URL%/}/swagger"
 echo "  gRPC service: $SERVICE_URL (h2c)${http1:+, $http1 (HTTP/1.1)}${tls:+, $tls (TLS)}"
+echo "  Metrics:     ${GATEWAY_URL%/}/metrics${metrics:+, ${metrics%/}/metrics (service)}"
 echo "  Press Ctrl+C to stop both."
 echo
 

@@ -9,6 +9,7 @@ using ApiGateway.Runs;
 using ApiGateway.Security;
 using GrpcBestPractices.ServiceDefaults;
 using LoadEngine;
+using LoadEngine.Metrics;
 
 EngineProcess.SizeSharedArrayPoolForConcurrentStreams();
 return await ServiceHost.RunAsync("gateway", async () =>
@@ -16,6 +17,7 @@ return await ServiceHost.RunAsync("gateway", async () =>
     var builder = WebApplication.CreateBuilder(args);
 
     builder.AddServiceDefaults("gateway", "http://127.0.0.1:5080");
+    builder.AddMetrics("gateway", EngineMetrics.MeterName, RunMetrics.MeterName);
     builder.AddGatewayOptions();
     builder.AddAllowedHosts();
     builder.AddSlowClientLimits();
@@ -38,6 +40,7 @@ return await ServiceHost.RunAsync("gateway", async () =>
     app.UseSwaggerDocs();
     app.MapGatewayEndpoints();
     app.MapGatewayHealth();
+    app.MapMetrics();
     app.LogSwaggerUrlOnStart();
     return app;
 });

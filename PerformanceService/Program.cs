@@ -1,6 +1,7 @@
 using GrpcBestPractices.ServiceDefaults;
 using PerformanceService;
 using PerformanceService.Listeners;
+using PerformanceService.Metrics;
 using PerformanceService.Services;
 using PerformanceService.Workloads;
 using Serilog.Events;
@@ -11,6 +12,7 @@ return await ServiceHost.RunAsync("service", () =>
 
     builder.AddServiceDefaults("service", "http://127.0.0.1:5000");
     builder.AddProtocolListeners();
+    builder.AddServiceMetrics();
     builder.AddIdleConnectionTimeout();
     builder.AddProcessSampling();
     builder.AddMonitorService();
@@ -19,6 +21,7 @@ return await ServiceHost.RunAsync("service", () =>
     var app = builder.Build().ExitOnInvalidConfiguration();
 
     app.UseRequestLogging(LogEventLevel.Debug);
+    app.UseMetricsListener();
     app.UseWorkloadTraffic();
     app.MapGrpcService<PerformanceMonitor>();
     app.MapGrpcHealthChecksService();

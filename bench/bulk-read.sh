@@ -23,7 +23,7 @@ dotnet build GrpcBestPractices.sln -c Release --nologo -v quiet -clp:NoSummary
 
 work=$(mktemp -d)
 (cd PerformanceService && exec dotnet bin/Release/net10.0/PerformanceService.dll --urls http://127.0.0.1:0 \
-  --Protocols:Http1Url http://127.0.0.1:0 --Protocols:TlsUrl https://127.0.0.1:0 --Protocols:CertificateFolder "$work" > "$work/service.log" 2>&1) &
+  --Protocols:Http1Url http://127.0.0.1:0 --Protocols:TlsUrl https://127.0.0.1:0 --Metrics:Url http://127.0.0.1:0 --Protocols:CertificateFolder "$work" > "$work/service.log" 2>&1) &
 service=$!
 trap 'kill "$service" 2>/dev/null || true; wait "$service" 2>/dev/null || true; rm -rf "$work"' EXIT
 

@@ -57,7 +57,7 @@ const probed = (name) => (upload
 // The service announces each listener with the port it really got ("Listening for h2c (...) on http://127.0.0.1:40123").
 const listening = (listener) => new RegExp(`Listening for ${listener} \\([^)]*\\) on (\\S+)`);
 const service = await start('PerformanceService', ['--urls', 'http://127.0.0.1:0', '--Protocols:Http1Url', 'http://127.0.0.1:0',
-  '--Protocols:TlsUrl', 'https://127.0.0.1:0', '--Protocols:CertificateFolder', work], [listening('h2c'), listening('HTTP/1.1'), listening('TLS')], probed('service'));
+  '--Protocols:TlsUrl', 'https://127.0.0.1:0', '--Metrics:Url', '', '--Protocols:CertificateFolder', work], [listening('h2c'), listening('HTTP/1.1'), listening('TLS')], probed('service'));
 const serviceProcess = service.child;
 const [h2c, http1, tls] = service.urls;
 const gatewayUrl = `http://127.0.0.1:${await freePort()}`;

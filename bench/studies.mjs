@@ -166,7 +166,7 @@ async function study2023(gateway) {
 }
 
 const service = await start('PerformanceService', ['--urls', `http://127.0.0.1:${await freePort()}`, '--Protocols:Http1Url', 'http://127.0.0.1:0',
-  '--Protocols:TlsUrl', 'https://127.0.0.1:0', '--Protocols:CertificateFolder', work],
+  '--Protocols:TlsUrl', 'https://127.0.0.1:0', '--Metrics:Url', '', '--Protocols:CertificateFolder', work],
   [/Listening for h2c \([^)]*\) on (\S+)/, /Listening for HTTP\/1\.1 \([^)]*\) on (\S+)/, /Listening for TLS \([^)]*\) on (\S+)/]);
 const [h2c, http1, tls] = service.found;
 const gateway = await start('ApiGateway', ['--urls', `http://127.0.0.1:${await freePort()}`, '--ServerUrl', h2c, '--Protocols:Http1Url', http1,

@@ -46,6 +46,7 @@ public static class StrategyEndpoints
     public static IServiceCollection AddStrategies(this IServiceCollection services)
     {
         services.AddLoadEngine();
+        services.AddSingleton<RunMetrics>();
         services.AddSingleton<RunCoordinator>();
         services.AddSingleton<WarmupState>();
         services.AddHostedService(provider => provider.GetRequiredService<RunCoordinator>());

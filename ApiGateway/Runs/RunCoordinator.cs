@@ -17,6 +17,7 @@ public sealed partial class RunCoordinator(
     IServiceProvider services,
     RunEngine engine,
     DurableRunStore store,
+    RunMetrics metrics,
     IOptions<RunLimitsOptions> limits,
     ILogger<RunCoordinator> logger) : IHostedLifecycleService, IDisposable
 {
@@ -154,6 +155,7 @@ public sealed partial class RunCoordinator(
         }
 
         _runs[run.Id] = run;
+        metrics.Started();
         run.Completion = Task.Run(() => ExecuteRunAsync(run, stopWhen, stopReason, ownsSlot));
         return run;
     }
@@ -163,6 +165,8 @@ public sealed partial class RunCoordinator(
         var limit = TimeSpan.FromSeconds(limits.Value.MaxRunSeconds);
         using var stopped = stopWhen.Register(() => run.Stop(RunState.Cancelled, stopReason));
         using var timeLimit = new Timer(_ => run.Stop(RunState.Failed, $"The run was stopped at the time limit of {limit.TotalSeconds:0} s (Runs:MaxRunSeconds)."), null, limit, Timeout.InfiniteTimeSpan);
+        // A run whose end could not even be handed to the history still ended; it counts as Failed.
+        var endedAs = RunState.Failed;
         try
         {
             var ended = await ExecuteStrategyAsync(run);
@@ -172,6 +176,7 @@ public sealed partial class RunCoordinator(
             }
 
             // Its end is served from the history's memory from here on, not as the Running run this coordinator holds.
+            endedAs = ended.State;
             var saving = store.SaveEndedAsync(ended);
             _runs.TryRemove(run.Id, out _);
             await saving;
@@ -181,6 +186,7 @@ public sealed partial class RunCoordinator(
         finally
         {
             _runs.TryRemove(run.Id, out _);
+            metrics.Ended(endedAs);
             run.Dispose();
             if (ownsSlot)
             {

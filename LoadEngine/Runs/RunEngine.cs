@@ -1,5 +1,6 @@
 using System.Diagnostics;
 using Grpc.Core;
+using LoadEngine.Metrics;
 using LoadEngine.Protocols;
 using LoadEngine.Strategies;
 using LoadEngine.Thresholds;
@@ -40,7 +41,7 @@ public sealed class RunEngine(IOptions<EngineOptions> options, ServiceDiagnostic
                 }
             }
 
-            var recorder = new RunRecorder(plan.Count, plan.IsOpen, live.KeepStatuses(plan));
+            var recorder = new RunRecorder(plan.Count, plan.IsOpen, live.KeepStatuses(plan), new CallMetrics(plan.Strategy));
             var workload = strategy as IWorkloadStrategy;
             var serviceBefore = workload is null || diagnostics is null ? null : await diagnostics.ReadAsync(cancellation);
             var wireBefore = workload?.Wire.StartPhase();

@@ -2,6 +2,7 @@ using System.Collections.Concurrent;
 using System.Diagnostics;
 using System.Runtime.InteropServices;
 using Grpc.Core;
+using LoadEngine.Metrics;
 using Performance;
 
 namespace LoadEngine.Runs;
@@ -29,6 +30,7 @@ public sealed class RunRecorder
     private readonly long[] _statusCounts = new long[StatusCodes];
     private readonly ConcurrentDictionary<string, byte> _connections = new(StringComparer.Ordinal);
     private readonly StatusSpool? _statuses;
+    private readonly CallMetrics? _metrics;
     private readonly object _loadGate = new();
     private readonly object _seriesGate = new();
     private readonly List<TimePoint> _fine = [];
@@ -54,7 +56,8 @@ public sealed class RunRecorder
     /// <param name="count">The phase's calls when a count bounds it.</param>
     /// <param name="arrivalRate">Whether calls are due on a schedule (open and ramping loads): then send lag and latency from the actual send are kept too.</param>
     /// <param name="statuses">Where to keep each answer, when the caller asked for them.</param>
-    public RunRecorder(int? count, bool arrivalRate = false, StatusSpool? statuses = null)
+    /// <param name="metrics">The run's tags for the engine's OpenTelemetry instruments: the measured phase's calls are exported too.</param>
+    public RunRecorder(int? count, bool arrivalRate = false, StatusSpool? statuses = null, CallMetrics? metrics = null)
     {
         Count = count;
         if (arrivalRate)
@@ -64,6 +67,7 @@ public sealed class RunRecorder
         }
 
         _statuses = statuses;
+        _metrics = metrics;
     }
 
     public int? Count { get; }
@@ -93,6 +97,7 @@ public sealed class RunRecorder
         _connections.TryAdd(response.ConnectionId, 0);
         SampleServiceLoad(response);
         _statuses?.Write(index, response);
+        _metrics?.Succeeded(endedAt - dueAt);
 
         Interlocked.Increment(ref _completed);
     }
@@ -102,6 +107,7 @@ public sealed class RunRecorder
     {
         RecordLatency(index, dueAt, sentAt, endedAt);
         Interlocked.Increment(ref _statusCounts[(int)StatusCode.OK]);
+        _metrics?.Succeeded(endedAt - dueAt);
         Interlocked.Increment(ref _completed);
     }
 
@@ -109,6 +115,7 @@ public sealed class RunRecorder
     public void RecordFailure(StatusCode status)
     {
         Interlocked.Increment(ref _statusCounts[(int)status]);
+        _metrics?.Failed(status);
         Interlocked.Increment(ref _failed);
         Interlocked.Increment(ref _completed);
     }

@@ -47,6 +47,12 @@ public sealed record ListenAddress(string Scheme, string Host, int Port, string?
         return true;
     }
 
+    /// <summary>A listener's setting read: no address and no problem when it is empty, which turns that listener off.</summary>
+    public static (ListenAddress? Address, string? Problem) FromSetting(string? url, string scheme, string key) =>
+        string.IsNullOrWhiteSpace(url) ? (null, null)
+        : TryParse(url.Trim(), scheme, key, out var address, out var problem) ? (address, null)
+        : (null, problem);
+
     /// <summary>Adds this address to Kestrel's endpoints; <paramref name="configure"/> sets the protocols and TLS.</summary>
     public void Bind(KestrelServerOptions kestrel, Action<ListenOptions> configure)
     {

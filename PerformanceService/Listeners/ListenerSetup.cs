@@ -14,7 +14,8 @@ public static class ListenerSetup
     /// <summary>
     /// The service's listeners, every connection on them counted: h2c on the <c>--urls</c> addresses (HTTP/2 only:
     /// without TLS there is no ALPN to negotiate it), cleartext HTTP/1.1 on <c>Protocols:Http1Url</c>, and TLS with
-    /// HTTP/1.1 and HTTP/2 by ALPN on <c>Protocols:TlsUrl</c>.
+    /// HTTP/1.1 and HTTP/2 by ALPN on <c>Protocols:TlsUrl</c>. Beside them, the metrics listener on <c>Metrics:Url</c>
+    /// (HTTP/1.1), whose connections are marked <see cref="MetricsConnection"/> and not counted: a scrape is not load.
     /// </summary>
     public static WebApplicationBuilder AddProtocolListeners(this WebApplicationBuilder builder)
     {
@@ -28,6 +29,10 @@ public static class ListenerSetup
 
         builder.Services.AddOptions<ProtocolsOptions>()
             .BindConfiguration(ProtocolsOptions.Section)
+            .ValidateDataAnnotations()
+            .ValidateOnStart();
+        builder.Services.AddOptions<MetricsListenerOptions>()
+            .BindConfiguration(MetricsListenerOptions.Section)
             .ValidateDataAnnotations()
             .ValidateOnStart();
         builder.Services.TryAddSingleton(TimeProvider.System);
@@ -45,11 +50,19 @@ public static class ListenerSetup
         // Kestrel's default, stated because lesson 2 depends on it: about 100 calls in flight per connection.
         kestrel.Limits.Http2.MaxStreamsPerConnection = 100;
         var counter = services.GetRequiredService<ConnectionCounter>();
+        var listeners = services.GetRequiredService<ServiceListeners>();
         kestrel.ConfigureEndpointDefaults(listen =>
         {
             listen.Protocols = HttpProtocols.Http2;
             listen.Use(next => async connection =>
             {
+                if (listeners.IsMetrics(listen))
+                {
+                    connection.Features.Set(MetricsConnection.Instance);
+                    await next(connection);
+                    return;
+                }
+
                 counter.Opened();
                 try
                 {
@@ -62,25 +75,15 @@ public static class ListenerSetup
             });
         });
 
-        var listeners = services.GetRequiredService<ServiceListeners>();
         foreach (var address in h2c)
         {
             address.Bind(kestrel, listen => listeners.Add(ListenerKind.H2c, address, listen));
         }
 
         // Kestrel reads its options while the app is built, before ExitOnInvalidConfiguration can report a bad setting in
-        // one line; so a bad Protocols section binds nothing more here and is reported (exit code 2) right after.
-        ProtocolsOptions protocols;
-        try
-        {
-            protocols = services.GetRequiredService<IOptions<ProtocolsOptions>>().Value;
-        }
-        catch (OptionsValidationException)
-        {
-            return;
-        }
-
-        if (protocols.Http1Address is { } http1)
+        // one line; so a bad Protocols or Metrics section binds none of its listeners here and is reported (exit code 2) right after.
+        var protocols = Configured<ProtocolsOptions>(services);
+        if (protocols?.Http1Address is { } http1)
         {
             http1.Bind(kestrel, listen =>
             {
@@ -89,7 +92,7 @@ public static class ListenerSetup
             });
         }
 
-        if (protocols.TlsAddress is { } tls)
+        if (protocols?.TlsAddress is { } tls)
         {
             var certificate = Certificate(services);
             tls.Bind(kestrel, listen =>
@@ -98,6 +101,29 @@ public static class ListenerSetup
                 listen.UseHttps(certificate);
                 listeners.Add(ListenerKind.Tls, tls, listen);
             });
+        }
+
+        if (Configured<MetricsListenerOptions>(services)?.Address is { } metrics)
+        {
+            metrics.Bind(kestrel, listen =>
+            {
+                listen.Protocols = HttpProtocols.Http1;
+                listeners.Add(ListenerKind.Metrics, metrics, listen);
+            });
+        }
+    }
+
+    /// <summary>The options, or null when they are invalid: ExitOnInvalidConfiguration reports them right after the build.</summary>
+    private static TOptions? Configured<TOptions>(IServiceProvider services)
+        where TOptions : class
+    {
+        try
+        {
+            return services.GetRequiredService<IOptions<TOptions>>().Value;
+        }
+        catch (OptionsValidationException)
+        {
+            return null;
         }
     }
 

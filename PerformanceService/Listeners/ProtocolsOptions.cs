@@ -42,8 +42,5 @@ public sealed class ProtocolsOptions : IValidatableObject
         }
     }
 
-    private static (ListenAddress? Address, string? Problem) Read(string? url, string scheme, string key) =>
-        string.IsNullOrWhiteSpace(url) ? (null, null)
-        : ListenAddress.TryParse(url.Trim(), scheme, key, out var address, out var problem) ? (address, null)
-        : (null, problem);
+    private static (ListenAddress? Address, string? Problem) Read(string? url, string scheme, string key) => ListenAddress.FromSetting(url, scheme, key);
 }

@@ -2,12 +2,13 @@ using Microsoft.AspNetCore.Server.Kestrel.Core;
 
 namespace PerformanceService.Listeners;
 
-/// <summary>The service's three kinds of listener, each with the line it is announced by.</summary>
+/// <summary>The service's kinds of listener, each with the line it is announced by.</summary>
 public enum ListenerKind
 {
     H2c,
     Http1,
     Tls,
+    Metrics,
 }
 
 /// <summary>
@@ -23,6 +24,7 @@ public sealed partial class ServiceListeners(ILogger<ServiceListeners> logger)
         ListenerKind.H2c => "h2c (gRPC and REST over prior-knowledge HTTP/2)",
         ListenerKind.Http1 => "HTTP/1.1 (REST)",
         ListenerKind.Tls => "TLS (HTTP/1.1 and HTTP/2 by ALPN)",
+        ListenerKind.Metrics => "metrics (Prometheus /metrics and /health over HTTP/1.1)",
         _ => throw new ArgumentOutOfRangeException(nameof(kind), kind, null),
     };
 
@@ -31,6 +33,15 @@ public sealed partial class ServiceListeners(ILogger<ServiceListeners> logger)
         lock (_bound)
         {
             _bound.Add((kind, address, listen));
+        }
+    }
+
+    /// <summary>Whether <paramref name="listen"/> is the metrics listener's endpoint.</summary>
+    public bool IsMetrics(ListenOptions listen)
+    {
+        lock (_bound)
+        {
+            return _bound.Exists(listener => listener.Kind == ListenerKind.Metrics && ReferenceEquals(listener.Listen, listen));
         }
     }
 

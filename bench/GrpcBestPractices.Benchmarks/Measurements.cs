@@ -180,27 +180,20 @@ public static class InProcess
     public static async Task<double> EngineOverBareLoopAsync(string address, int count)
     {
         const int Blocks = 10;
-        var options = Options.Create(new EngineOptions { ServerUri = new Uri(address) });
-        using var wrapper = new MonitorClientWrapper(new MonitorChannelFactory(options));
-        var strategy = new ClientWrapperStrategy(wrapper);
-        var engine = new RunEngine(options);
-        var plan = new RunPlan { Strategy = "client-wrapper", Load = LoadKind.Sequential, Count = Math.Max(1, count / Blocks), PayloadBytes = 100 };
-        var client = wrapper.CreateClient();
+        using var engine = new EngineUnderTest(address, Math.Max(1, count / Blocks));
+        var client = engine.Wrapper.CreateClient();
         var request = Request;
         var ratios = new double[Blocks];
         for (var block = 0; block < Blocks; block++)
         {
             var bare = Stopwatch.GetTimestamp();
-            for (var i = 0; i < plan.Count; i++)
+            for (var i = 0; i < engine.Plan.Count; i++)
             {
                 await client.GetPerformanceAsync(request);
             }
 
             var bareSeconds = Stopwatch.GetElapsedTime(bare).TotalSeconds;
-            var run = await engine.ExecuteAsync(strategy, new RunRecord(Guid.NewGuid(), plan, RunState.Running, DateTimeOffset.UtcNow, null, null, null, null), new LiveRun(), CancellationToken.None);
-            ratios[block] = run.State == RunState.Completed
-                ? run.Stats!.WallTimeMs / 1000 / bareSeconds
-                : throw new InvalidOperationException($"The engine run ended {run.State}: {run.Error}");
+            ratios[block] = (await engine.RunAsync()).WallTimeMs / 1000 / bareSeconds;
         }
 
         return Statistics.Median(ratios);
@@ -243,6 +236,34 @@ public static class InProcess
 }
 
 /// <summary>Keeps the body of the one request it is sent and answers 503, so the call ends there.</summary>
+/// <summary>The run engine with the client-wrapper strategy against one address, as the gateway makes them: sequential runs of a fixed count.</summary>
+public sealed class EngineUnderTest : IDisposable
+{
+    private readonly RunEngine _engine;
+    private readonly ClientWrapperStrategy _strategy;
+
+    public EngineUnderTest(string address, int callsPerRun)
+    {
+        var options = Options.Create(new EngineOptions { ServerUri = new Uri(address) });
+        Wrapper = new MonitorClientWrapper(new MonitorChannelFactory(options));
+        _strategy = new ClientWrapperStrategy(Wrapper);
+        _engine = new RunEngine(options);
+        Plan = new RunPlan { Strategy = "client-wrapper", Load = LoadKind.Sequential, Count = callsPerRun, PayloadBytes = 100 };
+    }
+
+    public MonitorClientWrapper Wrapper { get; }
+
+    public RunPlan Plan { get; }
+
+    public async Task<RunStats> RunAsync()
+    {
+        var run = await _engine.ExecuteAsync(_strategy, new RunRecord(Guid.NewGuid(), Plan, RunState.Running, DateTimeOffset.UtcNow, null, null, null, null), new LiveRun(), CancellationToken.None);
+        return run.State == RunState.Completed ? run.Stats! : throw new InvalidOperationException($"The engine run ended {run.State}: {run.Error}");
+    }
+
+    public void Dispose() => Wrapper.Dispose();
+}
+
 internal sealed class BodyCapture : HttpMessageHandler
 {
     public byte[]? Body { get; private set; }

@@ -21,6 +21,14 @@ if (args is ["layers", var layersAddress, ..])
     return 0;
 }
 
+if (args is ["engine-metrics", var engineAddress, ..])
+{
+    LoadEngine.EngineProcess.SizeSharedArrayPoolForConcurrentStreams();
+    AppContext.SetSwitch("System.Net.Http.EnableActivityPropagation", false);
+    await EngineMetricsOverhead.RunAsync(engineAddress, args.Length > 2 ? int.Parse(args[2], CultureInfo.InvariantCulture) : 20000);
+    return 0;
+}
+
 if (args is ["pingpong", var pingAddress])
 {
     using var pingChannel = GrpcChannel.ForAddress(pingAddress);
@@ -44,8 +52,8 @@ Console.WriteLine($"Benchmark: {options.Count} sequential / {options.Count * 10}
 
 const string password = "bench";
 var certificate = InProcess.CreateCertificate(Path.Combine(work, "service.pfx"), password);
-// The service's own HTTP/1.1 and TLS listeners (fixed ports by default) are off: this benchmark runs two services at once.
-string[] onlyItsOwnListeners = ["--Protocols:Http1Url", "", "--Protocols:TlsUrl", ""];
+// The service's own HTTP/1.1, TLS and metrics listeners (fixed ports by default) are off: this benchmark runs two services at once.
+string[] onlyItsOwnListeners = ["--Protocols:Http1Url", "", "--Protocols:TlsUrl", "", "--Metrics:Url", ""];
 await using var service = await App.StartAsync(root, "PerformanceService", ["--urls", "http://127.0.0.1:0", .. onlyItsOwnListeners]);
 await using var tlsService = await App.StartAsync(root, "PerformanceService", [.. onlyItsOwnListeners, "--urls", "http://127.0.0.1:0",
     "--Kestrel:Endpoints:Tls:Url", "https://127.0.0.1:0", "--Kestrel:Endpoints:Tls:Certificate:Path", Path.Combine(work, "service.pfx"),

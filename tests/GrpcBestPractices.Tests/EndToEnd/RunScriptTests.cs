@@ -29,6 +29,7 @@ public sealed class RunScriptTests
         using var folder = new TemporaryFolder();
         start.Environment["Protocols__Http1Url"] = "http://127.0.0.1:0";
         start.Environment["Protocols__TlsUrl"] = "https://127.0.0.1:0";
+        start.Environment["Metrics__Url"] = "http://127.0.0.1:0";
         start.Environment["Protocols__CertificateFolder"] = folder.Path;
         start.Environment["History__DatabasePath"] = folder.File("history.db");
         using var script = Process.Start(start)!;

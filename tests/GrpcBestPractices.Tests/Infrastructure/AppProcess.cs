@@ -80,7 +80,7 @@ public sealed partial class AppProcess : IAsyncDisposable
     }
 
     /// <summary>
-    /// The address the service announced for one of its listeners ("h2c", "HTTP/1.1" or "TLS"), with the port it really
+    /// The address the service announced for one of its listeners ("h2c", "HTTP/1.1", "TLS" or "metrics"), with the port it really
     /// got: the service logs one "Listening for {listener} on {address}" line per listener once all are bound.
     /// </summary>
     public async Task<string> ListenerAsync(string listener, TimeSpan? timeout = null)
@@ -163,7 +163,7 @@ public sealed partial class AppProcess : IAsyncDisposable
         if (project == "PerformanceService")
         {
             // Every service under test listens on free ports only, and keeps its certificate in its own folder, never in the repository.
-            foreach (var (key, value) in new[] { ("--Protocols:Http1Url", "http://127.0.0.1:0"), ("--Protocols:TlsUrl", "https://127.0.0.1:0") })
+            foreach (var (key, value) in new[] { ("--Protocols:Http1Url", "http://127.0.0.1:0"), ("--Protocols:TlsUrl", "https://127.0.0.1:0"), ("--Metrics:Url", "http://127.0.0.1:0") })
             {
                 if (Named(argumentList, key) is null)
                 {
@@ -279,6 +279,6 @@ public sealed partial class AppProcess : IAsyncDisposable
     [GeneratedRegex(@"Now listening on: (http://\S+)")]
     private static partial Regex ListeningLine();
 
-    [GeneratedRegex(@"Listening for (h2c|HTTP/1\.1|TLS) \(.*\) on (\S+)")]
+    [GeneratedRegex(@"Listening for (h2c|HTTP/1\.1|TLS|metrics) \(.*\) on (\S+)")]
     private static partial Regex ListenerLine();
 }

@@ -123,7 +123,7 @@ public sealed class ListenerTests
     [Fact]
     public async Task AnEmptyUrlTurnsThatListenerOffAndWithoutTlsNoCertificateIsMade()
     {
-        await using var service = await AppProcess.StartAsync("PerformanceService", ["--Protocols:Http1Url=", "--Protocols:TlsUrl="]);
+        await using var service = await AppProcess.StartAsync("PerformanceService", ["--Protocols:Http1Url=", "--Protocols:TlsUrl=", "--Metrics:Url="]);
 
         await service.ListenerAsync("h2c");
         Assert.True(await service.WaitForOutputAsync(line => line.Contains("Application started"), Patience), service.Output);

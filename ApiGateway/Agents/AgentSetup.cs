@@ -16,14 +16,10 @@ public static class AgentSetup
             .ValidateOnStart();
         builder.Services.AddSingleton(services =>
         {
-            var configuration = services.GetRequiredService<IConfiguration>();
             var history = services.GetRequiredService<IOptions<HistoryOptions>>().Value;
-            var provider = configuration[$"{HistoryOptions.Section}:Provider"] ?? RunAgentStore.Sqlite;
-            return RunAgentStore.Open(
-                provider,
-                string.Equals(provider, RunAgentStore.Postgres, StringComparison.OrdinalIgnoreCase)
-                    ? configuration.GetConnectionString("History") ?? ""
-                    : history.GetFullPath(services.GetRequiredService<IHostEnvironment>().ContentRootPath));
+            return history.Kind == HistoryProvider.Postgres
+                ? RunAgentStore.Open(RunAgentStore.Postgres, history.ConnectionString!)
+                : RunAgentStore.Open(RunAgentStore.Sqlite, history.GetFullPath(services.GetRequiredService<IHostEnvironment>().ContentRootPath));
         });
         builder.Services.AddSingleton<AgentRuns>();
         return builder;

@@ -1,15 +1,16 @@
 // A run shared among load agents, started from the page: the panel says it waits for its agents and shows the command
 // that starts each (Copy puts it on the clipboard); the test then starts agents from those very commands (the handoff
 // file), and the page follows the run to its end: Completed with each agent's calls adding up to the count, or Partial
-// with the sentence that names the missing share, in the status, the live panel, the agents panel and the history.
-// Usage: node agents.mjs <gateway URL> <handoff file> <expected end: Completed|Partial> <screenshot folder> [count=200] [timeout seconds=120]
+// with the sentence that names the missing share, in the status, the live panel, the agents panel and the history; or
+// Failed, with the sentence, when no agent comes at all.
+// Usage: node agents.mjs <gateway URL> <handoff file> <expected end: Completed|Partial|Failed> <screenshot folder> [count=200] [timeout seconds=120]
 // Prints one JSON line; exits 1 on any failure.
 import { writeFileSync } from 'node:fs';
 import { apiOf, finish, session } from './harness.mjs';
 
 const [gateway, handoff, expected, outDir, countArg = '200', timeoutArg = '120'] = process.argv.slice(2);
-if (!gateway || !handoff || !['Completed', 'Partial'].includes(expected) || !outDir) {
-  console.error('usage: node agents.mjs <gateway URL> <handoff file> <Completed|Partial> <screenshot folder> [count] [timeout seconds]');
+if (!gateway || !handoff || !['Completed', 'Partial', 'Failed'].includes(expected) || !outDir) {
+  console.error('usage: node agents.mjs <gateway URL> <handoff file> <Completed|Partial|Failed> <screenshot folder> [count] [timeout seconds]');
   process.exit(2);
 }
 const origin = new URL(gateway).origin;
@@ -41,11 +42,13 @@ try {
   const started = await getJson(`/api/runs/${runId}`);
   same(started.plan.agents, 2, 'the run\'s agents');
   same(commands, started.agentReports.map((report) => report.command), 'the commands');
-  same(await page.$$eval('#agents-table tbody tr td:nth-child(2)', (cells) => cells.map((cell) => cell.textContent)), ['Waiting', 'Waiting'], 'the shards\' states while waiting');
-
-  await page.click('#agent-commands li:first-child button');
-  same(await page.evaluate(() => navigator.clipboard.readText()), commands[0], 'what Copy put on the clipboard');
-  await shoot(`agents-waiting-${expected}.png`);
+  // A run whose agents never come stops waiting within seconds: the rest of the waiting view is the other cases' to check.
+  if (expected !== 'Failed') {
+    same(await page.$$eval('#agents-table tbody tr td:nth-child(2)', (cells) => cells.map((cell) => cell.textContent)), ['Waiting', 'Waiting'], 'the shards\' states while waiting');
+    await page.click('#agent-commands li:first-child button');
+    same(await page.evaluate(() => navigator.clipboard.readText()), commands[0], 'what Copy put on the clipboard');
+    await shoot(`agents-waiting-${expected}.png`);
+  }
 
   // The commands go to the test, which starts the agents from them.
   writeFileSync(handoff, JSON.stringify({ runId, commands }));
@@ -75,6 +78,13 @@ try {
     const differences = await page.evaluate(async (shared) => (await import('/js/plans.js'))
       .planDifferences(shared, { ...shared, plan: { ...shared.plan, agents: null } }, () => false), run);
     same(differences, ['agents 2 vs —'], 'the plan differences of a 2-agent run and a 1-process run');
+  } else if (expected === 'Failed') {
+    check(await page.getAttribute('body', 'data-state') === 'error', `the page ended in state ${await page.getAttribute('body', 'data-state')}, not error`);
+    check(run.error.startsWith('No agent reported figures.'), `the run's error reads "${run.error}"`);
+    check(result.status.includes(run.error), `the status line lacks the run's sentence: ${result.status}`);
+    check((await page.textContent('#agents-sentence')).includes(run.error), 'the agents panel lacks the run\'s sentence');
+    same(rows.map((row) => row[1]), ['Missing', 'Missing'], 'the shards\' states');
+    same(history.text, 'Failed', 'the history\'s state');
   } else {
     check(await page.getAttribute('body', 'data-state') === 'partial', `the page ended in state ${await page.getAttribute('body', 'data-state')}, not partial`);
     check(run.error.startsWith('Partial: shard 1/2\'s share of'), `the run's error reads "${run.error}"`);

@@ -8,7 +8,7 @@ namespace GrpcBestPractices.Tests.EndToEnd;
 /// <summary>
 /// A run shared among two load agents, started from the page in headless Chromium (tests/browser/agents.mjs): the page
 /// shows the commands that start the agents, this test starts agent processes from exactly those commands, and the page
-/// follows the run to Completed with each agent's share, or to Partial when one agent never comes.
+/// follows the run to Completed with each agent's share, to Partial when one agent never comes, or to Failed when none does.
 /// </summary>
 public sealed class AgentsBrowserTests(ITestOutputHelper output)
 {
@@ -28,6 +28,14 @@ public sealed class AgentsBrowserTests(ITestOutputHelper output)
         var result = await RunFromThePageAsync("Partial", joinTimeoutSeconds: 10, shardsStarted: 1);
 
         Assert.Equal("Partial", result.GetProperty("state").GetString());
+    }
+
+    [Fact]
+    public async Task NoAgentComingWithinTheJoinTimeoutFailsTheRunAndThePageSaysSo()
+    {
+        var result = await RunFromThePageAsync("Failed", joinTimeoutSeconds: 3, shardsStarted: 0);
+
+        Assert.Equal("Failed", result.GetProperty("state").GetString());
     }
 
     private async Task<JsonElement> RunFromThePageAsync(string expected, int joinTimeoutSeconds, int shardsStarted)

@@ -1,5 +1,7 @@
 // What every browser script shares: Debian's Chromium through playwright-core (no browser is downloaded), and the
 // answer as one JSON line on stdout.
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 
 export const launch = () => chromium.launch({
@@ -37,4 +39,27 @@ export function watch(context, page, origin, { consoleErrors, foreignRequests })
   });
   page.on('console', (message) => { if (message.type() === 'error') consoleErrors.push(message.text()); });
   page.on('pageerror', (error) => consoleErrors.push(`uncaught: ${error.message}`));
+}
+
+/**
+ * What a script collects, and the page it drives: the failure lists (in result), check and same, a page of a new
+ * context of the launched browser, watched, and shoot(name) for a full-page screenshot in outDir.
+ */
+export async function session(origin, outDir, fields, contextOptions) {
+  const failures = [];
+  const consoleErrors = [];
+  const foreignRequests = [];
+  const screenshots = [];
+  const result = { ok: false, ...fields, failures, consoleErrors, foreignRequests, screenshots };
+  mkdirSync(outDir, { recursive: true });
+  const browser = await launch();
+  const context = await browser.newContext(contextOptions);
+  const page = await context.newPage();
+  watch(context, page, origin, { consoleErrors, foreignRequests });
+  const shoot = async (name) => {
+    const path = join(outDir, name);
+    await page.screenshot({ path, fullPage: true });
+    screenshots.push(path);
+  };
+  return { result, failures, ...checks(failures), browser, context, page, shoot };
 }

@@ -53,7 +53,7 @@ function row(run) {
   tr.append(
     el('td', {}, [pick]),
     el('th', { attrs: { scope: 'row' } }, [swatch, run.plan.strategy]),
-    el('td', { text: run.state, className: `state-${run.state}`, attrs: run.error ? { title: run.error } : {} }),
+    stateCell(run),
     el('td', { text: ms(stats?.wallTimeMs), className: 'num' }),
     el('td', { text: whole(stats?.throughputPerSecond), className: 'num' }),
     el('td', { text: ms(stats?.latency?.p50Ms), className: 'num' }),
@@ -68,6 +68,16 @@ function row(run) {
     el('td', {}, exports),
   );
   return tr;
+}
+
+/** The run's state; a Partial run's cell says it is not the whole plan, its sentence in the title and the accessible name. */
+function stateCell(run) {
+  const cell = el('td', { text: run.state, className: `state-${run.state}`, attrs: run.error ? { title: run.error } : {} });
+  if (run.state === 'Partial') {
+    cell.append(el('span', { className: 'visually-hidden', text: `: ${run.error ?? 'some agent\'s share is missing'}` }));
+    cell.dataset.error = run.error ?? '';
+  }
+  return cell;
 }
 
 /** Whether the run's thresholds held; the cell's title lists each with its measured value. */
@@ -115,9 +125,14 @@ export async function comparePicked() {
       `${differences.join('; ')}. The ratios below only describe; neither run is called better or worse.`,
     ])
     : el('p', { className: 'hint', text: `Same plan: ${planWords(result.baseline, ownLoad)}.` });
+  // A Partial run's figures lack a share of its plan: the comparison names that before any ratio.
+  const partial = [result.baseline, result.candidate].filter((run) => run.state === 'Partial').map((run) =>
+    el('p', { className: 'plan-warning partial-warning', attrs: { role: 'note' } }, [
+      el('strong', { text: `The ${name(run)} run is Partial, not the whole plan: ` }), run.error ?? 'some agent\'s share is missing.']));
   region.replaceChildren(
     el('h3', { text: `${name(result.candidate)} against ${name(result.baseline)}` }),
     plans,
+    ...partial,
     el('div', { className: 'table-box' }, [
       el('table', { className: 'comparison-table' }, [
         el('thead', {}, [el('tr', {}, ['Figure', 'Ratio', 'Baseline (older)', 'Candidate (newer)'].map((text) => el('th', { text, attrs: { scope: 'col' } })))]),

@@ -117,8 +117,17 @@ export function showStoredRun(run) {
   sessionStorage.removeItem(storageKey(run.id));
   draw(panel);
   const stats = run.stats;
+  // A Partial run has figures, but not the whole plan's: its sentence says whose share is missing.
+  const partial = run.state === 'Partial' ? ` — ${run.error}` : '';
+  panel.info.className = `live-info state-${run.state}`;
   panel.info.textContent = !stats ? `${run.state.toLowerCase()}${run.error ? `: ${run.error}` : ''}`
-    : `${run.state.toLowerCase()} in ${seconds(stats.wallTimeMs)} · ${whole(stats.throughputPerSecond)} calls/s · p50 ${ms(stats.latency?.p50Ms)} ms · p99 ${ms(stats.latency?.p99Ms)} ms`;
+    : `${run.state.toLowerCase()} in ${seconds(stats.wallTimeMs)} · ${whole(stats.throughputPerSecond)} calls/s · p50 ${ms(stats.latency?.p50Ms)} ms · p99 ${ms(stats.latency?.p99Ms)} ms${partial}`;
+}
+
+/** A run shared among agents draws no live points (the gateway sees only their summed calls): its panel says where they are. */
+export function setLiveInfo(strategy, text) {
+  const panel = panels.get(strategy);
+  if (panel) panel.info.textContent = text;
 }
 
 /** A reload during a run: the points this tab drew before it, until the run ends and its stored series replaces them. */

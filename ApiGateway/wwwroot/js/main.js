@@ -7,7 +7,8 @@ import { initProtocols } from './protocols.js';
 import { initLessons } from './lessons.js';
 import { comparePicked, loadHistory, showRunsOverTime, usePlans } from './history.js';
 import { doneFraction, progressText } from './live.js';
-import { addLivePoint, resumeRun, showLivePanels, showStoredRun } from './live-panels.js';
+import { addLivePoint, resumeRun, setLiveInfo, showLivePanels, showStoredRun } from './live-panels.js';
+import { followAgents, hideAgents, showAgents, stopFollowingAgents } from './agents.js';
 import { groupByPlan, learnDefaultLoads, planContext, planWords } from './plans.js';
 import { workPanel } from './panel.js';
 import { el, ms, time } from './format.js';
@@ -82,6 +83,8 @@ function showLoadFields() {
 /** Reads the form; the browser's own constraint messages explain a bad value next to its field, the API the rest. */
 function readPlan() {
   const form = $('run-form');
+  $('agents').setCustomValidity($('agents').value !== '' && $('strategy').value === 'all'
+    ? 'Agents share one strategy\'s run: pick a strategy, or leave Agents empty to run them all here.' : '');
   if (!form.reportValidity()) return null;
   const number = (id) => ($(id).value === '' ? undefined : Number($(id).value));
   const load = $('load').value || undefined;
@@ -96,6 +99,7 @@ function readPlan() {
     stages: load === 'ramping' && $('stages').value.trim() ? $('stages').value.trim() : undefined,
     delayMs: number('delay') ?? 0,
     payloadBytes: number('payload') ?? 100,
+    agents: number('agents'),
     thresholds: thresholds.length ? thresholds : undefined,
   };
 }
@@ -106,6 +110,7 @@ async function start() {
   clearErrors();
   const strategy = $('strategy').value;
   const kind = strategy === 'all' ? 'suites' : 'runs';
+  hideAgents();
   panel.setBusy(true);
   panel.setState('running');
   say('Starting…');
@@ -120,6 +125,7 @@ async function start() {
     throw failure;
   }
   showLivePanels(kind === 'suites' ? view.strategies : [strategy], liveWords(kind, view, !plan.load && plan.concurrency === undefined));
+  if (view.plan.agents) followShards(view);
   say(`Connecting to the live stream of ${kind === 'suites' ? `${view.strategies.length} strategies` : strategy}…`);
   followWork(kind, view);
 }
@@ -129,20 +135,34 @@ function liveWords(kind, view, ownLoad) {
   return planWords({ plan: view.plan }, () => kind === 'suites' && ownLoad);
 }
 
+/** A run shared among agents: its shards from the store, once a second, beside the run's own event stream. */
+function followShards(view) {
+  showAgents(view);
+  followAgents(view.id).catch(showError);
+}
+
 /** Follows a run or suite (just started, or found running after a reload) until it ends. */
 function followWork(kind, view) {
   const plan = view.plan;
   panel.follow(kind, view.id, 'run', {
-    progress: (data) => onProgress(kind === 'suites' ? data : { runId: view.id, strategy: plan.strategy, index: 1, of: 1, progress: data }, plan),
+    progress: (data) => (plan.agents ? onAgentsProgress(data, plan)
+      : onProgress(kind === 'suites' ? data : { runId: view.id, strategy: plan.strategy, index: 1, of: 1, progress: data }, plan)),
     run: (run) => {
       showStored(run).catch(showError);
       say(`${run.plan.strategy} ${run.state.toLowerCase()}: ${ms(run.stats?.wallTimeMs)} ms wall time${run.error ? ` — ${run.error}` : ''}.`);
     },
     final: (final) => {
-      const shown = kind === 'runs' ? showStored(final) : Promise.resolve();
+      const shown = kind === 'runs' ? showStored(final).then(() => showEndedShards(final)) : Promise.resolve();
       shown.then(() => finish(kind, final)).catch(panel.fail);
     },
   });
+}
+
+/** An ended run shared among agents: its breakdown, read once more now that the run is merged. */
+async function showEndedShards(run) {
+  if (!run.plan.agents) return;
+  stopFollowingAgents();
+  showAgents(run.agentReports ? run : await api(`/api/runs/${run.id}`));
 }
 
 /** An ended run's panel shows its stored series: the same a reload shows. Events and lists may leave the series out. */
@@ -163,12 +183,23 @@ async function resume(newest) {
   showLivePanels(suite ? suite.strategies : [view.plan.strategy],
     liveWords(kind, view, suite !== null && planContext(runs)({ ...newest, suiteId: suite.id })));
   await Promise.all(runs.map((run) => (run.state === 'Running' ? resumeRun(run.plan.strategy, run.id) : showStored(run))));
+  if (view.plan.agents) showAgents(view);
   if (view.state !== 'Running') return;
+  if (view.plan.agents) followShards(view);
   panel.setBusy(true);
   panel.setState('running');
   say(`Following the ${suite ? 'suite' : 'run'} that was running before the page reloaded…`);
   followWork(kind, view);
 }
+/** The gateway sees only the agents' summed calls, so the status says how far they are together and draws no live points. */
+function onAgentsProgress(progress, plan) {
+  $('progress').value = progress.total > 0 ? Math.min(1, progress.completed / progress.total) : 0;
+  const text = `${plan.strategy} — ${plan.agents} agent${plan.agents === 1 ? '' : 's'}: ${progress.completed.toLocaleString('en-US')}` +
+    `${progress.total > 0 ? ` of ${progress.total.toLocaleString('en-US')}` : ''} calls${progress.failed ? `, ${progress.failed} failed` : ''}`;
+  panel.progress(`${text}${progress.completed === 0 ? ' (waiting for the agents: see their commands below)' : ''}`);
+  setLiveInfo(plan.strategy, `${text} so far`);
+}
+
 function onProgress({ runId, strategy, index, of, progress }, plan) {
   $('progress').value = doneFraction(index, of, progress);
   const where = of > 1 ? `Strategy ${index} of ${of}: ${strategy}` : strategy;
@@ -193,6 +224,10 @@ async function finish(kind, final) {
     say(`${what} completed at ${time(final.finishedAt ?? new Date().toISOString())}` +
       (fastest ? `; fastest: ${fastest.strategy} (${ms(fastest.wallTimeMs)} ms).` : `: ${ms(final.stats?.wallTimeMs)} ms wall time.`) + verdict);
     panel.setState('done');
+  } else if (final.state === 'Partial') {
+    // Figures, but not the whole plan's: never shown as completed.
+    say(`${what}: ${final.error ?? 'Partial: some agent\'s share is missing.'}`);
+    panel.setState('partial');
   } else if (final.state === 'Cancelled') {
     say(`${what}: cancelled — ${final.error ?? 'on request'}.`);
     panel.setState('done');

@@ -48,6 +48,8 @@ function fields(run, ownLoad) {
     ['warm-up', plan.warmup ? `${whole(plan.warmup)} warm-up calls` : null, whole(plan.warmup)],
     ['delay', `delay ${whole(plan.delayMs)} ms`, `${whole(plan.delayMs)} ms`],
     ['payload', `payload ${whole(plan.payloadBytes)} B`, `${whole(plan.payloadBytes)} B`],
+    // N agent processes with their own channels measure something else than this gateway alone: never one plan.
+    ['agents', plan.agents ? `${whole(plan.agents)} agent${plan.agents === 1 ? '' : 's'}` : null, plan.agents ? whole(plan.agents) : '—'],
   ];
   for (const name of ['workload', 'protocol', 'serializer', 'httpVersion', 'security', 'fileBytes', 'connection', 'clients', 'variant', 'users']) {
     if (plan[name] !== undefined && plan[name] !== null) list.push([name, `${name} ${plan[name]}`, String(plan[name])]);

@@ -18,6 +18,9 @@ public static class AgentMode
 {
     public static readonly TimeSpan Beat = TimeSpan.FromSeconds(1);
 
+    /// <summary>The gateway's own settings for the shared history, as environment variables: one Secret or ConfigMap serves both.</summary>
+    public static readonly IReadOnlyList<string> EnvironmentVariables = ["History__Provider", "ConnectionStrings__History", "History__DatabasePath"];
+
     // The final write is what the whole share was for: retried for about half a minute before the agent gives up.
     private static readonly TimeSpan[] FinishRetries = [TimeSpan.FromSeconds(0.5), TimeSpan.FromSeconds(1), TimeSpan.FromSeconds(2), TimeSpan.FromSeconds(4), TimeSpan.FromSeconds(8), TimeSpan.FromSeconds(16)];
 

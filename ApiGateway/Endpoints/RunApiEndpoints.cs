@@ -143,10 +143,14 @@ public static class RunApiEndpoints
 
         if (request.Agents is not null)
         {
-            if (!RunPlanRules.TryWhole(request.Agents, "agents", 1, AgentShares.MaxAgents, null, out var agents, out error)
-                || AgentShares.Problem(plan, agents) is { } unshareable && (error = unshareable) is not null)
+            if (!RunPlanRules.TryWhole(request.Agents, "agents", 1, AgentShares.MaxAgents, null, out var agents, out error))
             {
                 return ProblemResponses.InvalidParameters(error);
+            }
+
+            if (AgentShares.Problem(plan, agents) is { } unshareable)
+            {
+                return ProblemResponses.InvalidParameters(unshareable);
             }
 
             plan = plan with { Agents = agents };

@@ -19,15 +19,13 @@ public static class AppSettingKeys
     private static readonly string[] WebHostKeys = ["urls", "http_ports", "environment", "AllowedHosts"];
 
     /// <summary>
-    /// Settings other parts of issue 14 are building at the same time, set by deploy/k8s as agreed between them. When they
-    /// land, History:Provider and Metrics:Url come from options classes and leave this list; ConnectionStrings:History
-    /// stays, since GetConnectionString reads it directly.
+    /// Keys read without an options class: the gateway's connection string (GetConnectionString), and the variables the
+    /// CLI's agent mode reads from its environment.
     /// </summary>
-    private static readonly Dictionary<string, string[]> Agreed = new()
+    private static readonly Dictionary<string, string[]> ReadDirectly = new()
     {
-        ["ApiGateway"] = ["History:Provider", "ConnectionStrings:History"],
-        ["LoadTest"] = ["History:Provider", "ConnectionStrings:History"],
-        ["PerformanceService"] = ["Metrics:Url"],
+        ["ApiGateway"] = [ApiGateway.History.HistoryOptions.ConnectionStringKey],
+        ["LoadTest"] = [.. LoadTest.AgentMode.EnvironmentVariables.Select(FromEnvironmentName)],
     };
 
     /// <summary>Each project that builds an image, by its ContainerRepository.</summary>
@@ -66,7 +64,7 @@ public static class AppSettingKeys
             keys.UnionWith(WebHostKeys);
         }
 
-        keys.UnionWith(Agreed.GetValueOrDefault(project, []));
+        keys.UnionWith(ReadDirectly.GetValueOrDefault(project, []));
         return keys;
     }
 

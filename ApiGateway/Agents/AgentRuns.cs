@@ -179,8 +179,8 @@ public sealed partial class AgentRuns(RunAgentStore store, IOptions<AgentOptions
     private static string Partial(RunPlan plan, IReadOnlyList<AgentReport> missing, int reported)
     {
         var shares = missing.Select(report => report.Share.Count is { } calls
-            ? $"shard {report.Shard}/{plan.Agents}'s share of {calls} calls is missing ({report.Error})"
-            : $"shard {report.Shard}/{plan.Agents}'s share of {report.Share.Rate:0.##} calls/s is missing ({report.Error})");
+            ? $"shard {report.Shard}/{plan.Agents}'s share of {calls} calls is missing ({report.Error?.TrimEnd('.')})"
+            : $"shard {report.Shard}/{plan.Agents}'s share of {report.Share.Rate:0.##} calls/s is missing ({report.Error?.TrimEnd('.')})");
         return $"Partial: {string.Join("; ", shares)}. The figures are the {reported} of {plan.Agents} agents that reported.";
     }
 

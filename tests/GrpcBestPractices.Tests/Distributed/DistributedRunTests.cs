@@ -99,13 +99,15 @@ public abstract class DistributedRunTests(ITestOutputHelper output)
             victim.Dispose(); // kill -9: no last word
         }
 
+        var killed = System.Diagnostics.Stopwatch.StartNew();
         Assert.Equal(0, (await survivor.WaitForExitAsync(Patience)).ExitCode);
         var run = await http.WaitUntilFinishedAsync($"/api/runs/{id}", Patience);
+        output.WriteLine($"Ended {run.GetProperty("state")} {killed.Elapsed.TotalSeconds:0.0} s after the kill (heartbeat timeout 3 s): {run.GetProperty("error")}");
 
         Assert.Equal("Partial", run.GetProperty("state").GetString());
         var error = run.GetProperty("error").GetString()!;
         Assert.Contains("shard 1/2's share of 200 calls is missing", error);
-        Assert.Contains("stopped reporting", error);
+        Assert.Matches(@"\(Agent .+ stopped reporting at \d\d:\d\d:\d\d UTC, [\d.]+ s without a heartbeat, after \d+ calls\)\. The figures", error);
         Assert.Contains("The figures are the 1 of 2 agents that reported.", error);
         Assert.Equal(200, run.GetProperty("stats").GetProperty("calls").GetInt64());
         var reports = run.GetProperty("agentReports").EnumerateArray().ToList();

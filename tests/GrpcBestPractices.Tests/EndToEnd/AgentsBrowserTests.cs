@@ -25,7 +25,7 @@ public sealed class AgentsBrowserTests(ITestOutputHelper output)
     [Fact]
     public async Task AnAgentThatNeverComesMakesTheRunPartialAndThePageSaysWhoseShareIsMissing()
     {
-        var result = await RunFromThePageAsync("Partial", joinTimeoutSeconds: 10, shardsStarted: 1);
+        var result = await RunFromThePageAsync("Partial", joinTimeoutSeconds: 30, shardsStarted: 1);
 
         Assert.Equal("Partial", result.GetProperty("state").GetString());
     }
@@ -33,7 +33,7 @@ public sealed class AgentsBrowserTests(ITestOutputHelper output)
     [Fact]
     public async Task NoAgentComingWithinTheJoinTimeoutFailsTheRunAndThePageSaysSo()
     {
-        var result = await RunFromThePageAsync("Failed", joinTimeoutSeconds: 3, shardsStarted: 0);
+        var result = await RunFromThePageAsync("Failed", joinTimeoutSeconds: 8, shardsStarted: 0);
 
         Assert.Equal("Failed", result.GetProperty("state").GetString());
     }

@@ -93,6 +93,20 @@ public abstract class RunAgentStore : IAsyncDisposable
     public Task CancelRunAsync(Guid runId, CancellationToken cancellationToken = default) =>
         WriteAsync("UPDATE agent_runs SET cancelled = 1 WHERE run_id = @run", cancellationToken, ("run", Id(runId)));
 
+    /// <summary>Deletes the run's plan and every shard's figures, as deleting the run from the history does.</summary>
+    public async Task DeleteRunAsync(Guid runId, CancellationToken cancellationToken = default)
+    {
+        await using var connection = await _source.OpenConnectionAsync(cancellationToken);
+        await using var transaction = await connection.BeginTransactionAsync(cancellationToken);
+        foreach (var table in new[] { "agent_shards", "agent_runs" })
+        {
+            await using var delete = Command(connection, transaction, $"DELETE FROM {table} WHERE run_id = @run", ("run", Id(runId)));
+            await delete.ExecuteNonQueryAsync(cancellationToken);
+        }
+
+        await transaction.CommitAsync(cancellationToken);
+    }
+
     /// <summary>Takes the shard for <paramref name="agent"/>; returns null when taken, or the agent that already has it.</summary>
     public async Task<string?> ClaimAsync(Guid runId, AgentShard shard, string agent, DateTimeOffset at, CancellationToken cancellationToken = default)
     {

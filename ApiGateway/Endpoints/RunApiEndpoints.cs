@@ -212,7 +212,7 @@ public static class RunApiEndpoints
         return await store.GetAsync(id) is { } record ? TypedResults.Ok(await WithAgentsAsync(record, agentRuns)) : RunNotFound(id);
     }
 
-    private static async Task<Results<NoContent, ProblemHttpResult>> DeleteRunAsync(Guid id, RunCoordinator coordinator, IRunStore store)
+    private static async Task<Results<NoContent, ProblemHttpResult>> DeleteRunAsync(Guid id, RunCoordinator coordinator, IRunStore store, [FromServices] AgentRuns agentRuns)
     {
         if (coordinator.FindRun(id) is { } active)
         {
@@ -220,7 +220,14 @@ public static class RunApiEndpoints
             await active.Completion;
         }
 
-        return await store.DeleteAsync(id) ? TypedResults.NoContent() : RunNotFound(id);
+        if (!await store.DeleteAsync(id))
+        {
+            return RunNotFound(id);
+        }
+
+        // A distributed run's agents' figures go with it (a run of this gateway's own has none).
+        await agentRuns.Store.DeleteRunAsync(id);
+        return TypedResults.NoContent();
     }
 
     private static async Task<Results<Ok<RunRecord>, ProblemHttpResult>> CancelRunAsync(Guid id, RunCoordinator coordinator, IRunStore store)

@@ -1,4 +1,5 @@
 using System.Net;
+using AgentStore;
 using GrpcBestPractices.Tests.Infrastructure;
 
 namespace GrpcBestPractices.Tests.Distributed;
@@ -36,5 +37,22 @@ public sealed class AgentRunApiTests(SystemFixture system)
         Assert.All(run.GetProperty("agentReports").EnumerateArray(), report => Assert.Equal("Missing", report.GetProperty("state").GetString()));
         Assert.Equal(1, late.ExitCode);
         Assert.Contains($"run {id} was cancelled at the gateway; nothing was run.", late.Error);
+    }
+
+    [Fact]
+    public async Task DeletingADistributedRunDeletesWhatItsAgentsStored()
+    {
+        var id = (await system.Http.StartRunAsync("""{"strategy": "initialized-client", "count": 10, "agents": 1}""")).GetProperty("id").GetString()!;
+        var agent = await CliProcess.RunAsync("--agent", "--run-id", id, "--shard", "0/1", "--target", system.Service.Url, "--history", system.Gateway.HistoryPath!);
+        Assert.True(agent.ExitCode == 0, agent.ToString());
+        Assert.Equal("Completed", (await system.Http.WaitUntilFinishedAsync($"/api/runs/{id}")).GetProperty("state").GetString());
+        await using var store = RunAgentStore.Open(RunAgentStore.Sqlite, system.Gateway.HistoryPath!);
+        Assert.Single(await store.ListShardsAsync(Guid.Parse(id), withFigures: false));
+
+        using var deleted = await system.Http.DeleteAsync($"/api/runs/{id}");
+
+        Assert.Equal(HttpStatusCode.NoContent, deleted.StatusCode);
+        Assert.Null(await store.GetRunAsync(Guid.Parse(id)));
+        Assert.Empty(await store.ListShardsAsync(Guid.Parse(id), withFigures: false));
     }
 }

@@ -122,7 +122,9 @@ public sealed partial class AgentRuns(RunAgentStore store, IOptions<AgentOptions
             }
 
             var silent = now - row.SeenAt;
-            var gone = row.State == AgentState.Running && (ended || silent > silence);
+            // An agent that keeps beating but does not stop once cancelled (it cannot read the word) is not waited for longer than a silent one.
+            var deaf = row.State == AgentState.Running && cancelledAt is { } cancelled && now - cancelled > silence;
+            var gone = row.State == AgentState.Running && (ended || silent > silence || deaf);
             return new AgentReport(
                 index,
                 gone ? AgentState.Missing : row.State,
@@ -133,7 +135,9 @@ public sealed partial class AgentRuns(RunAgentStore store, IOptions<AgentOptions
                 row.SeenAt,
                 row.FinishedAt,
                 row.Stats,
-                gone ? $"Agent {row.Agent} stopped reporting at {row.SeenAt:HH:mm:ss} UTC, {silent.TotalSeconds:0.#} s without a heartbeat, after {row.Calls} calls." : row.Error);
+                !gone ? row.Error
+                    : deaf && silent <= silence ? $"Agent {row.Agent} did not stop within {silence.TotalSeconds:0.#} s of the cancellation, after {row.Calls} calls."
+                    : $"Agent {row.Agent} stopped reporting at {row.SeenAt:HH:mm:ss} UTC, {silent.TotalSeconds:0.#} s without a heartbeat, after {row.Calls} calls.");
         })];
     }
 

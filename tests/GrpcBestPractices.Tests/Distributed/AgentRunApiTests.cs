@@ -40,6 +40,29 @@ public sealed class AgentRunApiTests(SystemFixture system)
     }
 
     [Fact]
+    public async Task CancellingARunWhileItsAgentRunsStopsTheAgentAtItsNextBeatAndKeepsWhatItMeasured()
+    {
+        // 400 calls of 20 ms each: 8 s, far longer than the cancellation takes.
+        var id = (await system.Http.StartRunAsync("""{"strategy": "initialized-client", "count": 400, "delayMs": 20, "agents": 1}""")).GetProperty("id").GetString()!;
+        using var agent = CliProcess.Start("--agent", "--run-id", id, "--shard", "0/1", "--target", system.Service.Url, "--history", system.Gateway.HistoryPath!, "--plain", "--silence-seconds", "30");
+        var deadline = DateTime.UtcNow + TimeSpan.FromSeconds(120);
+        while ((await system.Http.GetJsonAsync($"/api/runs/{id}")).GetProperty("agentReports")[0].GetProperty("callsSoFar").GetInt64() == 0)
+        {
+            Assert.True(DateTime.UtcNow < deadline, "the agent never reported a call");
+            await Task.Delay(50);
+        }
+
+        using var cancel = await system.Http.PostAsync($"/api/runs/{id}/cancel", null);
+        var stopped = await agent.WaitForExitAsync(TimeSpan.FromSeconds(120));
+        var run = await system.Http.WaitUntilFinishedAsync($"/api/runs/{id}");
+
+        Assert.True(stopped.ExitCode == 105, stopped.ToString());
+        Assert.Equal("Cancelled", run.GetProperty("state").GetString());
+        Assert.Equal("Cancelled", run.GetProperty("agentReports")[0].GetProperty("state").GetString());
+        Assert.InRange(run.GetProperty("stats").GetProperty("calls").GetInt64(), 1, 399);
+    }
+
+    [Fact]
     public async Task DeletingADistributedRunDeletesWhatItsAgentsStored()
     {
         var id = (await system.Http.StartRunAsync("""{"strategy": "initialized-client", "count": 10, "agents": 1}""")).GetProperty("id").GetString()!;

@@ -65,6 +65,13 @@ public abstract class RunAgentStore : IAsyncDisposable
         _ => throw new ArgumentException($"The history provider was '{provider}'; it is {Sqlite} or {Postgres}.", nameof(provider)),
     };
 
+    /// <summary>
+    /// What the store throws when its database is unreachable, refuses, or holds something unreadable: a caller reports
+    /// it and carries on or retries; anything else is a bug and propagates.
+    /// </summary>
+    public static bool IsStoreFailure(Exception exception) =>
+        exception is DbException or InvalidOperationException or IOException or TimeoutException or System.Net.Sockets.SocketException or JsonException;
+
     public async Task EnsureSchemaAsync(CancellationToken cancellationToken = default)
     {
         await using var connection = await _source.OpenConnectionAsync(cancellationToken);
@@ -255,20 +262,29 @@ public sealed record ShardRow(
     RunFigures? Figures,
     TimeSeries? Series);
 
-internal sealed class SqliteAgentStore(string connection) : RunAgentStore(Source(connection, out var description), description)
+internal sealed class SqliteAgentStore : RunAgentStore
 {
-    public override string? SqliteFile { get; } = Path.GetFullPath(new SqliteConnectionStringBuilder(connection.Contains('=', StringComparison.Ordinal) ? connection : $"Data Source={connection}").DataSource);
-
-    private static DbDataSource Source(string connection, out string description)
-    {
-        var builder = connection.Contains('=', StringComparison.Ordinal)
+    public SqliteAgentStore(string connection)
+        : this(connection.Contains('=', StringComparison.Ordinal)
             ? new SqliteConnectionStringBuilder(connection)
-            : new SqliteConnectionStringBuilder { DataSource = connection };
+            : new SqliteConnectionStringBuilder { DataSource = connection })
+    {
+    }
+
+    private SqliteAgentStore(SqliteConnectionStringBuilder builder)
+        : base(Source(builder), $"the SQLite file {builder.DataSource}")
+    {
+        SqliteFile = Path.GetFullPath(builder.DataSource);
+    }
+
+    public override string? SqliteFile { get; }
+
+    private static DbDataSource Source(SqliteConnectionStringBuilder builder)
+    {
         builder.Mode = SqliteOpenMode.ReadWriteCreate;
         builder.Pooling = true;
         // The gateway and every agent write the same file: wait for each other's locks instead of failing.
         builder.DefaultTimeout = 10;
-        description = $"the SQLite file {builder.DataSource}";
         return SqliteFactory.Instance.CreateDataSource(builder.ToString());
     }
 

@@ -19,7 +19,11 @@ public static class AgentMode
     public static readonly TimeSpan Beat = TimeSpan.FromSeconds(1);
 
     /// <summary>The gateway's own settings for the shared history, as environment variables: one Secret or ConfigMap serves both.</summary>
-    public static readonly IReadOnlyList<string> EnvironmentVariables = ["History__Provider", "ConnectionStrings__History", "History__DatabasePath"];
+    public const string ProviderVariable = "History__Provider";
+    public const string ConnectionVariable = "ConnectionStrings__History";
+    public const string DatabasePathVariable = "History__DatabasePath";
+
+    public static readonly IReadOnlyList<string> EnvironmentVariables = [ProviderVariable, ConnectionVariable, DatabasePathVariable];
 
     // The final write is what the whole share was for: retried for about half a minute before the agent gives up.
     private static readonly TimeSpan[] FinishRetries = [TimeSpan.FromSeconds(0.5), TimeSpan.FromSeconds(1), TimeSpan.FromSeconds(2), TimeSpan.FromSeconds(4), TimeSpan.FromSeconds(8), TimeSpan.FromSeconds(16)];
@@ -49,19 +53,19 @@ public static class AgentMode
             return false;
         }
 
-        var provider = parsed.GetValue(command.HistoryProvider) ?? environment("History__Provider") ?? RunAgentStore.Sqlite;
+        var provider = parsed.GetValue(command.HistoryProvider) ?? environment(ProviderVariable) ?? RunAgentStore.Sqlite;
         if (!string.Equals(provider, RunAgentStore.Sqlite, StringComparison.OrdinalIgnoreCase) && !string.Equals(provider, RunAgentStore.Postgres, StringComparison.OrdinalIgnoreCase))
         {
-            error = $"the history provider was '{provider}'; it must be {RunAgentStore.Sqlite} or {RunAgentStore.Postgres} (--history-provider, or History__Provider).";
+            error = $"the history provider was '{provider}'; it must be {RunAgentStore.Sqlite} or {RunAgentStore.Postgres} (--history-provider, or {ProviderVariable}).";
             return false;
         }
 
         var connection = parsed.GetValue(command.History)
-            ?? environment("ConnectionStrings__History")
-            ?? (string.Equals(provider, RunAgentStore.Sqlite, StringComparison.OrdinalIgnoreCase) ? environment("History__DatabasePath") : null);
+            ?? environment(ConnectionVariable)
+            ?? (string.Equals(provider, RunAgentStore.Sqlite, StringComparison.OrdinalIgnoreCase) ? environment(DatabasePathVariable) : null);
         if (string.IsNullOrWhiteSpace(connection))
         {
-            error = $"--agent needs the shared history the gateway uses: --history (the SQLite file, or the PostgreSQL connection string), or ConnectionStrings__History in the environment.";
+            error = $"--agent needs the shared history the gateway uses: --history (the SQLite file, or the PostgreSQL connection string), or {ConnectionVariable} in the environment.";
             return false;
         }
 
@@ -103,7 +107,7 @@ public static class AgentMode
 
             holder = await store.ClaimAsync(agent.RunId, agent.Shard, name, DateTimeOffset.UtcNow, interrupt.Token);
         }
-        catch (Exception unusable) when (IsStoreFailure(unusable))
+        catch (Exception unusable) when (RunAgentStore.IsStoreFailure(unusable))
         {
             error.WriteLine($"loadtest agent: {store.Description} cannot be used: {unusable.Message.TrimEnd('.')}.");
             return ExitCodes.NotCompleted;
@@ -177,7 +181,7 @@ public static class AgentMode
 
                     failing = false;
                 }
-                catch (Exception unreachable) when (IsStoreFailure(unreachable) && !stop.IsCancellationRequested)
+                catch (Exception unreachable) when (RunAgentStore.IsStoreFailure(unreachable) && !stop.IsCancellationRequested)
                 {
                     // Said once per outage: the share goes on, and the gateway decides whether it waited too long.
                     if (!failing)
@@ -203,20 +207,18 @@ public static class AgentMode
                 await store.FinishAsync(agent.RunId, agent.Shard.Index, state, ended.Error, ended, DateTimeOffset.UtcNow);
                 return true;
             }
-            catch (Exception failed) when (IsStoreFailure(failed) && attempt < FinishRetries.Length)
+            catch (Exception failed) when (RunAgentStore.IsStoreFailure(failed) && attempt < FinishRetries.Length)
             {
                 error.WriteLine($"loadtest agent: the share's figures could not be written to {store.Description} ({failed.Message.TrimEnd('.')}); trying again in {FinishRetries[attempt].TotalSeconds:0.#} s.");
                 await Task.Delay(FinishRetries[attempt]);
             }
-            catch (Exception failed) when (IsStoreFailure(failed))
+            catch (Exception failed) when (RunAgentStore.IsStoreFailure(failed))
             {
                 return false;
             }
         }
     }
 
-    private static bool IsStoreFailure(Exception exception) =>
-        exception is DbException or InvalidOperationException or IOException or TimeoutException or System.Net.Sockets.SocketException or System.Text.Json.JsonException;
 
     private static int Refuse(TextWriter error, string sentence)
     {

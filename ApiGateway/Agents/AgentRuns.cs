@@ -62,7 +62,7 @@ public sealed partial class AgentRuns(RunAgentStore store, IOptions<AgentOptions
                 rows = await store.ListShardsAsync(run.Id, withFigures: false, CancellationToken.None);
                 unreadable = false;
             }
-            catch (Exception failed) when (IsStoreFailure(failed))
+            catch (Exception failed) when (RunAgentStore.IsStoreFailure(failed))
             {
                 // The last shards seen stand in until the store answers again; an agent that keeps beating is not declared dead for it.
                 if (!unreadable)
@@ -148,7 +148,7 @@ public sealed partial class AgentRuns(RunAgentStore store, IOptions<AgentOptions
         {
             rows = await store.ListShardsAsync(run.Id, withFigures: true, CancellationToken.None);
         }
-        catch (Exception unreadable) when (IsStoreFailure(unreadable))
+        catch (Exception unreadable) when (RunAgentStore.IsStoreFailure(unreadable))
         {
             return run with { State = RunState.Failed, FinishedAt = time.GetUtcNow(), Error = $"The agents' figures could not be read from {store.Description}: {unreadable.Message}", AgentReports = reports };
         }
@@ -229,7 +229,7 @@ public sealed partial class AgentRuns(RunAgentStore store, IOptions<AgentOptions
         {
             await store.CancelRunAsync(runId, CancellationToken.None);
         }
-        catch (Exception failed) when (IsStoreFailure(failed))
+        catch (Exception failed) when (RunAgentStore.IsStoreFailure(failed))
         {
             LogCancelUnwritten(logger, failed, runId, store.Description);
         }
@@ -237,8 +237,6 @@ public sealed partial class AgentRuns(RunAgentStore store, IOptions<AgentOptions
 
     private static string Quote(string path) => path.Contains(' ', StringComparison.Ordinal) ? $"\"{path}\"" : path;
 
-    private static bool IsStoreFailure(Exception exception) =>
-        exception is System.Data.Common.DbException or InvalidOperationException or IOException or TimeoutException or System.Text.Json.JsonException;
 
     [LoggerMessage(Level = LogLevel.Warning, Message = "The shards of distributed run {RunId} could not be read from {Store}; waiting for it to answer again")]
     private static partial void LogShardsUnreadable(ILogger logger, Exception exception, Guid runId, string store);

@@ -33,7 +33,7 @@ public static class AgentSetup
         {
             await store.EnsureSchemaAsync();
         }
-        catch (Exception unusable) when (unusable is System.Data.Common.DbException or InvalidOperationException or IOException)
+        catch (Exception unusable) when (RunAgentStore.IsStoreFailure(unusable))
         {
             ServiceDefaultsExtensions.ExitWithInvalidConfiguration(
                 $"The agents' tables could not be created in {store.Description}: {unusable.Message.TrimEnd('.')}. Check the History settings.");

@@ -258,14 +258,14 @@ public sealed class RunRecorder
         }
 
         return new TimePoint(
-            Round(atMs),
+            RunFigures.Round(atMs),
             calls,
             errors.Sum(),
             Named(errors, includeOk: false),
-            latency.Count == 0 ? null : Round(latency.P50Ms),
-            latency.Count == 0 ? null : Round(latency.P90Ms),
-            latency.Count == 0 ? null : Round(latency.P99Ms),
-            latency.Count == 0 ? null : Round(latency.MaxMs));
+            latency.Count == 0 ? null : RunFigures.Round(latency.P50Ms),
+            latency.Count == 0 ? null : RunFigures.Round(latency.P90Ms),
+            latency.Count == 0 ? null : RunFigures.Round(latency.P99Ms),
+            latency.Count == 0 ? null : RunFigures.Round(latency.MaxMs));
     }
 
     // The service refreshes its figures a few times a second; sampling every answer would only add contention.
@@ -300,7 +300,6 @@ public sealed class RunRecorder
         }
     }
 
-    private static double Round(double value) => Math.Round(value, 4);
 }
 
 /// <summary>What one tick of the clock saw: calls that ended since the last tick, and their latencies.</summary>

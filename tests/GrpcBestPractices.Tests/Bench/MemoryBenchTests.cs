@@ -10,6 +10,7 @@ namespace GrpcBestPractices.Tests.Bench;
 /// bench/memory.mjs's two parts that have logic: its arithmetic (bench/memory-figures.test.mjs, run by Node's own test
 /// runner) and bench/MemoryProbe, the startup hook it loads into the gateway and the service, here in a real service.
 /// </summary>
+[Trait("Category", "Process")]
 public sealed class MemoryBenchTests
 {
     private static readonly string BenchDirectory = Path.Combine(AppProcess.RepositoryRoot, "bench");

@@ -76,6 +76,7 @@ public sealed class ManifestTests(ITestOutputHelper output)
 
     /// <summary>kustomize is built into kubectl and needs no cluster (unlike `kubectl apply --dry-run=client`, which asks the API server about kinds).</summary>
     [KubectlFact]
+    [Trait("Category", "Process")]
     public async Task KubectlKustomizeBuildsTheManifestsWithoutACluster()
     {
         var kustomize = await ToolRun.RunAsync(new ProcessStartInfo("kubectl", ["kustomize", Manifest.Folder]), TimeSpan.FromSeconds(60));

@@ -14,6 +14,7 @@ namespace GrpcBestPractices.Tests.Deploy;
 /// on what they are made of: each app's `dotnet publish` folder runs with only the .NET runtime, from its own folder,
 /// configured only by environment variables as deploy/k8s sets them, and writes nothing into that folder.
 /// </summary>
+[Trait("Category", "Process")]
 public sealed class PublishedAppTests(PublishedApps published, ITestOutputHelper output) : IClassFixture<PublishedApps>
 {
     [Fact]

@@ -6,6 +6,7 @@ namespace GrpcBestPractices.Tests.Distributed;
 
 /// <summary>What POST /api/runs refuses to share among agents, and a distributed run cancelled before its agents came.</summary>
 [Collection(SystemCollection.Name)]
+[Trait("Category", "Process")]
 public sealed class AgentRunApiTests(SystemFixture system)
 {
     [Theory]

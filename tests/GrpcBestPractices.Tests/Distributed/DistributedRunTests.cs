@@ -194,6 +194,7 @@ public abstract class DistributedRunTests(ITestOutputHelper output)
     }
 }
 
+[Trait("Category", "Process")]
 public sealed class SqliteDistributedRunTests(ITestOutputHelper output) : DistributedRunTests(output)
 {
     protected override Task<string[]> GatewayHistoryAsync() => Task.FromResult<string[]>([]);
@@ -204,6 +205,7 @@ public sealed class SqliteDistributedRunTests(ITestOutputHelper output) : Distri
 }
 
 /// <summary>The same runs with the history, and so the agents' shards, in a real PostgreSQL server started for these tests.</summary>
+[Trait("Category", "Process")]
 public sealed class PostgresDistributedRunTests(ITestOutputHelper output, PostgresServer postgres) : DistributedRunTests(output), IClassFixture<PostgresServer>
 {
     private string? _connection;

@@ -10,6 +10,7 @@ namespace GrpcBestPractices.Tests.EndToEnd;
 /// shows the commands that start the agents, this test starts agent processes from exactly those commands, and the page
 /// follows the run to Completed with each agent's share, to Partial when one agent never comes, or to Failed when none does.
 /// </summary>
+[Trait("Category", "Process")]
 public sealed class AgentsBrowserTests(ITestOutputHelper output)
 {
     private static readonly TimeSpan Patience = TimeSpan.FromSeconds(120);

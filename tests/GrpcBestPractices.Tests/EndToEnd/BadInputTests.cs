@@ -4,6 +4,7 @@ using GrpcBestPractices.Tests.Infrastructure;
 namespace GrpcBestPractices.Tests.EndToEnd;
 
 [Collection(SystemCollection.Name)]
+[Trait("Category", "Process")]
 public sealed class BadInputTests(SystemFixture system)
 {
     [Theory]

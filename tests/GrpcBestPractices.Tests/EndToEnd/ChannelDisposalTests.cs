@@ -6,6 +6,7 @@ using GrpcBestPractices.Tests.Infrastructure;
 namespace GrpcBestPractices.Tests.EndToEnd;
 
 /// <summary>Its own service with an idle timeout far longer than the test, so only the client's disposal can close a connection.</summary>
+[Trait("Category", "Process")]
 public sealed class ChannelDisposalTests
 {
     [Fact]

@@ -9,6 +9,7 @@ namespace GrpcBestPractices.Tests.EndToEnd;
 /// after a reload, Compare's warning for two plans, and the page at 1024×768 in large type. Its own service, with all three listeners, and
 /// gateway, so the history holds only what the page ran.
 /// </summary>
+[Trait("Category", "Process")]
 public sealed class DashboardBrowserTests(ITestOutputHelper output)
 {
     [Fact]

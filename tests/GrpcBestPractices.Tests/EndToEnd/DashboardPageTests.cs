@@ -6,6 +6,7 @@ namespace GrpcBestPractices.Tests.EndToEnd;
 
 /// <summary>The chart page's server side: what "/" serves, the security headers, and run export.</summary>
 [Collection(SystemCollection.Name)]
+[Trait("Category", "Process")]
 public sealed partial class DashboardPageTests(SystemFixture system)
 {
     [Fact]

@@ -5,6 +5,7 @@ namespace GrpcBestPractices.Tests.EndToEnd;
 
 /// <summary>Each test starts its own gateway (and service, where needed) so it can break them without harming the others.</summary>
 [Collection(SystemCollection.Name)]
+[Trait("Category", "Process")]
 public sealed class FaultTests
 {
     [Theory]

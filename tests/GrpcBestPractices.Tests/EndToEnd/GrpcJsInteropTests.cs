@@ -9,6 +9,7 @@ namespace GrpcBestPractices.Tests.EndToEnd;
 /// contract, statuses and deadlines as another stack sees them), and every gateway strategy against a grpc-js server.
 /// </summary>
 [Collection(SystemCollection.Name)]
+[Trait("Category", "Process")]
 public sealed class GrpcJsInteropTests(SystemFixture system)
 {
     private static readonly string InteropDirectory = Path.Combine(AppProcess.RepositoryRoot, "tests", "interop");

@@ -6,6 +6,7 @@ namespace GrpcBestPractices.Tests.EndToEnd;
 
 /// <summary>The real gateway opening its history file at start.</summary>
 [Collection(SystemCollection.Name)]
+[Trait("Category", "Process")]
 public sealed class HistoryStartupTests
 {
     [Fact]

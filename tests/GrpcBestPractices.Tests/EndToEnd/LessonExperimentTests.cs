@@ -10,6 +10,7 @@ namespace GrpcBestPractices.Tests.EndToEnd;
 /// 400/404, an experiment kept across a restart, the start-up warm-up, and the CLI's --lessons.
 /// </summary>
 [Collection(SystemCollection.Name)]
+[Trait("Category", "Process")]
 public sealed class LessonExperimentTests(SystemFixture system)
 {
     [Fact]

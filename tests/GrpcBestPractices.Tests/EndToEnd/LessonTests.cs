@@ -5,6 +5,7 @@ using GrpcBestPractices.Tests.Infrastructure;
 namespace GrpcBestPractices.Tests.EndToEnd;
 
 [Collection(SystemCollection.Name)]
+[Trait("Category", "Process")]
 public sealed class LessonTests(SystemFixture system)
 {
     [Fact]
@@ -118,6 +119,7 @@ public sealed class LessonTests(SystemFixture system)
 }
 
 /// <summary>Its own service with a short idle timeout, in its own collection so its pause overlaps the other tests.</summary>
+[Trait("Category", "Process")]
 public sealed class KeepAliveIdleTimeoutTests
 {
     [Fact]

@@ -9,6 +9,7 @@ namespace GrpcBestPractices.Tests.EndToEnd;
 /// badges and chart against the API's experiment, again after a reload, and the cards at 1024×768 in large type. It checks
 /// that the page shows what was measured, never that a lesson holds on this machine.
 /// </summary>
+[Trait("Category", "Process")]
 public sealed class LessonsBrowserTests(ITestOutputHelper output)
 {
     [Fact]

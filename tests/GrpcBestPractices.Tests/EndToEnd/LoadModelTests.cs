@@ -5,6 +5,7 @@ namespace GrpcBestPractices.Tests.EndToEnd;
 
 /// <summary>Each load model against the real service, through the gateway's run API.</summary>
 [Collection(SystemCollection.Name)]
+[Trait("Category", "Process")]
 public sealed class LoadModelTests(SystemFixture system)
 {
     [Fact]

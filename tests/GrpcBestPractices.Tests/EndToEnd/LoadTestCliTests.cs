@@ -10,6 +10,7 @@ namespace GrpcBestPractices.Tests.EndToEnd;
 /// What it prints, the file it writes and its exit code are the contract.
 /// </summary>
 [Collection(SystemCollection.Name)]
+[Trait("Category", "Process")]
 public sealed class LoadTestCliTests(SystemFixture system)
 {
     private string Target => system.Service.Url;

@@ -11,6 +11,7 @@ namespace GrpcBestPractices.Tests.EndToEnd;
 
 /// <summary>PerformanceService on grpc-dotnet, called over a real loopback socket by Grpc.Net.Client.</summary>
 [Collection(SystemCollection.Name)]
+[Trait("Category", "Process")]
 public sealed class MonitorServiceTests(SystemFixture system) : IDisposable
 {
     private readonly GrpcChannel _channel = GrpcChannel.ForAddress(system.Service.Url);

@@ -12,6 +12,7 @@ namespace GrpcBestPractices.Tests.EndToEnd;
 /// Every operation is iterated, so a new route that does not declare its parameters fails here.
 /// </summary>
 [Collection(SystemCollection.Name)]
+[Trait("Category", "Process")]
 public sealed class OpenApiParameterTests(SystemFixture system)
 {
     private const string ExampleId = "3f2b8c1e-9a4d-4e6b-8f0a-1c2d3e4f5a6b";

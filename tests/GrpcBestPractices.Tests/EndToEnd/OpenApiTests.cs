@@ -11,6 +11,7 @@ namespace GrpcBestPractices.Tests.EndToEnd;
 
 /// <summary>The OpenAPI document the running gateway serves, held against the endpoints its own code maps, and Swagger UI under the policy.</summary>
 [Collection(SystemCollection.Name)]
+[Trait("Category", "Process")]
 public sealed partial class OpenApiTests(SystemFixture system)
 {
     [Fact]

@@ -7,6 +7,7 @@ namespace GrpcBestPractices.Tests.EndToEnd;
 
 /// <summary>The real gateway with its history in PostgreSQL: shared by two gateways, refused at start, lost while it runs.</summary>
 [Collection(SystemCollection.Name)]
+[Trait("Category", "Process")]
 public sealed class PostgresHistoryTests(SystemFixture system, PostgresServer postgres) : IClassFixture<PostgresServer>
 {
     private static readonly TimeSpan Patience = TimeSpan.FromSeconds(60);

@@ -9,6 +9,7 @@ namespace GrpcBestPractices.Tests.EndToEnd;
 /// The HTML report in a real browser: headless Chromium opens it from a file with the network cut off and checks every
 /// chart against the report's own data (tests/browser/report.mjs).
 /// </summary>
+[Trait("Category", "Process")]
 public sealed class ReportBrowserTests(ITestOutputHelper output)
 {
     [Fact]

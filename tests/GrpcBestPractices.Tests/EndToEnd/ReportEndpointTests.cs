@@ -5,6 +5,7 @@ namespace GrpcBestPractices.Tests.EndToEnd;
 
 /// <summary>The HTML report downloaded from the gateway: the same renderer the CLI writes with, for a stored run or suite.</summary>
 [Collection(SystemCollection.Name)]
+[Trait("Category", "Process")]
 public sealed class ReportEndpointTests(SystemFixture system)
 {
     [Fact]

@@ -6,6 +6,7 @@ namespace GrpcBestPractices.Tests.EndToEnd;
 
 /// <summary>The resource API: background runs, their history, live events, cancellation, comparison and suites.</summary>
 [Collection(SystemCollection.Name)]
+[Trait("Category", "Process")]
 public sealed class RunApiTests(SystemFixture system)
 {
     [Fact]

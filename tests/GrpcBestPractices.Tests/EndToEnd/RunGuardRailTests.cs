@@ -6,6 +6,7 @@ namespace GrpcBestPractices.Tests.EndToEnd;
 
 /// <summary>Limits and lifecycles that need their own gateway: runs in flight, restarts, a gateway killed mid-run.</summary>
 [Collection(SystemCollection.Name)]
+[Trait("Category", "Process")]
 public sealed class RunGuardRailTests(SystemFixture system)
 {
     [Fact]

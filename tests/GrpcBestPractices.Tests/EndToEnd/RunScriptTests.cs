@@ -8,6 +8,7 @@ namespace GrpcBestPractices.Tests.EndToEnd;
 
 /// <summary>The README's run command: both apps up, the Swagger URL printed, Ctrl+C leaves nothing behind.</summary>
 [Collection(SystemCollection.Name)]
+[Trait("Category", "Process")]
 public sealed class RunScriptTests
 {
     [Fact]

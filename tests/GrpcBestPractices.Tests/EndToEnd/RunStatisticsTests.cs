@@ -5,6 +5,7 @@ namespace GrpcBestPractices.Tests.EndToEnd;
 
 /// <summary>What every run reports: the distribution, errors by status, warm-up apart, connections, load.</summary>
 [Collection(SystemCollection.Name)]
+[Trait("Category", "Process")]
 public sealed class RunStatisticsTests(SystemFixture system)
 {
     [Fact]

@@ -9,6 +9,7 @@ namespace GrpcBestPractices.Tests.Faults;
 /// under a host name of its own (DNS rebinding); the gateway's own page and clients that are no page still may.
 /// </summary>
 [Collection(SystemCollection.Name)]
+[Trait("Category", "Process")]
 public sealed class ForeignOriginTests(SystemFixture system)
 {
     private const string NoSuchId = "3f2b8c1e-9a4d-4e6b-8f0a-1c2d3e4f5a6b";

@@ -10,6 +10,7 @@ namespace GrpcBestPractices.Tests.Faults;
 
 /// <summary>The real gateway with a history another process locks, or that is deleted under it.</summary>
 [Collection(SystemCollection.Name)]
+[Trait("Category", "Process")]
 public sealed class HistoryFaultTests
 {
     private static readonly TimeSpan Patience = TimeSpan.FromSeconds(60);

@@ -6,6 +6,7 @@ namespace GrpcBestPractices.Tests.Faults;
 
 /// <summary>Bodies and requests no well-behaved client sends: each is a problem+json that says what was wrong, never a 500.</summary>
 [Collection(SystemCollection.Name)]
+[Trait("Category", "Process")]
 public sealed class MalformedRequestTests(SystemFixture system)
 {
     private static readonly TimeSpan Patience = TimeSpan.FromSeconds(60);

@@ -9,6 +9,7 @@ using Performance;
 namespace GrpcBestPractices.Tests.Faults;
 
 /// <summary>Issue 13, item 1: no valid request can exhaust the gateway's or the service's memory, and every piece of work takes a slot.</summary>
+[Trait("Category", "Process")]
 public sealed class MemoryBudgetTests : IAsyncLifetime
 {
     private AppProcess _service = null!;

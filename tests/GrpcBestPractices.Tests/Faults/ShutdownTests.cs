@@ -6,6 +6,7 @@ namespace GrpcBestPractices.Tests.Faults;
 
 /// <summary>SIGTERM to the gateway cancels the runs in flight with its own reason, answers their callers, stores them, and exits in seconds.</summary>
 [Collection(SystemCollection.Name)]
+[Trait("Category", "Process")]
 public sealed class ShutdownTests
 {
     // Kestrel's own drain waits up to 30 s for requests in flight: well under that proves the run did not hold it.

@@ -10,6 +10,7 @@ namespace GrpcBestPractices.Tests.Faults;
 /// holding it until every call's deadline or Runs:MaxRunSeconds; the service is always resumed (SIGCONT) afterwards.
 /// </summary>
 [Collection(SystemCollection.Name)]
+[Trait("Category", "Process")]
 public sealed class UnresponsiveServiceTests
 {
     private const int SilenceSeconds = 2;

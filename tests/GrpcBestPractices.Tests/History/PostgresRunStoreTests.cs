@@ -10,6 +10,7 @@ namespace GrpcBestPractices.Tests.History;
 /// The run store contract on a real PostgreSQL server (one for the class, a fresh database per test), and what only a
 /// shared database shows: gateways that start or write together, a newer schema, a server nobody listens on.
 /// </summary>
+[Trait("Category", "Process")]
 public sealed class PostgresRunStoreTests(PostgresServer server) : RunStoreContract, IClassFixture<PostgresServer>
 {
     private string _connectionString = string.Empty;

@@ -6,6 +6,7 @@ using LoadEngine.Metrics;
 namespace GrpcBestPractices.Tests.Metrics;
 
 /// <summary>The gateway's /metrics after real runs against a real service: the engine's calls and latencies, and runs by state.</summary>
+[Trait("Category", "Process")]
 public sealed class GatewayMetricsTests : IAsyncLifetime
 {
     private AppProcess _service = null!;

@@ -8,6 +8,7 @@ using Performance;
 namespace GrpcBestPractices.Tests.Metrics;
 
 /// <summary>The service's /metrics and /health on its own HTTP/1.1 listener, scraped from a real process on loopback.</summary>
+[Trait("Category", "Process")]
 public sealed class ServiceMetricsTests
 {
     private static readonly TimeSpan Patience = TimeSpan.FromSeconds(30);

@@ -10,6 +10,7 @@ namespace GrpcBestPractices.Tests.Protocols;
 /// runs stored like any other, the summary against the runs' own figures, the sentence, failures, cancel, 400/404/429.
 /// </summary>
 [Collection(SystemCollection.Name)]
+[Trait("Category", "Process")]
 public sealed class ComparisonApiTests(SystemFixture system)
 {
     private const string Grpc = "grpc-h2-cleartext";

@@ -13,6 +13,7 @@ namespace GrpcBestPractices.Tests.Protocols;
 /// the service saw the HTTP and TLS versions the contender promises.
 /// </summary>
 [Collection(WorkloadServiceCollection.Name)]
+[Trait("Category", "Process")]
 public sealed class ContenderRoundTripTests(WorkloadServiceFixture service)
 {
     public static TheoryData<string, string> EveryContenderAndWorkload()

@@ -11,6 +11,7 @@ namespace GrpcBestPractices.Tests.Protocols;
 /// listeners: what they list, what a run reports, thresholds and exit codes, and the 400 for what makes no sense.
 /// </summary>
 [Collection(SystemCollection.Name)]
+[Trait("Category", "Process")]
 public sealed class ProtocolsSystemTests(SystemFixture system)
 {
     [Fact]

@@ -58,6 +58,7 @@ public sealed class RestApiTests
     }
 
     [Fact]
+    [Trait("Category", "Process")]
     public async Task ARefusedConnectionIsUnavailableAsForAGrpcClient()
     {
         var dead = new Uri($"http://127.0.0.1:{Ports.Unused()}");

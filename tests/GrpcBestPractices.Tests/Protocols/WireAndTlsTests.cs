@@ -9,6 +9,7 @@ using LoadEngine.Protocols;
 namespace GrpcBestPractices.Tests.Protocols;
 
 /// <summary>The client's own socket counts held against a real loopback server's, and TLS that trusts exactly one certificate.</summary>
+[Trait("Category", "Process")]
 public sealed class WireAndTlsTests
 {
     [Fact]

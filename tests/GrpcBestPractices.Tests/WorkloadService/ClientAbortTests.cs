@@ -4,6 +4,7 @@ namespace GrpcBestPractices.Tests.WorkloadService;
 /// A client that leaves mid-request is normal traffic: uploads abandoned on every API and big answers walked away from
 /// leave the service's log without an error, a fatal line or a stack trace.
 /// </summary>
+[Trait("Category", "Process")]
 public sealed class ClientAbortTests
 {
     private static readonly TimeSpan Patience = TimeSpan.FromSeconds(30);

@@ -13,6 +13,7 @@ using PerformanceService.Listeners;
 namespace GrpcBestPractices.Tests.WorkloadService;
 
 /// <summary>The service's three listeners as a client meets them on real loopback sockets, each service started for its test.</summary>
+[Trait("Category", "Process")]
 public sealed class ListenerTests
 {
     private static readonly TimeSpan Patience = TimeSpan.FromSeconds(30);

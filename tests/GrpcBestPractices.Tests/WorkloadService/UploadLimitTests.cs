@@ -17,6 +17,7 @@ public sealed class SmallUploadMaximum : IAsyncLifetime
 }
 
 /// <summary>Workloads:MaxFileBytes on every API: a file of exactly the maximum is acknowledged, one byte more is refused with a sentence.</summary>
+[Trait("Category", "Process")]
 public sealed class UploadLimitTests(SmallUploadMaximum maximum) : IClassFixture<SmallUploadMaximum>
 {
     private const string TooLarge = "The file is larger than 65536 bytes, the most this service accepts (Workloads:MaxFileBytes); send at most 65536 bytes.";

@@ -12,6 +12,7 @@ namespace GrpcBestPractices.Tests.WorkloadService;
 /// Workloads:UploadReadAheadBytes: how much of an upload Kestrel takes in before the handler reads it, by default two
 /// chunks, so an upload holds at most four (issue 11); set on Kestrel's options, and announced to HTTP/2 clients.
 /// </summary>
+[Trait("Category", "Process")]
 public sealed class UploadReadAheadTests
 {
     private const int SettingsFrame = 0x4;

@@ -7,6 +7,7 @@ namespace GrpcBestPractices.Tests.WorkloadService;
 
 /// <summary>Bad input to the real service: a problem (application/problem+json) on REST, a status on gRPC, each with a sentence saying what is allowed.</summary>
 [Collection(WorkloadServiceCollection.Name)]
+[Trait("Category", "Process")]
 public sealed class WorkloadBadInputTests(WorkloadServiceFixture service)
 {
     [Theory]

@@ -9,6 +9,7 @@ namespace GrpcBestPractices.Tests.WorkloadService;
 /// the route promises — h2c is HTTP/2 in clear, the HTTP/1.1 listener HTTP/1.1, TLS really TLS.
 /// </summary>
 [Collection(WorkloadServiceCollection.Name)]
+[Trait("Category", "Process")]
 public sealed class WorkloadRoundTripTests(WorkloadServiceFixture service)
 {
     public static TheoryData<string, Route> Paths => new()

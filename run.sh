@@ -21,7 +21,9 @@ for argument in "$@"; do
   esac
 done
 
-command -v dotnet >/dev/null || { echo "run.sh: the .NET SDK (dotnet) is not on PATH; install .NET 10 first." >&2; exit 1; }
+# The build installs Chart.js from npm: a fresh Debian/Ubuntu machine gets Node.js and npm here (the .NET SDK is only checked).
+source scripts/prerequisites.sh
+if ((build)); then prerequisites dotnet node; else prerequisites dotnet; fi
 
 if ((build)); then
   echo "Building ($CONFIGURATION)..."

@@ -21,6 +21,9 @@ public sealed class ProcessSampler(IOptions<MonitorOptions> options, ConnectionC
 
     public ProcessSnapshot Latest => Volatile.Read(ref _latest) ?? Sample();
 
+    /// <summary>The connections open this moment: a counter Kestrel keeps, so reading it costs a call nothing.</summary>
+    public int ActiveConnections => connections.Active;
+
     /// <summary>How long ago the background loop last sampled; null before its first sample.</summary>
     public TimeSpan? SinceLastSample
     {

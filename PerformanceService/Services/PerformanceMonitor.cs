@@ -85,7 +85,8 @@ public sealed class PerformanceMonitor(ProcessSampler sampler, AnswerBudget? bud
             CpuPercentageUsage = snapshot.CpuPercentage,
             MemoryUsage = snapshot.MemoryMegabytes,
             ProcessesRunning = snapshot.Threads,
-            ActiveConnections = snapshot.ActiveConnections,
+            // Read now, not from the last sample: a connection opened since then carries this very call.
+            ActiveConnections = sampler.ActiveConnections,
             DataLoad1 = WrappedRandomBytes(size),
             DataLoad2 = CopiedRandomBytes(size),
             // Kestrel's id for the transport connection, so a client can count the connections it really used.

@@ -11,7 +11,24 @@ namespace GrpcBestPractices.Tests.Unit;
 /// <summary>The service class called directly with a test ServerCallContext: no process, no socket.</summary>
 public sealed class PerformanceMonitorTests : IDisposable
 {
-    private readonly ProcessSampler _sampler = new(Options.Create(new MonitorOptions()), new ConnectionCounter(), TimeProvider.System);
+    private readonly ConnectionCounter _connections = new();
+    private readonly ProcessSampler _sampler;
+
+    public PerformanceMonitorTests() => _sampler = new(Options.Create(new MonitorOptions()), _connections, TimeProvider.System);
+
+    [Fact]
+    public async Task AConnectionOpenedSinceTheLastSampleIsCountedInTheAnswerItCarries()
+    {
+        var monitor = new PerformanceMonitor(_sampler);
+        var before = await monitor.GetPerformance(new PerformanceStatusRequest(), TestServerCallContext.Create());
+        Assert.Equal(0, before.ActiveConnections);
+
+        // The background sampler has not run again: on a busy machine its next tick may come after the whole run.
+        _connections.Opened();
+        var after = await monitor.GetPerformance(new PerformanceStatusRequest(), TestServerCallContext.Create());
+
+        Assert.Equal(1, after.ActiveConnections);
+    }
 
     [Fact]
     public async Task AnswerCarriesTheCallersConnectionIdAndBothPayloadsOfTheAskedSize()

@@ -75,6 +75,12 @@ public static class RunRequestReader
         {
             return (null, $"The body must be a JSON object such as {{\"strategy\": \"client-wrapper\", \"count\": 1000}}; it could not be read: {invalid.Message}");
         }
+        // Kestrel reports some malformed framing (a chunk size that overflows) as a plain IOException while the client is still
+        // there; its own BadHttpRequestExceptions (413, 408, a bad chunk) have their own answers.
+        catch (IOException unreadable) when (unreadable is not Microsoft.AspNetCore.Http.BadHttpRequestException && !http.HttpContext.RequestAborted.IsCancellationRequested)
+        {
+            return (null, $"The body could not be read as HTTP/1.1 framed it ({unreadable.Message.TrimEnd('.')}): send it with a Content-Length, or in chunks whose size line is a hexadecimal number that fits in 31 bits.");
+        }
 
         using (document)
         {

@@ -22,6 +22,9 @@ public static class RestProblems
     public static string WrongContentType(string? contentType, string expected) =>
         $"The body must be sent as {expected}; it was {(string.IsNullOrEmpty(contentType) ? "sent without a content type" : contentType)}.";
 
+    public static string BadFraming(string reason) =>
+        $"The body could not be read as HTTP/1.1 framed it ({reason.TrimEnd('.')}): send it with a Content-Length, or in chunks whose size line is a hexadecimal number that fits in 31 bits.";
+
     public static string NotALogRecord(string reason) =>
         $"The body is not a JSON log record ({{\"timestamp\", \"text\", \"level\", \"category\"}}): {reason}";
 }

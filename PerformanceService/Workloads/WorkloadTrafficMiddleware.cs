@@ -45,6 +45,11 @@ public sealed partial class WorkloadTrafficMiddleware(RequestDelegate next, Prot
         {
             await next(context);
         }
+        // Kestrel reports a chunk size that overflows as an IOException too, while the client is still there waiting for an answer.
+        catch (IOException unreadable) when (unreadable.InnerException is OverflowException && !context.Response.HasStarted)
+        {
+            await Results.Problem(RestProblems.Create(StatusCodes.Status400BadRequest, RestProblems.BadFraming(unreadable.Message))).ExecuteAsync(context);
+        }
         catch (Exception left) when (left is OperationCanceledException or IOException)
         {
             // The REST handlers read the request and write the answer and touch no other I/O, so an I/O failure or a

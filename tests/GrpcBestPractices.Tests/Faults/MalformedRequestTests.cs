@@ -68,6 +68,23 @@ public sealed class MalformedRequestTests(SystemFixture system)
         Assert.Contains("chunk", response.Detail);
     }
 
+    /// <summary>Kestrel reports this one as an IOException, not as a bad request: each route that reads a body must still say 400.</summary>
+    [Theory]
+    [InlineData("/api/runs")]
+    [InlineData("/api/suites")]
+    [InlineData("/api/comparisons")]
+    [InlineData("/api/lessons/reuse-channel/experiments")]
+    public async Task AChunkSizeThatOverflowsIsA400ProblemOnEveryRouteThatReadsABody(string path)
+    {
+        var request = Encoding.ASCII.GetBytes(
+            $"POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nffffffffffffffffffff\r\n{{}}\r\n0\r\n\r\n");
+
+        var response = await RawHttp.SendAsync(system.Gateway.BaseAddress, request, Patience);
+
+        Assert.True(response.Status == 400 && response.IsProblem, response.ToString());
+        Assert.Contains("chunk size", response.Detail);
+    }
+
     [Theory]
     [InlineData(null, "with no Content-Type")]
     [InlineData("text/plain", "as 'text/plain'")]

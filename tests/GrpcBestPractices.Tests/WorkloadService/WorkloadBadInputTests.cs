@@ -44,6 +44,20 @@ public sealed class WorkloadBadInputTests(WorkloadServiceFixture service)
     [Theory]
     [InlineData("/rest/stj")]
     [InlineData("/rest/newtonsoft")]
+    public async Task AChunkSizeThatOverflowsIsA400ProblemNotTheClientLeaving(string prefix)
+    {
+        var request = Encoding.ASCII.GetBytes(
+            $"POST {prefix}/logs HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nffffffffffffffffffff\r\n{{}}\r\n0\r\n\r\n");
+
+        var response = await RawHttp.SendAsync(service.Http1, request, TimeSpan.FromSeconds(30));
+
+        Assert.True(response.Status == 400 && response.IsProblem, response.ToString());
+        Assert.Contains("Bad chunk size data", response.Detail);
+    }
+
+    [Theory]
+    [InlineData("/rest/stj")]
+    [InlineData("/rest/newtonsoft")]
     public async Task ABodyOfTheWrongTypeIsA415ProblemAndALogRecordThatIsNotJsonA400(string prefix)
     {
         var http = service.Http(Route.H2c);

@@ -1,5 +1,7 @@
+using System.Text;
 using System.Security.Authentication;
 using Microsoft.AspNetCore.Http;
+using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Logging.Abstractions;
 using Microsoft.Extensions.Options;
 using PerformanceService.Metrics;
@@ -115,6 +117,22 @@ public sealed class WorkloadRulesTests
 
         Assert.False(context.RequestAborted.IsCancellationRequested);
         Assert.Equal(StatusCodes.Status499ClientClosedRequest, context.Response.StatusCode);
+    }
+
+    [Fact]
+    public async Task AChunkSizeThatOverflowsIsA400ProblemNotTheClientLeaving()
+    {
+        // What Kestrel throws for "ffffffffffffffffffff" as a chunk's size line, with the client still waiting.
+        var context = new DefaultHttpContext { RequestServices = new ServiceCollection().AddLogging().BuildServiceProvider() };
+        context.Request.Path = "/rest/stj/logs";
+        context.Response.Body = new MemoryStream();
+        var middleware = new WorkloadTrafficMiddleware(_ => throw new IOException("Bad chunk size data.", new OverflowException()), new ProtocolCounter(), NullLogger<WorkloadTrafficMiddleware>.Instance);
+
+        await middleware.InvokeAsync(context);
+
+        Assert.Equal(StatusCodes.Status400BadRequest, context.Response.StatusCode);
+        Assert.StartsWith("application/problem+json", context.Response.ContentType);
+        Assert.Contains("Bad chunk size data", Encoding.UTF8.GetString(((MemoryStream)context.Response.Body).ToArray()));
     }
 
     [Fact]

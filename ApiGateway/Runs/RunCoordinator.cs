@@ -94,7 +94,15 @@ public sealed partial class RunCoordinator(
 
     public Task StartAsync(CancellationToken cancellationToken) => Task.CompletedTask;
 
-    public Task StartingAsync(CancellationToken cancellationToken) => Task.CompletedTask;
+    /// <summary>
+    /// SIGTERM raises ApplicationStopping before any hosted service hears of the stop: from that moment what is in flight
+    /// was stopped by the gateway, so an arm that fails meanwhile is stored as stopped, not as a failure of its own.
+    /// </summary>
+    public Task StartingAsync(CancellationToken cancellationToken)
+    {
+        services.GetRequiredService<IHostApplicationLifetime>().ApplicationStopping.Register(StopEverything);
+        return Task.CompletedTask;
+    }
 
     public Task StartedAsync(CancellationToken cancellationToken) => Task.CompletedTask;
 

@@ -149,7 +149,14 @@ public abstract class DistributedRunTests(ITestOutputHelper output)
         var (p50One, p50Four) = (one.GetProperty("latency").GetProperty("p50Ms").GetDouble(), four.GetProperty("latency").GetProperty("p50Ms").GetDouble());
         output.WriteLine($"1 agent: {one.GetProperty("calls")} calls, p50 {p50One} ms, p99 {one.GetProperty("latency").GetProperty("p99Ms")} ms; " +
             $"4 agents: {four.GetProperty("calls")} calls, p50 {p50Four} ms, p99 {four.GetProperty("latency").GetProperty("p99Ms")} ms");
-        Assert.InRange(p50Four / p50One, 1 / 3.0, 3.0);
+        // Merging is exact: the merged median lies within the agents' own medians, however busy the machine was.
+        var agentMedians = runs[1].GetProperty("agentReports").EnumerateArray()
+            .Select(report => report.GetProperty("stats").GetProperty("latency").GetProperty("p50Ms").GetDouble()).ToList();
+        Assert.Equal(4, agentMedians.Count);
+        Assert.InRange(p50Four, agentMedians.Min(), agentMedians.Max());
+        // Across the two runs, only the same order of magnitude: four agent processes starting beside a service on a
+        // shared 2-core machine slow each new connection (a loaded run measured 3.0x), which is the machine, not the merge.
+        Assert.InRange(p50Four / p50One, 1 / 10.0, 10.0);
     }
 
     [Fact]

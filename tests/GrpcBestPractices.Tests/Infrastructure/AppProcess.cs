@@ -157,6 +157,16 @@ public sealed partial class AppProcess : IAsyncDisposable
             {
                 argumentList.AddRange(["--Runs:WarmUpAtStart", "false"]);
             }
+
+            // Its defaults name ./run.sh's ports and the certificate ./run.sh's service keeps in the repository: a gateway under
+            // test would call whatever listens there on a developer's machine. It gets the listeners its test names, or none.
+            foreach (var key in new[] { "--Protocols:Http1Url", "--Protocols:TlsUrl", "--Protocols:CertificatePath" })
+            {
+                if (Named(argumentList, key) is null && environment?.ContainsKey(key[2..].Replace(":", "__", StringComparison.Ordinal)) != true)
+                {
+                    argumentList.AddRange([key, ""]);
+                }
+            }
         }
 
         string? certificateFolder = null;

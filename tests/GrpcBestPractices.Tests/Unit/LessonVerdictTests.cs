@@ -93,6 +93,20 @@ public sealed class LessonVerdictTests
     }
 
     [Fact]
+    public void AWorkloadRunsSampleKeepsItsBytesOnTheWireAndAStrategyRunsHasNone()
+    {
+        var stats = SampleRuns.Stats(1, 0);
+        RunRecord Run(RunStats runStats) => new(Guid.NewGuid(), new RunPlan { Strategy = "client-wrapper" }, RunState.Completed, DateTimeOffset.UtcNow, DateTimeOffset.UtcNow, runStats, null, null);
+
+        var workload = LessonExperiment.Sample(new ExperimentStep(1, 2, 1, "rest"), Run(stats with { BytesSentPerCall = 77, BytesReceivedPerCall = 135_035 }));
+        var strategy = LessonExperiment.Sample(new ExperimentStep(2, 2, 1, "client-wrapper"), Run(stats));
+
+        Assert.Equal((77, 135_035), (workload.Figures["bytesSentPerCall"], workload.Figures["bytesReceivedPerCall"]));
+        Assert.Equal(stats.Latency!.P50Ms, workload.Figures["p50Ms"]);
+        Assert.DoesNotContain("bytesReceivedPerCall", strategy.Figures.Keys);
+    }
+
+    [Fact]
     public void AnArmThisHostCannotRunIsNamedWithItsReason()
     {
         var engine = new EngineOptions { ServerUri = new Uri("http://127.0.0.1:5000"), TlsUri = null };

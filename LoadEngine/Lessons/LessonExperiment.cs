@@ -167,6 +167,17 @@ public static class LessonExperiment
             figures["firstCallMs"] = first;
         }
 
+        // Workload runs count their sockets' bytes: what a protocol costs on the wire, beside what it costs in time.
+        if (stats.BytesSentPerCall is { } sent)
+        {
+            figures["bytesSentPerCall"] = sent;
+        }
+
+        if (stats.BytesReceivedPerCall is { } received)
+        {
+            figures["bytesReceivedPerCall"] = received;
+        }
+
         return new ExperimentSample(step.Repetition, step.Arm!, run.Id, RunState.Completed, figures, null);
     }
 

@@ -89,6 +89,8 @@ public static class EngineWarmup
     [
         ("small-mixed", "grpc-h2-tls", null),
         ("small-mixed", "rest-stj-h1-tls", null),
+        ("big-list", "grpc-h2-tls", null),
+        ("big-list", "rest-stj-h1-tls", null),
         ("big-dto", "grpc-h2-tls", "new-per-call"),
     ];
 

@@ -1,5 +1,6 @@
 using LoadEngine;
 using LoadEngine.Lessons;
+using LoadEngine.Protocols;
 using GrpcBestPractices.Tests.Fakes;
 using LoadEngine.Runs;
 
@@ -93,6 +94,52 @@ public sealed class LessonVerdictTests
     }
 
     [Fact]
+    public void AWorkloadRunsSampleKeepsItsBytesOnTheWireAndAStrategyRunsHasNone()
+    {
+        var stats = SampleRuns.Stats(1, 0);
+        RunRecord Run(RunStats runStats) => new(Guid.NewGuid(), new RunPlan { Strategy = "client-wrapper" }, RunState.Completed, DateTimeOffset.UtcNow, DateTimeOffset.UtcNow, runStats, null, null);
+
+        var workload = LessonExperiment.Sample(new ExperimentStep(1, 2, 1, "rest"), Run(stats with { BytesSentPerCall = 77, BytesReceivedPerCall = 135_035 }));
+        var strategy = LessonExperiment.Sample(new ExperimentStep(2, 2, 1, "client-wrapper"), Run(stats));
+
+        Assert.Equal((77, 135_035), (workload.Figures["bytesSentPerCall"], workload.Figures["bytesReceivedPerCall"]));
+        Assert.Equal(stats.Latency!.P50Ms, workload.Figures["p50Ms"]);
+        Assert.DoesNotContain("bytesReceivedPerCall", strategy.Figures.Keys);
+    }
+
+    [Fact]
+    public void GrpcAgainstRestIsJudgedByALargeAnswersTimeOverTlsOnBothSidesWithItsBytesAndASmallAnswerBeside()
+    {
+        var lesson = LessonList.GrpcVsRest;
+
+        // The 2019 study's claim: its big-list, REST ÷ gRPC in time, then in bytes; one book only "about the same".
+        Assert.Equal(
+            [("p50Ms", "grpc-big-list", "rest-big-list", ExpectedDirection.Above1), ("bytesReceivedPerCall", "grpc-big-list", "rest-big-list", ExpectedDirection.Above1),
+             ("p50Ms", "grpc-small-mixed", "rest-small-mixed", ExpectedDirection.Near1)],
+            lesson.Claims.Select(claim => (claim.Figure, claim.Baseline, claim.Other, claim.Expected)));
+        Assert.Equal(
+            [("big-list", "grpc-h2-tls"), ("big-list", "rest-stj-h1-tls"), ("small-mixed", "grpc-h2-tls"), ("small-mixed", "rest-stj-h1-tls")],
+            lesson.Arms.Select(arm => (arm.Run!.Workload, arm.Contender!.Name)));
+        Assert.All(lesson.Arms, arm => Assert.Equal((WireSecurity.Tls, "100"), (arm.Contender!.Security, arm.Run!.Warmup)));
+    }
+
+    [Fact]
+    public void TheBytesCheckIsJudgedFromEachRepetitionsBytesReceivedAndSaysItInBytes()
+    {
+        var lesson = LessonList.GrpcVsRest;
+        var experiment = Experiment(lesson, "bytesReceivedPerCall", ("grpc-big-list", [65_416, 65_420, 65_416]), ("rest-big-list", [135_035, 135_035, 135_040]));
+
+        var verdict = LessonVerdicts.Judge(lesson, lesson.Claims[1], experiment);
+
+        Assert.Equal(2.064, verdict.MeasuredRatio);
+        Assert.True(verdict.Agrees && verdict.BeyondNoise);
+        Assert.Equal(
+            "REST with System.Text.Json fetching 1 000 books was 2.1× larger than gRPC fetching 1 000 books in bytes received per call (median of 3, 2.1–2.1×): " +
+            "as the lesson says, and beyond the run-to-run spread.",
+            verdict.Sentence);
+    }
+
+    [Fact]
     public void AnArmThisHostCannotRunIsNamedWithItsReason()
     {
         var engine = new EngineOptions { ServerUri = new Uri("http://127.0.0.1:5000"), TlsUri = null };
@@ -143,16 +190,18 @@ public sealed class LessonVerdictTests
         });
     }
 
-    private static ExperimentRecord Experiment(params (string Arm, double[] P50s)[] arms) => new(
+    private static ExperimentRecord Experiment(params (string Arm, double[] P50s)[] arms) => Experiment(Lesson, "p50Ms", arms);
+
+    private static ExperimentRecord Experiment(LessonDefinition lesson, string figure, params (string Arm, double[] Values)[] arms) => new(
         Guid.NewGuid(),
-        Lesson.Id,
+        lesson.Id,
         RunState.Completed,
         DateTimeOffset.UtcNow,
         DateTimeOffset.UtcNow,
         null,
-        arms.Max(arm => arm.P50s.Length),
-        [.. arms.SelectMany(arm => arm.P50s.Select((p50, index) =>
-            new ExperimentSample(index + 1, arm.Arm, Guid.NewGuid(), RunState.Completed, new Dictionary<string, double> { ["p50Ms"] = p50 }, null)))]);
+        arms.Max(arm => arm.Values.Length),
+        [.. arms.SelectMany(arm => arm.Values.Select((value, index) =>
+            new ExperimentSample(index + 1, arm.Arm, Guid.NewGuid(), RunState.Completed, new Dictionary<string, double> { [figure] = value }, null)))]);
 
     private sealed class RoundedTo(int digits) : IEqualityComparer<double>
     {

@@ -25,7 +25,7 @@ public sealed class MonitorOptions
 
 /// <summary>
 /// How long Kestrel keeps an HTTP/2 connection that carries no streams before closing it; a PING from the client
-/// resets the timer (measured: see README, lesson 3). Section <c>Kestrel:Limits</c>, which Kestrel itself does not bind.
+/// resets the timer (measured: see docs/lessons.md, lesson 3). Section <c>Kestrel:Limits</c>, which Kestrel itself does not bind.
 /// </summary>
 public sealed class IdleConnectionOptions
 {

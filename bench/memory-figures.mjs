@@ -107,9 +107,9 @@ export function times(flags) {
 }
 
 /**
- * The README's row for repeated upload runs of one path and shape (the --json results of bench/memory.mjs): path, file
- * × uploads, uploads in flight over clients, throughput, each process's RSS growth and the file's bytes it held (as
- * ranges over the repeats), the bound, and whether each figure met it.
+ * The row of docs/protocols.md's "Upload memory" table for repeated upload runs of one path and shape (the --json
+ * results of bench/memory.mjs): path, file × uploads, uploads in flight over clients, throughput, each process's RSS
+ * growth and the file's bytes it held (as ranges over the repeats), the bound, and whether each figure met it.
  */
 export function summaryRow(results) {
   const [first] = results;

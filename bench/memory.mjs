@@ -14,8 +14,8 @@
 // bench/MemoryProbe, loaded into both as a startup hook, records their managed heap and Kestrel's buffers as often.
 // Prints for each process baseline, peak and growth of its RSS beside issue 11's bound, 4 × chunk size × uploads in
 // flight, and whether the growth stayed under it; then what the growth is made of (the GC's budget, what the GCs found
-// alive, Kestrel's buffers in use); last, a row for the README's table and, with --json, every figure as one line of
-// JSON (what bench/upload-memory.mjs collects).
+// alive, Kestrel's buffers in use); last, a row for the "Upload memory" table of docs/protocols.md and, with --json,
+// every figure as one line of JSON (what bench/upload-memory.mjs collects).
 import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync, mkdtempSync, rmSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -1,5 +1,6 @@
-// The README's "Upload memory" table: bench/memory.mjs's upload mode on each path, one upload at a time and eight in
-// parallel over eight clients, each measurement repeated (the machine is shared, and RSS moves with it), as ranges.
+// The "Upload memory" table of docs/protocols.md: bench/memory.mjs's upload mode on each path, one upload at a time
+// and eight in parallel over eight clients, each measurement repeated (the machine is shared, and RSS moves with it),
+// as ranges.
 // Usage: node bench/upload-memory.mjs [--repeat 3] [--file-bytes 104857600] [--contenders grpc-h2-cleartext,...]
 // Builds nothing: run `dotnet build GrpcBestPractices.sln -c Release` first. Each measurement starts its own service
 // and gateway; progress goes to stderr, the table to stdout.

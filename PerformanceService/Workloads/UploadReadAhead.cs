@@ -10,7 +10,7 @@ namespace PerformanceService.Workloads;
 /// (issue 11's bound). Kestrel's defaults let each one hold far more, measured with bench/memory.mjs: an HTTP/2 stream's
 /// receive window of 768 KiB, and on HTTP/1.1 a 1 MiB read buffer per connection (over TLS one more, for the decrypted
 /// bytes), all of it filled whenever the client sends faster than the handler hashes. Over HTTP/2 the stream window is
-/// what a client may send unanswered, so a smaller one costs throughput (README, "Upload memory"); over HTTP/1.1 the
+/// what a client may send unanswered, so a smaller one costs throughput (docs/protocols.md, "Upload memory"); over HTTP/1.1 the
 /// read buffers only pause reading from the socket, and TCP holds back the rest, outside the process.
 /// </summary>
 public static class UploadReadAhead

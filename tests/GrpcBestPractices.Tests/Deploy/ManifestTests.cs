@@ -7,7 +7,7 @@ namespace GrpcBestPractices.Tests.Deploy;
 
 /// <summary>
 /// deploy/k8s read as data and held to what the apps really are: their images, their settings, their ports. No cluster
-/// is needed; what only a cluster shows (pulling images, scheduling, Postgres starting) stays for README.md's walk-through.
+/// is needed; what only a cluster shows (pulling images, scheduling, Postgres starting) stays for docs/distributed.md's walk-through.
 /// </summary>
 public sealed class ManifestTests(ITestOutputHelper output)
 {

@@ -106,7 +106,7 @@ public sealed class MalformedRequestTests(SystemFixture system)
 
         var response = await RawHttp.SendAsync(system.Gateway.BaseAddress, Encoding.ASCII.GetBytes("GET /api/runs HTTP/1.1\r\nHost: 127.0.0.1\r\n"), Patience);
 
-        // Kestrel writes this one itself, before any middleware: a status with no body (README, Security).
+        // Kestrel writes this one itself, before any middleware: a status with no body (docs/caveats.md).
         Assert.Equal(408, response.Status);
         Assert.True(clock.Elapsed < TimeSpan.FromSeconds(25), $"the 408 took {clock.Elapsed}; Kestrel's default is 30 s");
     }

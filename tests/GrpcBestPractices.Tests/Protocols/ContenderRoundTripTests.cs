@@ -79,7 +79,7 @@ public sealed class ContenderRoundTripTests(WorkloadServiceFixture service)
         var grpcTls = await ReceivedPerCallAsync("small-ints", "grpc-h2-tls");
         var grpcClear = await ReceivedPerCallAsync("small-ints", "grpc-h2-cleartext");
 
-        // The bodies' own sizes (README: 65 000 B protobuf, 134 011 B JSON) plus each protocol's framing and headers.
+        // The bodies' own sizes (65 000 B protobuf, 134 011 B JSON; docs/protocols.md, big-list) plus each protocol's framing and headers.
         Assert.InRange(grpc, 65_000, 67_500);
         Assert.InRange(stj, 134_011, 135_000);
         Assert.InRange(newtonsoft, 134_011, 136_000);

@@ -172,6 +172,17 @@ public static class HistogramCodec
         return Convert.ToBase64String(bytes);
     }
 
-    public static HistogramBase Decode(string base64) =>
-        HistogramEncoding.DecodeFromCompressedByteBuffer(ByteBuffer.Allocate(Convert.FromBase64String(base64)), LatencyRecorder.HighestUnits);
+    /// <summary>
+    /// The compressed form is a cookie, the payload's length, then zlib. HdrHistogram 2.5.0's own decoder inflates it with
+    /// one Stream.Read, which .NET's DeflateStream answers in part past about 8 KB (a million calls over four decades;
+    /// fixed upstream after 2.5.0, HdrHistogram.NET #99): inflate it whole here, and let the library decode the payload.
+    /// </summary>
+    public static HistogramBase Decode(string base64)
+    {
+        var encoded = Convert.FromBase64String(base64);
+        using var zlib = new System.IO.Compression.ZLibStream(new MemoryStream(encoded, 8, encoded.Length - 8), System.IO.Compression.CompressionMode.Decompress);
+        using var payload = new MemoryStream();
+        zlib.CopyTo(payload);
+        return HistogramEncoding.DecodeFromByteBuffer(ByteBuffer.Allocate(payload.ToArray()), LatencyRecorder.HighestUnits);
+    }
 }

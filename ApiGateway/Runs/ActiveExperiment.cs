@@ -17,8 +17,14 @@ public sealed class ActiveExperiment(LessonPlan plan, ExperimentRecord record, C
 
     public ExperimentStep? CurrentStep { get; internal set; }
 
+    /// <summary>
+    /// Events a follower may leave unread, the same as a run's: each record a step pushes holds every sample so far, and the
+    /// final one all of them, so a lost event is made up by the next.
+    /// </summary>
+    public const int FollowerCapacity = LiveRun.FollowerCapacity;
+
     /// <summary>Each step's progress and each sample as it arrives, pushed to whoever follows the experiment.</summary>
-    public Broadcast<ExperimentEvent> Events { get; } = new(capacityPerFollower: 256);
+    public Broadcast<ExperimentEvent> Events { get; } = new(FollowerCapacity);
 
     public Task<ExperimentRecord> Completion { get; internal set; } = null!;
 

@@ -46,8 +46,14 @@ public sealed class ActiveSuite(SuiteRecord record, IReadOnlyList<RunPlan> plans
 
     public ActiveRun? Current { get; internal set; }
 
+    /// <summary>
+    /// Events a follower may leave unread, the same as a run's: a run's end is read again from the history when the suite
+    /// ends, so a follower that lost it still gets every run before the final.
+    /// </summary>
+    public const int FollowerCapacity = LiveRun.FollowerCapacity;
+
     /// <summary>What happens in the suite, pushed to whoever follows it: each run's progress, and each run as it ends.</summary>
-    public Broadcast<SuiteEvent> Events { get; } = new();
+    public Broadcast<SuiteEvent> Events { get; } = new(FollowerCapacity);
 
     public Task<SuiteRecord> Completion { get; internal set; } = null!;
 }

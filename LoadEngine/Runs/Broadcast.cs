@@ -4,9 +4,11 @@ namespace LoadEngine.Runs;
 
 /// <summary>
 /// Pushes each value to every follower as it happens (grpc-dotnet's Mailer example raises events the same way), instead
-/// of followers polling. A slow follower with a bounded buffer loses its oldest values, never the publisher's time.
+/// of followers polling. Each follower keeps at most <paramref name="capacityPerFollower"/> values it has not read: a slow
+/// one loses its oldest, never the publisher's time nor the process's memory, so each stream must say what a lost value
+/// costs and how its end makes up for it.
 /// </summary>
-public sealed class Broadcast<T>(int? capacityPerFollower = null)
+public sealed class Broadcast<T>(int capacityPerFollower)
 {
     private readonly object _gate = new();
     private readonly List<Channel<T>> _followers = [];
@@ -15,9 +17,8 @@ public sealed class Broadcast<T>(int? capacityPerFollower = null)
     /// <summary>A reader of every value published from now on; it completes when the broadcast does.</summary>
     public ChannelReader<T> Follow()
     {
-        var channel = capacityPerFollower is { } capacity
-            ? Channel.CreateBounded<T>(new BoundedChannelOptions(capacity) { FullMode = BoundedChannelFullMode.DropOldest, SingleReader = true, SingleWriter = true })
-            : Channel.CreateUnbounded<T>(new UnboundedChannelOptions { SingleReader = true, SingleWriter = true });
+        var channel = Channel.CreateBounded<T>(
+            new BoundedChannelOptions(capacityPerFollower) { FullMode = BoundedChannelFullMode.DropOldest, SingleReader = true, SingleWriter = true });
         lock (_gate)
         {
             if (_completed)
@@ -33,6 +34,7 @@ public sealed class Broadcast<T>(int? capacityPerFollower = null)
         return channel.Reader;
     }
 
+    /// <summary>Hands the value to every follower without waiting for any: a full buffer drops its oldest value instead.</summary>
     public void Publish(T value)
     {
         lock (_gate)

@@ -43,7 +43,13 @@ public sealed record ProgressSnapshot(
 /// </summary>
 public sealed class LiveRun : IDisposable
 {
-    private readonly Broadcast<ProgressSnapshot> _broadcast = new(capacityPerFollower: 64);
+    /// <summary>
+    /// Snapshots a follower may leave unread: 6.4 s of ticks. A lost one is outdated by the next, and the run's end reaches
+    /// a follower as the stored run, not through this buffer.
+    /// </summary>
+    public const int FollowerCapacity = 64;
+
+    private readonly Broadcast<ProgressSnapshot> _broadcast = new(FollowerCapacity);
     private readonly TaskCompletionSource _finished = new(TaskCreationOptions.RunContinuationsAsynchronously);
     private ProgressSnapshot _latest = new(0, RunPhase.Starting, 0, 0, 0, 0, 0, 0, null, null);
     private long _sequence;

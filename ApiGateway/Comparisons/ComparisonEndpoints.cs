@@ -122,7 +122,7 @@ public static class ComparisonEndpoints
     }
 
     private static async Task<Results<ServerSentEventsResult<object>, ProblemHttpResult>> EventsAsync(
-        Guid id, RunCoordinator coordinator, IRunStore store, CancellationToken cancellation)
+        Guid id, RunCoordinator coordinator, IRunStore store, EventViewers viewers, HttpContext http, CancellationToken cancellation)
     {
         var active = Active(id, coordinator);
         if (active is null && (await store.GetSuiteAsync(id, cancellation))?.Comparison is null)
@@ -130,7 +130,7 @@ public static class ComparisonEndpoints
             return NotFound(id);
         }
 
-        return TypedResults.ServerSentEvents(RunApiEndpoints.SuiteEvents(id, active, store, (suite, runs) => ComparisonView.From(suite, runs, null), cancellation));
+        return viewers.Stream(http, RunApiEndpoints.SuiteEvents(id, active, store, (suite, runs) => ComparisonView.From(suite, runs, null), cancellation));
     }
 
     /// <summary>The comparison as it is now: running (with the current run's progress) or from the history; null when there is no such comparison.</summary>

@@ -262,7 +262,7 @@ public static class RunApiEndpoints
     }
 
     private static async Task<Results<ServerSentEventsResult<object>, ProblemHttpResult>> RunEventsAsync(
-        Guid id, RunCoordinator coordinator, IRunStore store, CancellationToken cancellation)
+        Guid id, RunCoordinator coordinator, IRunStore store, EventViewers viewers, HttpContext http, CancellationToken cancellation)
     {
         var active = coordinator.FindRun(id);
         var stored = active is null ? await store.GetAsync(id) : null;
@@ -271,7 +271,7 @@ public static class RunApiEndpoints
             return RunNotFound(id);
         }
 
-        return TypedResults.ServerSentEvents(RunEvents(active, stored, cancellation));
+        return viewers.Stream(http, RunEvents(active, stored, cancellation));
     }
 
     /// <summary>Each snapshot the engine pushes, as it pushes it, then the stored run.</summary>
@@ -351,7 +351,7 @@ public static class RunApiEndpoints
     }
 
     private static async Task<Results<ServerSentEventsResult<object>, ProblemHttpResult>> SuiteEventsAsync(
-        Guid id, RunCoordinator coordinator, IRunStore store, CancellationToken cancellation)
+        Guid id, RunCoordinator coordinator, IRunStore store, EventViewers viewers, HttpContext http, CancellationToken cancellation)
     {
         var active = coordinator.FindSuite(id);
         if (active is null && await store.GetSuiteAsync(id, cancellation) is null)
@@ -359,7 +359,7 @@ public static class RunApiEndpoints
             return SuiteNotFound(id);
         }
 
-        return TypedResults.ServerSentEvents(SuiteEvents(id, active, store, (suite, runs) => SuiteView.From(suite, runs, null), cancellation));
+        return viewers.Stream(http, SuiteEvents(id, active, store, (suite, runs) => SuiteView.From(suite, runs, null), cancellation));
     }
 
     /// <summary>

@@ -48,6 +48,7 @@ public static class StrategyEndpoints
         services.AddLoadEngine();
         services.AddSingleton<RunMetrics>();
         services.AddSingleton<RunCoordinator>();
+        services.AddEventViewers();
         services.AddSingleton<WarmupState>();
         services.AddHostedService(provider => provider.GetRequiredService<RunCoordinator>());
         return services;

@@ -160,14 +160,14 @@ public static class LessonApi
     }
 
     private static async Task<Results<ServerSentEventsResult<object>, ProblemHttpResult>> EventsAsync(
-        string id, Guid experimentId, RunCoordinator coordinator, IRunStore store, CancellationToken cancellation)
+        string id, Guid experimentId, RunCoordinator coordinator, IRunStore store, EventViewers viewers, HttpContext http, CancellationToken cancellation)
     {
         if (await FindAsync(id, experimentId, coordinator, store) is null)
         {
             return NoSuchExperiment(id, experimentId);
         }
 
-        return TypedResults.ServerSentEvents(Events(experimentId, coordinator.FindExperiment(experimentId), store, cancellation));
+        return viewers.Stream(http, Events(experimentId, coordinator.FindExperiment(experimentId), store, cancellation));
     }
 
     /// <summary>The experiment as it grows: the record so far, then each step's progress and each record as a step ends, then the final one.</summary>

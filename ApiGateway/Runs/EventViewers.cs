@@ -41,7 +41,8 @@ public sealed partial class EventViewers(IOptions<EventViewerOptions> options, T
     public ServerSentEventsResult<object> Stream(HttpContext http, IAsyncEnumerable<SseItem<object>> events) =>
         TypedResults.ServerSentEvents(Watch(http, events));
 
-    private async IAsyncEnumerable<SseItem<object>> Watch(HttpContext http, IAsyncEnumerable<SseItem<object>> events, [EnumeratorCancellation] CancellationToken cancellation = default)
+    /// <summary>The events as they come, arming the clock when one is handed on and stopping it when the next is asked for.</summary>
+    public async IAsyncEnumerable<T> Watch<T>(HttpContext http, IAsyncEnumerable<T> events, [EnumeratorCancellation] CancellationToken cancellation = default)
     {
         KeepSendBufferSmall(http);
         var stall = options.Value.ViewerStall;

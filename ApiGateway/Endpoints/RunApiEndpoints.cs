@@ -178,7 +178,7 @@ public static class RunApiEndpoints
     private static bool KeepsNoStatuses(RunPlanInput input, out string error)
     {
         error = input.IncludeStatuses is { Length: > 0 } asked && !string.Equals(asked, "false", StringComparison.OrdinalIgnoreCase)
-            ? $"includeStatuses was '{asked}'; a background run keeps no per-call statuses. Leave it out, or ask a chapter route " +
+            ? $"includeStatuses was '{Excerpt.Of(asked)}'; a background run keeps no per-call statuses. Leave it out, or ask a chapter route " +
                 "(GET /Performance/client-wrapper/{count}) for them."
             : string.Empty;
         return error.Length == 0;
@@ -189,7 +189,7 @@ public static class RunApiEndpoints
         if (strategy is not null && !StrategyList.Names.Contains(strategy) && !ContenderList.Names.Contains(strategy))
         {
             return ProblemResponses.InvalidParameters(
-                $"strategy was '{strategy}'; it must be one of: {string.Join(", ", StrategyList.Names)}, or a workload run's contender: {string.Join(", ", ContenderList.Names)}.");
+                $"strategy was '{Excerpt.Of(strategy)}'; it must be one of: {string.Join(", ", StrategyList.Names)}, or a workload run's contender: {string.Join(", ", ContenderList.Names)}.");
         }
 
         if (!Limit.TryWhole(limit, out var take, out var error) || !Offset.TryWhole(offset, out var skip, out error))
@@ -246,7 +246,7 @@ public static class RunApiEndpoints
     {
         if (!Guid.TryParse(baseline, out var baselineId) || !Guid.TryParse(candidate, out var candidateId))
         {
-            return ProblemResponses.InvalidParameters($"baseline was '{baseline}' and candidate '{candidate}'; both must be run ids (GUIDs) from /api/runs.");
+            return ProblemResponses.InvalidParameters($"baseline was '{Excerpt.Of(baseline)}' and candidate '{Excerpt.Of(candidate)}'; both must be run ids (GUIDs) from /api/runs.");
         }
 
         var (first, second) = (await store.GetAsync(baselineId), await store.GetAsync(candidateId));
@@ -308,7 +308,7 @@ public static class RunApiEndpoints
         if (strategies.Count == 0 || unknown is not null || strategies.Distinct().Count() != strategies.Count)
         {
             return ProblemResponses.InvalidParameters(
-                $"strategies must name each strategy at most once, from: {string.Join(", ", StrategyList.Names)}{(unknown is null ? "" : $"; '{unknown}' is not one")}.");
+                $"strategies must name each strategy at most once, from: {string.Join(", ", StrategyList.Names)}{(unknown is null ? "" : $"; '{Excerpt.Of(unknown)}' is not one")}.");
         }
 
         // The same settings for every strategy, each under its own load unless the request named one.

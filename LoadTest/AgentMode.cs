@@ -236,7 +236,7 @@ public static class AgentMode
 
     private static string Summary(RunRecord ended) => ended.Stats is not { } stats
         ? ended.Error ?? "nothing was measured"
-        : $"{stats.Calls} calls, {stats.Failed} failed" + (stats.Latency is { } latency ? $", p50 {latency.P50Ms:0.###} ms, p99 {latency.P99Ms:0.###} ms" : "") + (ended.Error is { } why ? $" ({why})" : "");
+        : $"{stats.Calls} calls, {stats.Failed} failed" + (stats.Latency is { } latency ? $", p50 {latency.P50Ms:0.###} ms, p99 {latency.P99Ms:0.###} ms" : "") + ((ended.Error ?? ended.Note) is { } why ? $" ({why})" : "");
 
     private static string? PlanOption(ParseResult parsed, LoadTestCommand command) =>
         new Option[]

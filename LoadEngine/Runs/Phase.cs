@@ -130,9 +130,9 @@ internal sealed class Phase : IDisposable
         }
 
         // Calls keep failing to connect and none has succeeded for the window: the service went away mid-run.
-        if (!Stopped && FailingToConnect() is { } since && Stopwatch.GetElapsedTime(Math.Max(Volatile.Read(ref _lastSuccessEnded), _start)) >= _silenceWindow)
+        if (!Stopped && FailingToConnect() is { } since && Stopwatch.GetElapsedTime(Math.Max(Volatile.Read(ref _lastSuccessEnded), _start)) is var none && none >= _silenceWindow)
         {
-            StopUnreachable($"and none succeeded for {_silenceWindow.TotalSeconds:0.###} s", since);
+            StopUnreachable($"and none succeeded for {none.TotalSeconds:0.0##} s, past the {_silenceWindow.TotalSeconds:0.###} s silence window", since);
         }
     }
 
@@ -479,7 +479,7 @@ internal sealed class Phase : IDisposable
         }
         finally
         {
-            CallEnded(ended);
+            CallEnded(ended, sentAt);
         }
     }
 
@@ -492,13 +492,19 @@ internal sealed class Phase : IDisposable
         }
     }
 
-    private void CallEnded(StatusCode status)
+    /// <param name="sentAt">When the call went out (0 for a stream message's answer).</param>
+    private void CallEnded(StatusCode status, long sentAt = 0)
     {
         Volatile.Write(ref _lastEnded, Stopwatch.GetTimestamp());
         Interlocked.Decrement(ref _pending);
         if (status != StatusCode.DeadlineExceeded)
         {
             Volatile.Write(ref _timeoutsInARow, 0);
+        }
+        else if (sentAt <= Volatile.Read(ref _lastSuccessEnded))
+        {
+            // Another call was answered while this one waited: a service too busy for some calls (a connection storm's
+            // queued connections time out together), not one that stopped answering. Counted, but not towards a hang.
         }
         else if (_options.MaxConsecutiveTimeouts > 0 && Interlocked.Increment(ref _timeoutsInARow) == _options.MaxConsecutiveTimeouts && !Stopped)
         {

@@ -67,6 +67,49 @@ public sealed class SilenceTests
     }
 
     [Fact]
+    public async Task TimeoutsOfCallsThatWaitedWhileOthersWereAnsweredAreCountedButDoNotFailTheRun()
+    {
+        // A storm's queued connections time out together: 30 calls sent at the start miss their deadline in one burst,
+        // after 10 calls sent with them were answered; the service answers every call after the burst.
+        var release = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+        var burstEnded = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+        var timedOut = 0;
+        var client = new FakeMonitorClient
+        {
+            Answer = async (request, _) =>
+            {
+                var number = int.Parse(request.ClientName.Split('#')[1]);
+                if (number <= 10)
+                {
+                    await Task.Delay(20);
+                    return FakeMonitorClient.Respond(request);
+                }
+
+                if (number <= 40)
+                {
+                    await release.Task;
+                    if (Interlocked.Increment(ref timedOut) == 30)
+                    {
+                        burstEnded.SetResult();
+                    }
+
+                    throw FakeMonitorClient.Failure(StatusCode.DeadlineExceeded);
+                }
+
+                // The first call after an answered one: the burst of timeouts comes now, and every later call waits for it.
+                release.TrySetResult();
+                await burstEnded.Task;
+                return FakeMonitorClient.Respond(request);
+            },
+        };
+
+        var run = await RunAsync(Unary(client), Plan("factory-client", LoadKind.Closed, count: 100, concurrency: 40), maxConsecutiveTimeouts: 10, silence: TimeSpan.FromSeconds(30));
+
+        Assert.True(run.State == RunState.Completed, run.Error);
+        Assert.Equal((70, 30), (run.Stats!.StatusCounts["OK"], run.Stats.StatusCounts["DeadlineExceeded"]));
+    }
+
+    [Fact]
     public async Task AStreamWhoseServiceFallsSilentFailsAfterTheSilenceWindowNotAfterTheCallTimeout()
     {
         var stream = new FakeDuplexStream();

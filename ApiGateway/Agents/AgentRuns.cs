@@ -6,7 +6,7 @@ using Microsoft.Extensions.Options;
 
 namespace ApiGateway.Agents;
 
-/// <summary>How long a distributed run waits for its agents. Section <c>Agents</c>.</summary>
+/// <summary>How many distributed runs may go at once, and how long one waits for its agents. Section <c>Agents</c>.</summary>
 public sealed class AgentOptions
 {
     public const string Section = "Agents";
@@ -14,6 +14,13 @@ public sealed class AgentOptions
     /// <summary>How long a shard may wait for an agent to take it before its share counts as missing.</summary>
     [Range(1, 3600, ErrorMessage = "Agents:JoinTimeoutSeconds must be between 1 and 3600: how long a distributed run waits for an agent to take each shard.")]
     public double JoinTimeoutSeconds { get; set; } = 120;
+
+    /// <summary>
+    /// Distributed runs waiting for or following their agents at once. They make no calls in the gateway, so they take
+    /// none of the <c>Runs:MaxRunsInFlight</c> slots that local runs need; more get 429.
+    /// </summary>
+    [Range(1, 64, ErrorMessage = "Agents:MaxRunsInFlight must be between 1 and 64: how many distributed runs may wait for or follow their agents at once.")]
+    public int MaxRunsInFlight { get; set; } = 4;
 
     /// <summary>How long an agent may go without a heartbeat (it beats every second) before it counts as dead and its share as missing.</summary>
     [Range(2, 600, ErrorMessage = "Agents:HeartbeatTimeoutSeconds must be between 2 and 600: how long an agent may go silent before its share counts as missing.")]

@@ -267,10 +267,10 @@ public static class RunApiEndpoints
     }
 
     private static async Task<Results<ServerSentEventsResult<object>, ProblemHttpResult>> RunEventsAsync(
-        Guid id, RunCoordinator coordinator, IRunStore store, CancellationToken cancellation)
+        Guid id, RunCoordinator coordinator, IRunStore store, [FromServices] AgentRuns agentRuns, CancellationToken cancellation)
     {
         var active = coordinator.FindRun(id);
-        var stored = active is null ? await store.GetAsync(id) : null;
+        var stored = active is null && await store.GetAsync(id) is { } ended ? await WithAgentsAsync(ended, agentRuns) : null;
         if (active is null && stored is null)
         {
             return RunNotFound(id);

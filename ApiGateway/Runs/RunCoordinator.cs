@@ -192,7 +192,9 @@ public sealed partial class RunCoordinator(
             var saving = store.SaveEndedAsync(ended);
             _runs.TryRemove(run.Id, out _);
             await saving;
-            LogRunEnded(logger, run.Id, ended.Plan.Strategy, ended.State, ended.Stats?.WallTimeMs ?? 0, ended.Error ?? string.Empty);
+            // From start to end, waiting for agents or warming up included: a run that measured nothing still took its time.
+            var took = ((ended.FinishedAt ?? DateTimeOffset.UtcNow) - ended.StartedAt).TotalMilliseconds;
+            LogRunEnded(logger, run.Id, ended.Plan.Strategy, ended.State, Math.Round(took), ended.Error ?? ended.Note ?? string.Empty);
             return ended;
         }
         finally
@@ -302,8 +304,8 @@ public sealed partial class RunCoordinator(
 
     private void Release() => Interlocked.Decrement(ref _slots);
 
-    [LoggerMessage(Level = LogLevel.Information, Message = "Run {RunId} ({Strategy}) ended {State} after {WallTimeMs} ms {Error}")]
-    private static partial void LogRunEnded(ILogger logger, Guid runId, string strategy, RunState state, double wallTimeMs, string error);
+    [LoggerMessage(Level = LogLevel.Information, Message = "Run {RunId} ({Strategy}) ended {State} after {DurationMs} ms {Error}")]
+    private static partial void LogRunEnded(ILogger logger, Guid runId, string strategy, RunState state, double durationMs, string error);
 
     [LoggerMessage(Level = LogLevel.Error, Message = "Run {RunId} failed inside the gateway")]
     private static partial void LogRunCrashed(ILogger logger, Exception exception, Guid runId);

@@ -66,6 +66,18 @@ public static class ProblemResponses
             detail: $"{limit} run(s) are already in flight, the most Runs:MaxRunsInFlight allows. Wait for one to finish " +
                 $"(retry after {RunCoordinator.RetryAfterSeconds} s) or cancel one with POST /api/runs/{{id}}/cancel.");
 
+    /// <summary>429 with Retry-After: <paramref name="limit"/> distributed runs are already waiting for or following their agents.</summary>
+    public static ProblemHttpResult TooManyDistributedRuns(HttpContext http, int limit)
+    {
+        http.Response.Headers.RetryAfter = RunCoordinator.RetryAfterSeconds.ToString(CultureInfo.InvariantCulture);
+        return TypedResults.Problem(
+            statusCode: StatusCodes.Status429TooManyRequests,
+            title: "Too many distributed runs in flight",
+            detail: $"{limit} distributed run(s) are already waiting for or following their agents, the most Agents:MaxRunsInFlight allows " +
+                $"(they take none of the Runs:MaxRunsInFlight slots of runs made here). Wait for one to finish (retry after {RunCoordinator.RetryAfterSeconds} s) " +
+                "or cancel one with POST /api/runs/{id}/cancel.");
+    }
+
     /// <summary>A run that did not complete: the service's problem (unreachable, failing, too slow), or it was stopped.</summary>
     public static ProblemHttpResult RunDidNotComplete(Uri serverUri, RunRecord run)
     {

@@ -78,23 +78,6 @@ public sealed class StrategyTests
     }
 
     [Fact]
-    public async Task AnUnreachableServiceStopsTheRunAtItsFirstUnavailableCallAndFailsIt()
-    {
-        var client = new FakeMonitorClient
-        {
-            Answer = (request, _) => request.ClientName == "factory-client #3"
-                ? Task.FromException<PerformanceStatusResponse>(FakeMonitorClient.Failure(StatusCode.Unavailable, "connection refused"))
-                : Task.FromResult(FakeMonitorClient.Respond(request)),
-        };
-
-        var run = await RunAsync(Unary(client), Plan("factory-client", LoadKind.Sequential, count: 100));
-
-        Assert.Equal(3, client.Calls.Count);
-        Assert.Equal(RunState.Failed, run.State);
-        Assert.Equal("The service is unreachable: connection refused", run.Error);
-    }
-
-    [Fact]
     public async Task ARunWithNoSuccessfulCallFailsSayingWhatTheCallsEndedWith()
     {
         var client = new FakeMonitorClient { Answer = (_, _) => Task.FromException<PerformanceStatusResponse>(FakeMonitorClient.Failure(StatusCode.DeadlineExceeded)) };

@@ -46,6 +46,7 @@ internal sealed class Phase : IDisposable
     private long _failingAfter;
     private long _failingSince;
     private long _failingStreak;
+    private bool _failingRefusedOnly;
     private string? _unreachable;
     private string? _gaveUp;
     private int _pending;
@@ -129,10 +130,20 @@ internal sealed class Phase : IDisposable
             GiveUp($"The service stopped answering: no answer from {_service} for {_silenceWindow.TotalSeconds:0.###} s while {pending} {_inFlightNoun}.");
         }
 
-        // Calls keep failing to connect and none has succeeded for the window: the service went away mid-run.
-        if (!Stopped && FailingToConnect() is { } since && Stopwatch.GetElapsedTime(Math.Max(Volatile.Read(ref _lastSuccessEnded), _start)) is var none && none >= _silenceWindow)
+        // Calls keep failing to connect and none has succeeded for the window: the service went away mid-run. Refused
+        // connections prove nothing listens; connections that time out or are reset may be a storm the service's accept
+        // queue cannot take (its other calls go on), so those get a longer window before the service counts as gone.
+        if (!Stopped && FailingToConnect() is { } since && Stopwatch.GetElapsedTime(Math.Max(Volatile.Read(ref _lastSuccessEnded), _start)) is var none)
         {
-            StopUnreachable($"and none succeeded for {none.TotalSeconds:0.0##} s, past the {_silenceWindow.TotalSeconds:0.###} s silence window", since);
+            var refusedOnly = Volatile.Read(ref _failingRefusedOnly);
+            var window = refusedOnly ? _silenceWindow : TimeSpan.FromTicks(Math.Max(_silenceWindow.Ticks, _options.ConnectFailureWindow.Ticks));
+            if (none >= window)
+            {
+                StopUnreachable(
+                    $"and none succeeded for {none.TotalSeconds:0.0##} s, past the {window.TotalSeconds:0.###} s window for " +
+                    (refusedOnly ? "refused connections (the silence window)" : "connections that time out or are reset"),
+                    since);
+            }
         }
     }
 
@@ -552,9 +563,14 @@ internal sealed class Phase : IDisposable
             if (_failingStreak == 0 || lastSuccess != _failingAfter)
             {
                 (_failingAfter, _failingSince, _failingStreak) = (lastSuccess, now, 0);
+                Volatile.Write(ref _failingRefusedOnly, true);
             }
 
             _failingStreak++;
+            if (!ConnectErrors.IsRefused(error))
+            {
+                Volatile.Write(ref _failingRefusedOnly, false);
+            }
             neverAnswered = lastSuccess == 0 && !_answeredBefore;
         }
 
@@ -736,3 +752,21 @@ internal sealed class Phase : IDisposable
 /// words, and when the last call that succeeded ended, from the phase's start.
 /// </summary>
 internal sealed record ConnectFailures(long Calls, string Detail, TimeSpan? LastSuccess);
+
+/// <summary>What a call that failed to connect says about the service.</summary>
+public static class ConnectErrors
+{
+    /// <summary>Whether the connection was refused: nothing listens at the address (a closed port answers at once).</summary>
+    public static bool IsRefused(RpcException error)
+    {
+        for (Exception? cause = error.Status.DebugException; cause is not null; cause = cause.InnerException)
+        {
+            if (cause is System.Net.Sockets.SocketException { SocketErrorCode: System.Net.Sockets.SocketError.ConnectionRefused })
+            {
+                return true;
+            }
+        }
+
+        return false;
+    }
+}

@@ -127,8 +127,56 @@ public sealed class ConnectFailureTests
         Assert.Equal(RunState.Failed, run.State);
         Assert.Matches(
             @"^The service is unreachable: Error connecting to subchannel \(Connection refused\)\. 10 calls had succeeded, the last [\d.]+ s into the run; " +
-            @"from [\d.]+ s on, [\d,]+ calls failed to connect and none succeeded for [\d.]+ s, past the 2 s silence window\.$",
+            @"from [\d.]+ s on, [\d,]+ calls failed to connect and none succeeded for [\d.]+ s, past the 2 s window for refused connections \(the silence window\)\.$",
             run.Error);
+    }
+
+    [Fact]
+    public async Task ConnectionsThatTimeOutPastTheSilenceWindowAreAStormAndTheRunGoesOnUntilTheConnectFailureWindow()
+    {
+        // After ten answers, every connection times out (as a full accept queue drops them); nothing refuses.
+        var client = new FakeMonitorClient
+        {
+            Answer = async (request, _) =>
+            {
+                if (int.Parse(request.ClientName.Split('#')[1]) <= 10)
+                {
+                    return FakeMonitorClient.Respond(request);
+                }
+
+                await Task.Delay(5);
+                throw TimedOut();
+            },
+        };
+        var options = new EngineOptions { SilenceTimeout = TimeSpan.FromSeconds(1), ConnectFailureWindow = TimeSpan.FromSeconds(4) };
+        var clock = Stopwatch.StartNew();
+
+        var run = await RunAsync(client, new RunPlan { Strategy = "factory-client", Load = LoadKind.Closed, Concurrency = 2, Duration = 60 }, options);
+
+        // Not stopped by the 1 s silence window, only by the 4 s one; a bound, not a timing, on the other side.
+        Assert.InRange(clock.Elapsed, TimeSpan.FromSeconds(4), TimeSpan.FromSeconds(40));
+        Assert.Equal(RunState.Failed, run.State);
+        Assert.Matches(@"none succeeded for [\d.]+ s, past the 4 s window for connections that time out or are reset\.$", run.Error);
+    }
+
+    [Fact]
+    public void OnlyAConnectionTheSocketRefusedCountsAsRefused()
+    {
+        Assert.True(ConnectErrors.IsRefused(Refused()));
+        Assert.False(ConnectErrors.IsRefused(TimedOut()));
+        Assert.False(ConnectErrors.IsRefused(new RpcException(new Status(StatusCode.Unavailable, "Connection reset by peer", new SocketException((int)SocketError.ConnectionReset)))));
+    }
+
+    [Fact]
+    [Trait("Category", "Process")]
+    public async Task GrpcDotnetsFailureToReachAClosedPortIsRecognisedAsRefused()
+    {
+        using var channel = Grpc.Net.Client.GrpcChannel.ForAddress($"http://127.0.0.1:{Infrastructure.Ports.Unused()}");
+
+        var error = await Assert.ThrowsAsync<RpcException>(() => new Monitor.MonitorClient(channel).GetPerformanceAsync(new PerformanceStatusRequest()).ResponseAsync);
+
+        Assert.Equal(StatusCode.Unavailable, error.StatusCode);
+        Assert.True(ConnectErrors.IsRefused(error), error.ToString());
     }
 
     [Fact]
@@ -152,12 +200,19 @@ public sealed class ConnectFailureTests
     private static RpcException Refused() =>
         new(new Status(StatusCode.Unavailable, "Error connecting to subchannel.", new SocketException((int)SocketError.ConnectionRefused)));
 
+    private static RpcException TimedOut() =>
+        new(new Status(StatusCode.Unavailable, "Error connecting to subchannel.",
+            new TimeoutException("A connection could not be established within the configured ConnectTimeout.")));
+
     private static RunPlan Plan(LoadKind load, int count, int concurrency = 1) =>
         new() { Strategy = "factory-client", Load = load, Count = count, Concurrency = concurrency };
 
-    private static Task<RunRecord> RunAsync(FakeMonitorClient client, RunPlan plan, TimeSpan? silence = null)
+    private static Task<RunRecord> RunAsync(FakeMonitorClient client, RunPlan plan, TimeSpan? silence = null) =>
+        RunAsync(client, plan, new EngineOptions { SilenceTimeout = silence ?? Silence });
+
+    private static Task<RunRecord> RunAsync(FakeMonitorClient client, RunPlan plan, EngineOptions options)
     {
-        var engine = new RunEngine(Options.Create(new EngineOptions { SilenceTimeout = silence ?? Silence }));
+        var engine = new RunEngine(Options.Create(options));
         return engine.ExecuteAsync(
             new FactoryClientStrategy(client, NullLoggerFactory.Instance), new RunRecord(Guid.NewGuid(), plan, RunState.Running, DateTimeOffset.UtcNow, null, null, null, null), new LiveRun(), CancellationToken.None);
     }

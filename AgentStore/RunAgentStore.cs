@@ -114,8 +114,11 @@ public abstract class RunAgentStore : IAsyncDisposable
         await transaction.CommitAsync(cancellationToken);
     }
 
-    /// <summary>Takes the shard for <paramref name="agent"/>; returns null when taken, or the agent that already has it.</summary>
-    public async Task<string?> ClaimAsync(Guid runId, AgentShard shard, string agent, DateTimeOffset at, CancellationToken cancellationToken = default)
+    /// <summary>
+    /// Takes the shard for <paramref name="agent"/>; returns null when taken, or the shard as another agent holds it (or as
+    /// the gateway declared it missing when the run ended without it).
+    /// </summary>
+    public async Task<ShardHolder?> ClaimAsync(Guid runId, AgentShard shard, string agent, DateTimeOffset at, CancellationToken cancellationToken = default)
     {
         await using var connection = await _source.OpenConnectionAsync(cancellationToken);
         await using var insert = Command(
@@ -131,9 +134,24 @@ public abstract class RunAgentStore : IAsyncDisposable
             return null;
         }
 
-        await using var holder = Command(connection, null, "SELECT agent FROM agent_shards WHERE run_id = @run AND shard = @shard", ("run", Id(runId)), ("shard", shard.Index));
-        return Convert.ToString(await holder.ExecuteScalarAsync(cancellationToken), CultureInfo.InvariantCulture) ?? "another agent";
+        await using var holder = Command(connection, null, "SELECT agent, state, error FROM agent_shards WHERE run_id = @run AND shard = @shard", ("run", Id(runId)), ("shard", shard.Index));
+        await using var reader = await holder.ExecuteReaderAsync(cancellationToken);
+        return await reader.ReadAsync(cancellationToken)
+            ? new ShardHolder(reader.GetString(0), Enum.Parse<AgentState>(reader.GetString(1)), reader.IsDBNull(2) ? null : reader.GetString(2))
+            : new ShardHolder("another agent", AgentState.Running, null);
     }
+
+    /// <summary>
+    /// The gateway's word on a shard whose share the ended run lacks (no agent took it, or its agent went silent): kept,
+    /// so the run reads the same sentence ever after, and the agent's late figures cannot replace it.
+    /// </summary>
+    public Task DeclareMissingAsync(Guid runId, int shard, string why, DateTimeOffset at, CancellationToken cancellationToken = default) => WriteAsync(
+        """
+        INSERT INTO agent_shards (run_id, shard, agent, state, started_ms, seen_ms, calls, error) VALUES (@run, @shard, '', @missing, @at, @at, 0, @why)
+        ON CONFLICT (run_id, shard) DO UPDATE SET state = @missing, error = @why
+        """,
+        cancellationToken,
+        ("run", Id(runId)), ("shard", shard), ("missing", nameof(AgentState.Missing)), ("why", why), ("at", at.ToUnixTimeMilliseconds()));
 
     /// <summary>The agent is alive with <paramref name="calls"/> calls made so far. Returns true when the run was cancelled.</summary>
     public async Task<bool> HeartbeatAsync(Guid runId, int shard, long calls, DateTimeOffset at, CancellationToken cancellationToken = default)
@@ -152,15 +170,18 @@ public abstract class RunAgentStore : IAsyncDisposable
         return Convert.ToInt64(await cancelled.ExecuteScalarAsync(cancellationToken) ?? 0L, CultureInfo.InvariantCulture) != 0;
     }
 
-    /// <summary>The agent's end: its state, and what it recorded (null when it recorded nothing).</summary>
-    public Task FinishAsync(Guid runId, int shard, AgentState state, string? error, RunRecord? run, DateTimeOffset at, CancellationToken cancellationToken = default) => WriteAsync(
+    /// <summary>
+    /// The agent's end: its state, and what it recorded (null when it recorded nothing). False when the gateway had already
+    /// ended the run without this share (declared it missing): nothing is written.
+    /// </summary>
+    public async Task<bool> FinishAsync(Guid runId, int shard, AgentState state, string? error, RunRecord? run, DateTimeOffset at, CancellationToken cancellationToken = default) => 1 == await WriteAsync(
         """
         UPDATE agent_shards SET state = @state, error = @error, finished_ms = @at, seen_ms = @at, calls = @calls,
             stats_json = @stats, figures_json = @figures, series_json = @series
-        WHERE run_id = @run AND shard = @shard
+        WHERE run_id = @run AND shard = @shard AND state <> @missing
         """,
         cancellationToken,
-        ("run", Id(runId)), ("shard", shard), ("state", state.ToString()), ("error", error), ("at", at.ToUnixTimeMilliseconds()),
+        ("run", Id(runId)), ("shard", shard), ("state", state.ToString()), ("error", error), ("at", at.ToUnixTimeMilliseconds()), ("missing", nameof(AgentState.Missing)),
         ("calls", run?.Stats?.Calls ?? 0L),
         ("stats", run?.Stats is { } stats ? Json(stats) : null),
         ("figures", run?.Figures is { } figures ? Json(figures) : null),
@@ -212,11 +233,12 @@ public abstract class RunAgentStore : IAsyncDisposable
         await command.ExecuteNonQueryAsync(cancellationToken);
     }
 
-    private async Task WriteAsync(string sql, CancellationToken cancellationToken, params (string Name, object? Value)[] parameters)
+    /// <summary>Runs one statement; returns the rows it changed.</summary>
+    private async Task<int> WriteAsync(string sql, CancellationToken cancellationToken, params (string Name, object? Value)[] parameters)
     {
         await using var connection = await _source.OpenConnectionAsync(cancellationToken);
         await using var command = Command(connection, null, sql, parameters);
-        await command.ExecuteNonQueryAsync(cancellationToken);
+        return await command.ExecuteNonQueryAsync(cancellationToken);
     }
 
     private static DbCommand Command(DbConnection connection, DbTransaction? transaction, string sql, params (string Name, object? Value)[] parameters)
@@ -248,7 +270,13 @@ public abstract class RunAgentStore : IAsyncDisposable
 /// <summary>A distributed run as its agents find it.</summary>
 public sealed record AgentRun(Guid Id, RunPlan Plan, DateTimeOffset CreatedAt, bool Cancelled);
 
-/// <summary>One claimed shard: who has it, when it was last heard from, and (once ended) what it recorded.</summary>
+/// <summary>Who holds a shard an agent asked for: another agent, or the gateway's declaration that the ended run lacks it (<see cref="AgentState.Missing"/>, with why).</summary>
+public sealed record ShardHolder(string Agent, AgentState State, string? Error);
+
+/// <summary>
+/// One claimed shard: who has it, when it was last heard from, and (once ended) what it recorded. A shard the gateway
+/// declared missing has <see cref="AgentState.Missing"/> and its sentence, and no agent when none took it.
+/// </summary>
 public sealed record ShardRow(
     int Shard,
     string Agent,

@@ -36,6 +36,7 @@ public static partial class GatewaySetup
                 engine.ConnectTimeout = limits.Value.ConnectTimeout;
                 engine.CallTimeout = limits.Value.CallTimeout;
                 engine.SilenceTimeout = TimeSpan.FromSeconds(limits.Value.SilenceSeconds);
+                engine.ConnectFailureWindow = TimeSpan.FromSeconds(limits.Value.ConnectFailureSeconds);
                 engine.MaxConsecutiveTimeouts = limits.Value.MaxConsecutiveTimeouts;
                 engine.MaxInFlight = limits.Value.MaxConcurrency;
                 engine.Http1Uri = protocols.Value.Http1Uri;

@@ -18,6 +18,14 @@ public sealed class EngineOptions
     /// </summary>
     public TimeSpan SilenceTimeout { get; set; } = TimeSpan.FromSeconds(5);
 
+    /// <summary>
+    /// How long, after a run's calls have succeeded, calls whose connections time out or are reset may go on with none
+    /// succeeding before the service counts as gone. Longer than the silence window: a connection storm overflows the
+    /// service's accept queue, and on a 2-core machine measured 5–14 s without a success while the service kept answering.
+    /// A refused connection (nothing listens) ends the run after the silence window.
+    /// </summary>
+    public TimeSpan ConnectFailureWindow { get; set; } = TimeSpan.FromSeconds(30);
+
     /// <summary>Calls in a row that may miss their deadline before the run gives up on the service and fails (0: never).</summary>
     public int MaxConsecutiveTimeouts { get; set; } = 10;
 

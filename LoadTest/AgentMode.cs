@@ -84,7 +84,7 @@ public static class AgentMode
         await using var store = RunAgentStore.Open(agent.Provider, agent.Connection);
         var name = $"{Environment.MachineName} (pid {Environment.ProcessId})";
         AgentRun? run;
-        string? holder;
+        ShardHolder? holder;
         try
         {
             await store.EnsureSchemaAsync(interrupt.Token);
@@ -113,9 +113,15 @@ public static class AgentMode
             return ExitCodes.NotCompleted;
         }
 
+        if (holder is { State: AgentState.Missing })
+        {
+            error.WriteLine($"loadtest agent: run {agent.RunId} ended without shard {agent.Shard}: {holder.Error ?? "the gateway declared it missing."} Nothing was run.");
+            return ExitCodes.NotCompleted;
+        }
+
         if (holder is not null)
         {
-            return Refuse(error, $"shard {agent.Shard} of run {agent.RunId} is already taken by {holder}.");
+            return Refuse(error, $"shard {agent.Shard} of run {agent.RunId} is already taken by {holder.Agent}.");
         }
 
         var share = AgentShares.Of(run.Plan, agent.Shard);
@@ -127,9 +133,9 @@ public static class AgentMode
             RunState.Cancelled => AgentState.Cancelled,
             _ => AgentState.Failed,
         };
-        if (!await TryFinishAsync(store, agent, state, ended, error))
+        if (await TryFinishAsync(store, agent, state, ended, error) is { } unstored)
         {
-            error.WriteLine($"loadtest agent: the share ended {state} but could not be stored in {store.Description}; the gateway will show it as missing.");
+            error.WriteLine($"loadtest agent: the share ended {state} but {unstored}");
             return ExitCodes.NotCompleted;
         }
 
@@ -198,14 +204,16 @@ public static class AgentMode
         }
     }
 
-    private static async Task<bool> TryFinishAsync(RunAgentStore store, AgentSettings agent, AgentState state, RunRecord ended, TextWriter error)
+    /// <summary>Writes the share's end; null when stored, else why it was not (the rest of a sentence).</summary>
+    private static async Task<string?> TryFinishAsync(RunAgentStore store, AgentSettings agent, AgentState state, RunRecord ended, TextWriter error)
     {
         for (var attempt = 0; ; attempt++)
         {
             try
             {
-                await store.FinishAsync(agent.RunId, agent.Shard.Index, state, ended.Error, ended, DateTimeOffset.UtcNow);
-                return true;
+                return await store.FinishAsync(agent.RunId, agent.Shard.Index, state, ended.Error, ended, DateTimeOffset.UtcNow)
+                    ? null
+                    : "the gateway had already ended the run without it (declared missing): its figures are not in the run.";
             }
             catch (Exception failed) when (RunAgentStore.IsStoreFailure(failed) && attempt < FinishRetries.Length)
             {
@@ -214,7 +222,7 @@ public static class AgentMode
             }
             catch (Exception failed) when (RunAgentStore.IsStoreFailure(failed))
             {
-                return false;
+                return $"could not be stored in {store.Description}; the gateway will show it as missing.";
             }
         }
     }
@@ -236,7 +244,7 @@ public static class AgentMode
 
     private static string Summary(RunRecord ended) => ended.Stats is not { } stats
         ? ended.Error ?? "nothing was measured"
-        : $"{stats.Calls} calls, {stats.Failed} failed" + (stats.Latency is { } latency ? $", p50 {latency.P50Ms:0.###} ms, p99 {latency.P99Ms:0.###} ms" : "") + (ended.Error is { } why ? $" ({why})" : "");
+        : $"{stats.Calls} calls, {stats.Failed} failed" + (stats.Latency is { } latency ? $", p50 {latency.P50Ms:0.###} ms, p99 {latency.P99Ms:0.###} ms" : "") + ((ended.Error ?? ended.Note) is { } why ? $" ({why})" : "");
 
     private static string? PlanOption(ParseResult parsed, LoadTestCommand command) =>
         new Option[]

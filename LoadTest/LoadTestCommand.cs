@@ -115,6 +115,10 @@ public sealed class LoadTestCommand
         $"A run fails when calls are in flight and none ends for this many seconds (plus any --delay-ms), {LoadTestSettings.MinTimeoutSeconds.ToString(CultureInfo.InvariantCulture)} " +
         $"to {LoadTestSettings.MaxCallTimeoutSeconds} (default 5): a hung service ends the run instead of holding it.");
 
+    public Option<string> ConnectFailureSeconds { get; } = Text("--connect-failure-seconds", "seconds",
+        $"After calls have succeeded, how long calls whose connections time out or are reset may go on with none succeeding before the service counts as gone, " +
+        $"{LoadTestSettings.MinTimeoutSeconds.ToString(CultureInfo.InvariantCulture)} to {LoadTestSettings.MaxCallTimeoutSeconds} (default 30): a connection storm is counted, not taken for a dead service.");
+
     public Option<string> MaxInFlight { get; } = Text("--max-in-flight", "calls",
         $"Most calls in flight at once, 1 to {LoadTestSettings.MaxInFlightLimit} (default {PlanLimits.Defaults.MaxConcurrency}): caps --concurrency.");
 
@@ -184,7 +188,7 @@ public sealed class LoadTestCommand
         [
             Target, Strategy, Workload, Protocol, Serializer, HttpVersion, Security, Contenders, .. WorkloadSettings.Values,
             Http1Target, TlsTarget, TrustCertificate, Count, Duration, Load, Concurrency, Rate, Stages, Warmup, DelayMs, PayloadBytes, PercentileList, Thresholds,
-            CallTimeout, ConnectTimeout, SilenceSeconds, MaxInFlight, Json, Report, Plain, Quiet, LogLevel, Lessons, Repetitions,
+            CallTimeout, ConnectTimeout, SilenceSeconds, ConnectFailureSeconds, MaxInFlight, Json, Report, Plain, Quiet, LogLevel, Lessons, Repetitions,
             Agent, RunId, Shard, HistoryProvider, History,
         ];
         foreach (var option in options)

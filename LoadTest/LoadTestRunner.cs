@@ -30,6 +30,7 @@ public sealed partial class LoadTestRunner(RunEngine engine, IServiceProvider se
             engine.CallTimeout = settings.Engine.CallTimeout;
             engine.ConnectTimeout = settings.Engine.ConnectTimeout;
             engine.SilenceTimeout = settings.Engine.SilenceTimeout;
+            engine.ConnectFailureWindow = settings.Engine.ConnectFailureWindow;
             engine.MaxInFlight = settings.Engine.MaxInFlight;
             engine.Http1Uri = settings.Engine.Http1Uri;
             engine.TlsUri = settings.Engine.TlsUri;

@@ -52,6 +52,7 @@ public sealed record LoadTestSettings(
         if (!TrySeconds(parsed.GetValue(command.CallTimeout), "call-timeout", MaxCallTimeoutSeconds, defaults.CallTimeout, out var callTimeout, out error)
             || !TrySeconds(parsed.GetValue(command.ConnectTimeout), "connect-timeout", MaxConnectTimeoutSeconds, defaults.ConnectTimeout, out var connectTimeout, out error)
             || !TrySeconds(parsed.GetValue(command.SilenceSeconds), "silence-seconds", MaxCallTimeoutSeconds, defaults.SilenceTimeout, out var silence, out error)
+            || !TrySeconds(parsed.GetValue(command.ConnectFailureSeconds), "connect-failure-seconds", MaxCallTimeoutSeconds, defaults.ConnectFailureWindow, out var connectFailure, out error)
             || !RunPlanRules.TryWhole(parsed.GetValue(command.MaxInFlight), "max-in-flight", 1, MaxInFlightLimit, PlanLimits.Defaults.MaxConcurrency, out var maxInFlight, out error)
             || !TryLogLevel(parsed.GetValue(command.LogLevel), out var logLevel, out error)
             || !TryOutputFile(parsed.GetValue(command.Json), "json", out var jsonPath, out error)
@@ -67,7 +68,7 @@ public sealed record LoadTestSettings(
         var limits = PlanLimits.Defaults with { MaxConcurrency = maxInFlight };
         var engine = new EngineOptions
         {
-            ServerUri = target, CallTimeout = callTimeout, ConnectTimeout = connectTimeout, SilenceTimeout = silence, MaxInFlight = maxInFlight,
+            ServerUri = target, CallTimeout = callTimeout, ConnectTimeout = connectTimeout, SilenceTimeout = silence, ConnectFailureWindow = connectFailure, MaxInFlight = maxInFlight,
             Http1Uri = http1Target, TlsUri = tlsTarget, TrustedCertificatePath = certificate, SettingNames = ListenerSettingNames.Cli,
         };
         // The lessons bring their own plans (LessonsMode); a load test's come from the command line.

@@ -6,7 +6,7 @@ using Microsoft.Extensions.Options;
 
 namespace ApiGateway.Agents;
 
-/// <summary>How long a distributed run waits for its agents. Section <c>Agents</c>.</summary>
+/// <summary>How many distributed runs may go at once, and how long one waits for its agents. Section <c>Agents</c>.</summary>
 public sealed class AgentOptions
 {
     public const string Section = "Agents";
@@ -14,6 +14,13 @@ public sealed class AgentOptions
     /// <summary>How long a shard may wait for an agent to take it before its share counts as missing.</summary>
     [Range(1, 3600, ErrorMessage = "Agents:JoinTimeoutSeconds must be between 1 and 3600: how long a distributed run waits for an agent to take each shard.")]
     public double JoinTimeoutSeconds { get; set; } = 120;
+
+    /// <summary>
+    /// Distributed runs waiting for or following their agents at once. They make no calls in the gateway, so they take
+    /// none of the <c>Runs:MaxRunsInFlight</c> slots that local runs need; more get 429.
+    /// </summary>
+    [Range(1, 64, ErrorMessage = "Agents:MaxRunsInFlight must be between 1 and 64: how many distributed runs may wait for or follow their agents at once.")]
+    public int MaxRunsInFlight { get; set; } = 4;
 
     /// <summary>How long an agent may go without a heartbeat (it beats every second) before it counts as dead and its share as missing.</summary>
     [Range(2, 600, ErrorMessage = "Agents:HeartbeatTimeoutSeconds must be between 2 and 600: how long an agent may go silent before its share counts as missing.")]
@@ -121,6 +128,13 @@ public sealed partial class AgentRuns(RunAgentStore store, IOptions<AgentOptions
                 return new AgentReport(index, state, null, share, 0, null, null, null, null, why) { Command = state == AgentState.Waiting ? Command(run.Id, shard) : null };
             }
 
+            // Declared missing when the run ended (the gateway's own row when no agent came): the same sentence ever after.
+            if (row.State == AgentState.Missing)
+            {
+                var agent = row.Agent.Length == 0 ? null : row.Agent;
+                return new AgentReport(index, AgentState.Missing, agent, share, row.Calls, agent is null ? null : row.StartedAt, agent is null ? null : row.SeenAt, null, null, row.Error);
+            }
+
             var silent = now - row.SeenAt;
             // An agent that keeps beating but does not stop once cancelled (it cannot read the word) is not waited for longer than a silent one.
             var deaf = row.State == AgentState.Running && cancelledAt is { } cancelled && now - cancelled > silence;
@@ -153,6 +167,7 @@ public sealed partial class AgentRuns(RunAgentStore store, IOptions<AgentOptions
             return run with { State = RunState.Failed, FinishedAt = time.GetUtcNow(), Error = $"The agents' figures could not be read from {store.Description}: {unreadable.Message}", AgentReports = reports };
         }
 
+        await DeclareMissingAsync(run.Id, reports);
         // A shard declared missing stays missing even if its figures arrive later: the run's end does not move.
         var reported = rows.Where(row => row.Figures is not null && reports[row.Shard].State != AgentState.Missing).ToList();
         var merged = reported.Count == 0 ? null : RunFigures.Merge([.. reported.Select(row => row.Figures!)]);
@@ -178,6 +193,25 @@ public sealed partial class AgentRuns(RunAgentStore store, IOptions<AgentOptions
             AgentReports = reports,
         };
         return ThresholdJudge.WithVerdict(ended);
+    }
+
+    /// <summary>
+    /// Keeps each missing shard's sentence in the store as the run ends, so GET, the events' final and the log read the
+    /// same one later ("within 120 s", not "before the run ended"; the seconds without a heartbeat as they were then).
+    /// </summary>
+    private async Task DeclareMissingAsync(Guid runId, IReadOnlyList<AgentReport> reports)
+    {
+        foreach (var report in reports.Where(report => report.State == AgentState.Missing))
+        {
+            try
+            {
+                await store.DeclareMissingAsync(runId, report.Shard, report.Error ?? "Missing.", time.GetUtcNow(), CancellationToken.None);
+            }
+            catch (Exception failed) when (RunAgentStore.IsStoreFailure(failed))
+            {
+                LogMissingUnwritten(logger, failed, runId, report.Shard, store.Description);
+            }
+        }
     }
 
     private static string Partial(RunPlan plan, IReadOnlyList<AgentReport> missing, int reported)
@@ -240,6 +274,9 @@ public sealed partial class AgentRuns(RunAgentStore store, IOptions<AgentOptions
 
     [LoggerMessage(Level = LogLevel.Warning, Message = "The shards of distributed run {RunId} could not be read from {Store}; waiting for it to answer again")]
     private static partial void LogShardsUnreadable(ILogger logger, Exception exception, Guid runId, string store);
+
+    [LoggerMessage(Level = LogLevel.Warning, Message = "Distributed run {RunId} ended without shard {Shard}, but {Store} refused that word; a later read may word its absence differently")]
+    private static partial void LogMissingUnwritten(ILogger logger, Exception exception, Guid runId, int shard, string store);
 
     [LoggerMessage(Level = LogLevel.Warning, Message = "Distributed run {RunId} was cancelled but {Store} refused the word to its agents; they stop at their time limit")]
     private static partial void LogCancelUnwritten(ILogger logger, Exception exception, Guid runId, string store);

@@ -29,7 +29,7 @@ public static class ComparisonRules
         {
             error = string.IsNullOrEmpty(request.Input.Workload)
                 ? $"A comparison needs a workload: one of {string.Join(", ", WorkloadList.Ids)}."
-                : $"workload was '{request.Input.Workload}'; it must be one of: {string.Join(", ", WorkloadList.Ids)}.";
+                : $"workload was '{Excerpt.Of(request.Input.Workload)}'; it must be one of: {string.Join(", ", WorkloadList.Ids)}.";
             return false;
         }
 
@@ -84,7 +84,7 @@ public static class ComparisonRules
         var unknown = named.FirstOrDefault(name => ContenderList.Find(name) is null);
         if (unknown is not null)
         {
-            error = $"contenders holds '{unknown}', which is not a contender; name them from: {string.Join(", ", ContenderList.Names)}.";
+            error = $"contenders holds '{Excerpt.Of(unknown)}', which is not a contender; name them from: {string.Join(", ", ContenderList.Names)}.";
             return false;
         }
 

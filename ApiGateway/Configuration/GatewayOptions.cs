@@ -64,6 +64,14 @@ public sealed class RunLimitsOptions
     [Range(0.1, 3600, ErrorMessage = "Runs:SilenceSeconds must be between 0.1 and 3600.")]
     public double SilenceSeconds { get; set; } = 5;
 
+    /// <summary>
+    /// After a run's calls have succeeded, how long calls whose connections time out or are reset (a storm overflowing the
+    /// service's accept queue) may go on with none succeeding before the service counts as gone; refused connections
+    /// count after SilenceSeconds.
+    /// </summary>
+    [Range(0.1, 3600, ErrorMessage = "Runs:ConnectFailureSeconds must be between 0.1 and 3600.")]
+    public double ConnectFailureSeconds { get; set; } = 30;
+
     /// <summary>Calls in a row that may miss their deadline before the run gives up on the service and fails; 0 never gives up.</summary>
     [Range(0, 1_000_000, ErrorMessage = "Runs:MaxConsecutiveTimeouts must be between 0 (never give up) and 1000000.")]
     public int MaxConsecutiveTimeouts { get; set; } = 10;

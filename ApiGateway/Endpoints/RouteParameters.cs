@@ -39,6 +39,12 @@ public sealed record RouteParameter(string Name, ParameterType Type, string Desc
     /// <summary>A regular expression a text parameter matches.</summary>
     public string? Pattern { get; init; }
 
+    /// <summary>The longest a text parameter (each one, when repeatable) may be.</summary>
+    public int? MaxLength { get; init; }
+
+    /// <summary>How many times a repeatable parameter may be given.</summary>
+    public int? MaxItems { get; init; }
+
     /// <summary>Given any number of times (thresholds=…&amp;thresholds=…).</summary>
     public bool Repeatable { get; init; }
 
@@ -48,7 +54,7 @@ public sealed record RouteParameter(string Name, ParameterType Type, string Desc
         new(name, ParameterType.Integer, description) { Minimum = minimum, Maximum = maximum, Default = fallback };
 
     public static RouteParameter OneOf(string name, IReadOnlyList<string> allowed, string? fallback, string description) =>
-        new(name, ParameterType.Text, description) { Allowed = allowed, Default = fallback };
+        new(name, ParameterType.Text, description) { Allowed = allowed, Default = fallback, MaxLength = InputBounds.MaxValueLength };
 
     public static RouteParameter RunId(string what) =>
         new("id", ParameterType.Guid, $"The {what}'s id (a GUID), as its start answered and its list shows.") { InPath = true, Example = ProblemResponses.ExampleId };
@@ -79,7 +85,7 @@ public sealed class RouteParameters(IReadOnlyList<RouteParameter> all, string? q
     public string UnknownSentence(string name)
     {
         var meant = QueryNames.Where(known => Distance(name, known) <= 2).OrderBy(known => Distance(name, known)).FirstOrDefault();
-        return $"{name} is not a parameter of this route{(meant is null ? "" : $" (did you mean {meant}?)")}; " +
+        return $"{Excerpt.Of(name)} is not a parameter of this route{(meant is null ? "" : $" (did you mean {meant}?)")}; " +
             (QueryNames.Count == 0 ? $"it takes no query parameters{queryHint}." : $"it takes: {string.Join(", ", QueryNames)}{queryHint}.");
     }
 

@@ -66,7 +66,9 @@ public static class RunApiEndpoints
                 $"{RunParameters.Describe(limits)} Per-call statuses are not kept for background runs.\n\n" +
                 $"agents (1–{AgentShares.MaxAgents}) shares a strategy run among that many load agents (./loadtest --agent, or the Kubernetes Indexed Job in deploy/k8s): " +
                 "each runs count ÷ agents calls (or rate ÷ agents) and writes its exact histogram to the shared history; the run waits for them, answers with the " +
-                "command that starts each agent, and ends merged (percentiles from the merged histogram), or Partial naming a share that is missing.\n\n" +
+                "command that starts each agent, and ends merged (percentiles from the merged histogram), or Partial naming a share that is missing. " +
+                "Distributed runs make no calls here: they take none of the Runs:MaxRunsInFlight slots but have their own limit, Agents:MaxRunsInFlight " +
+                "(429 naming it).\n\n" +
                 DescribeWorkloadRuns())
             .WithBody(RunRequestReader.Run, "/api/runs", app)
             .ProducesProblem(ProblemResponses.OverMemoryBudgetExample(limits.PlanLimits().MaxRunMemoryBytes, keepsStatuses: false))
@@ -127,7 +129,8 @@ public static class RunApiEndpoints
     internal static RunLimitsOptions LimitsOf(IEndpointRouteBuilder app) => app.ServiceProvider.GetRequiredService<IOptions<RunLimitsOptions>>().Value;
 
     private static async Task<Results<Accepted<RunRecord>, ProblemHttpResult>> StartRunAsync(
-        HttpRequest http, RunCoordinator coordinator, [FromServices] AgentRuns agentRuns, IOptions<RunLimitsOptions> limits, IOptions<EngineOptions> engine)
+        HttpRequest http, RunCoordinator coordinator, [FromServices] AgentRuns agentRuns, IOptions<RunLimitsOptions> limits, IOptions<AgentOptions> agentOptions,
+        IOptions<EngineOptions> engine)
     {
         var (request, error) = await RunRequestReader.ReadAsync(http, RunRequestReader.Run);
         if (request is null)
@@ -164,7 +167,9 @@ public static class RunApiEndpoints
 
         if (await coordinator.StartRunAsync(plan) is not { } run)
         {
-            return ProblemResponses.TooManyRuns(http.HttpContext, limits.Value.MaxRunsInFlight);
+            return plan.Agents is null
+                ? ProblemResponses.TooManyRuns(http.HttpContext, limits.Value.MaxRunsInFlight)
+                : ProblemResponses.TooManyDistributedRuns(http.HttpContext, agentOptions.Value.MaxRunsInFlight);
         }
 
         return TypedResults.Accepted($"/api/runs/{run.Id}", await WithAgentsAsync(run.Record with { Progress = run.Live.Latest }, agentRuns));
@@ -178,7 +183,7 @@ public static class RunApiEndpoints
     private static bool KeepsNoStatuses(RunPlanInput input, out string error)
     {
         error = input.IncludeStatuses is { Length: > 0 } asked && !string.Equals(asked, "false", StringComparison.OrdinalIgnoreCase)
-            ? $"includeStatuses was '{asked}'; a background run keeps no per-call statuses. Leave it out, or ask a chapter route " +
+            ? $"includeStatuses was '{Excerpt.Of(asked)}'; a background run keeps no per-call statuses. Leave it out, or ask a chapter route " +
                 "(GET /Performance/client-wrapper/{count}) for them."
             : string.Empty;
         return error.Length == 0;
@@ -189,7 +194,7 @@ public static class RunApiEndpoints
         if (strategy is not null && !StrategyList.Names.Contains(strategy) && !ContenderList.Names.Contains(strategy))
         {
             return ProblemResponses.InvalidParameters(
-                $"strategy was '{strategy}'; it must be one of: {string.Join(", ", StrategyList.Names)}, or a workload run's contender: {string.Join(", ", ContenderList.Names)}.");
+                $"strategy was '{Excerpt.Of(strategy)}'; it must be one of: {string.Join(", ", StrategyList.Names)}, or a workload run's contender: {string.Join(", ", ContenderList.Names)}.");
         }
 
         if (!Limit.TryWhole(limit, out var take, out var error) || !Offset.TryWhole(offset, out var skip, out error))
@@ -246,7 +251,7 @@ public static class RunApiEndpoints
     {
         if (!Guid.TryParse(baseline, out var baselineId) || !Guid.TryParse(candidate, out var candidateId))
         {
-            return ProblemResponses.InvalidParameters($"baseline was '{baseline}' and candidate '{candidate}'; both must be run ids (GUIDs) from /api/runs.");
+            return ProblemResponses.InvalidParameters($"baseline was '{Excerpt.Of(baseline)}' and candidate '{Excerpt.Of(candidate)}'; both must be run ids (GUIDs) from /api/runs.");
         }
 
         var (first, second) = (await store.GetAsync(baselineId), await store.GetAsync(candidateId));
@@ -262,10 +267,10 @@ public static class RunApiEndpoints
     }
 
     private static async Task<Results<ServerSentEventsResult<object>, ProblemHttpResult>> RunEventsAsync(
-        Guid id, RunCoordinator coordinator, IRunStore store, EventViewers viewers, HttpContext http, CancellationToken cancellation)
+        Guid id, RunCoordinator coordinator, IRunStore store, [FromServices] AgentRuns agentRuns, EventViewers viewers, HttpContext http, CancellationToken cancellation)
     {
         var active = coordinator.FindRun(id);
-        var stored = active is null ? await store.GetAsync(id) : null;
+        var stored = active is null && await store.GetAsync(id) is { } ended ? await WithAgentsAsync(ended, agentRuns) : null;
         if (active is null && stored is null)
         {
             return RunNotFound(id);
@@ -308,7 +313,7 @@ public static class RunApiEndpoints
         if (strategies.Count == 0 || unknown is not null || strategies.Distinct().Count() != strategies.Count)
         {
             return ProblemResponses.InvalidParameters(
-                $"strategies must name each strategy at most once, from: {string.Join(", ", StrategyList.Names)}{(unknown is null ? "" : $"; '{unknown}' is not one")}.");
+                $"strategies must name each strategy at most once, from: {string.Join(", ", StrategyList.Names)}{(unknown is null ? "" : $"; '{Excerpt.Of(unknown)}' is not one")}.");
         }
 
         // The same settings for every strategy, each under its own load unless the request named one.

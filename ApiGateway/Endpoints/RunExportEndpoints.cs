@@ -85,7 +85,7 @@ public static class RunExportEndpoints
         format = string.IsNullOrEmpty(format) ? (string)Format.Default! : format.ToLowerInvariant();
         if (!Format.Allowed!.Contains(format))
         {
-            return ProblemResponses.InvalidParameters($"format was '{format}'; it must be one of: {string.Join(", ", Format.Allowed!)} (default {Format.Default}).");
+            return ProblemResponses.InvalidParameters($"format was '{Excerpt.Of(format)}'; it must be one of: {string.Join(", ", Format.Allowed!)} (default {Format.Default}).");
         }
 
         var record = coordinator.FindRun(id)?.Record ?? await store.GetAsync(id);

@@ -21,7 +21,13 @@ public static class RunParameters
     public static RouteParameters ForBody(RunLimitsOptions limits) => new(Plan(limits, null));
 
     /// <summary>The settings and limits a run-starting endpoint with a JSON body states in its description.</summary>
-    public static string Describe(RunLimitsOptions limits) => $"{ForBody(limits).Describe()} {DescribeRunLimits(limits)}";
+    public static string Describe(RunLimitsOptions limits) => $"{ForBody(limits).Describe()} {DescribeRunLimits(limits)} {DescribeBounds}";
+
+    /// <summary>What a request may hold at most (<see cref="InputBounds"/>), refused with a 400 naming the field and the bound.</summary>
+    public static readonly string DescribeBounds =
+        $"Bounds: each name or number at most {InputBounds.MaxValueLength} characters; at most {InputBounds.MaxThresholds} thresholds of at most " +
+        $"{InputBounds.MaxThresholdLength} characters each, {PlanLimits.MaxPercentiles} percentiles, {PlanLimits.MaxStages} stages and {InputBounds.MaxNames} names in a list; " +
+        "beyond one, a 400 names the field and the bound, before anything is stored.";
 
     /// <summary>What bounds every run, whatever its settings.</summary>
     public static string DescribeRunLimits(RunLimitsOptions limits) =>
@@ -71,6 +77,7 @@ public static class RunParameters
                 $"(at most {PlanLimits.MaxStages} stages, {limits.MaxRunSeconds} s in all). Left out under every other load, which refuses it.")
             {
                 Pattern = @"^\s*\d+(\.\d+)?\s*:\s*\d+(\.\d+)?\s*(,\s*\d+(\.\d+)?\s*:\s*\d+(\.\d+)?\s*)*$", Example = "10:5000,20:5000",
+                MaxLength = PlanLimits.MaxStages * (InputBounds.MaxStageLength + 1),
             },
             RouteParameter.Whole("warmup", 0, limits.MaxWarmup, 0, "Calls made first and kept out of the figures (at most Runs:MaxWarmup)."),
             RouteParameter.Whole("delayMs", 0, RunPlanRules.MaxDelayMs, 0, "Milliseconds the service waits before each answer."),
@@ -79,13 +86,15 @@ public static class RunParameters
                 $"Which latency percentiles to report, comma-separated, each above 0 and at most 100 (at most {PlanLimits.MaxPercentiles}); a percentile a threshold judges is always reported.")
             {
                 Pattern = @"^\s*[pP]?\d+(\.\d+)?\s*(,\s*[pP]?\d+(\.\d+)?\s*)*$",
+                MaxLength = PlanLimits.MaxPercentiles * (InputBounds.MaxValueLength + 1),
                 Default = string.Join(',', RunPlan.DefaultPercentiles.Select(percentile => percentile.ToString(CultureInfo.InvariantCulture))),
             },
             new RouteParameter("thresholds", ParameterType.Text,
-                "k6-style pass/fail conditions the run's verdict judges, such as \"p99 < 5ms\" or \"errorRate < 1%\"; repeat the parameter for several. " +
+                "k6-style pass/fail conditions the run's verdict judges, such as \"p99 < 5ms\" or \"errorRate < 1%\"; repeat the parameter for several " +
+                $"(at most {InputBounds.MaxThresholds}, each at most {InputBounds.MaxThresholdLength} characters). " +
                 "Left out, the verdict has none to judge.")
             {
-                Repeatable = true, Example = "p99 < 5ms",
+                Repeatable = true, Example = "p99 < 5ms", MaxLength = InputBounds.MaxThresholdLength, MaxItems = InputBounds.MaxThresholds,
             },
         ];
     }

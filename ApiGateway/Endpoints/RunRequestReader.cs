@@ -1,3 +1,4 @@
+using System.ComponentModel.DataAnnotations;
 using System.Globalization;
 using System.Text;
 using System.Text.Json;
@@ -16,25 +17,34 @@ namespace ApiGateway.Endpoints;
 /// The body of POST /api/runs, for the OpenAPI document (the reader accepts numbers as JSON numbers or strings).
 /// load: sequential, closed, open or ramping; duration in seconds; stages for ramping; thresholds k6-style. A strategy,
 /// or a workload with its contender (protocol, serializer, httpVersion "1.1" or "2", security) and the settings it takes.
+/// Every string and list is bounded (<see cref="InputBounds"/>), and the document says so.
 /// </summary>
 public sealed record RunRequestBody(
-    string? Strategy, int? Count, string? Load, int? Concurrency, double? Rate, double? Duration, IReadOnlyList<RampStage>? Stages,
-    int? Warmup, int? DelayMs, int? PayloadBytes, IReadOnlyList<double>? Percentiles, IReadOnlyList<string>? Thresholds,
-    string? Workload, string? Protocol, string? Serializer, string? HttpVersion, string? Security,
-    long? FileBytes, string? Connection, int? Clients, string? Variant, int? Users, int? Agents);
+    [property: StringLength(InputBounds.MaxValueLength)] string? Strategy, int? Count, [property: StringLength(InputBounds.MaxValueLength)] string? Load,
+    int? Concurrency, double? Rate, double? Duration, [property: MaxLength(PlanLimits.MaxStages)] IReadOnlyList<RampStage>? Stages,
+    int? Warmup, int? DelayMs, int? PayloadBytes, [property: MaxLength(PlanLimits.MaxPercentiles)] IReadOnlyList<double>? Percentiles,
+    [property: MaxLength(InputBounds.MaxThresholds)] IReadOnlyList<string>? Thresholds,
+    [property: StringLength(InputBounds.MaxValueLength)] string? Workload, [property: StringLength(InputBounds.MaxValueLength)] string? Protocol,
+    [property: StringLength(InputBounds.MaxValueLength)] string? Serializer, [property: StringLength(InputBounds.MaxValueLength)] string? HttpVersion,
+    [property: StringLength(InputBounds.MaxValueLength)] string? Security, long? FileBytes, [property: StringLength(InputBounds.MaxValueLength)] string? Connection,
+    int? Clients, [property: StringLength(InputBounds.MaxValueLength)] string? Variant, int? Users, int? Agents);
 
 /// <summary>The body of POST /api/suites: a run's plan for every strategy, or for those listed.</summary>
 public sealed record SuiteRequestBody(
-    int? Count, string? Load, int? Concurrency, double? Rate, double? Duration, IReadOnlyList<RampStage>? Stages,
-    int? Warmup, int? DelayMs, int? PayloadBytes, IReadOnlyList<double>? Percentiles, IReadOnlyList<string>? Thresholds, IReadOnlyList<string>? Strategies);
+    int? Count, [property: StringLength(InputBounds.MaxValueLength)] string? Load, int? Concurrency, double? Rate, double? Duration,
+    [property: MaxLength(PlanLimits.MaxStages)] IReadOnlyList<RampStage>? Stages, int? Warmup, int? DelayMs, int? PayloadBytes,
+    [property: MaxLength(PlanLimits.MaxPercentiles)] IReadOnlyList<double>? Percentiles, [property: MaxLength(InputBounds.MaxThresholds)] IReadOnlyList<string>? Thresholds,
+    [property: MaxLength(InputBounds.MaxNames)] IReadOnlyList<string>? Strategies);
 
 /// <summary>
 /// The body of POST /api/comparisons: a workload, the contenders to run it (default: every one that can), how many
 /// repetitions, the load, and the settings the workload takes.
 /// </summary>
 public sealed record ComparisonRequestBody(
-    string? Workload, IReadOnlyList<string>? Contenders, int? Repetitions, int? Count, double? Duration, string? Load, int? Concurrency, double? Rate,
-    int? Warmup, long? FileBytes, string? Connection, int? Clients, string? Variant, int? Users);
+    [property: StringLength(InputBounds.MaxValueLength)] string? Workload, [property: MaxLength(InputBounds.MaxNames)] IReadOnlyList<string>? Contenders,
+    int? Repetitions, int? Count, double? Duration, [property: StringLength(InputBounds.MaxValueLength)] string? Load, int? Concurrency, double? Rate,
+    int? Warmup, long? FileBytes, [property: StringLength(InputBounds.MaxValueLength)] string? Connection, int? Clients,
+    [property: StringLength(InputBounds.MaxValueLength)] string? Variant, int? Users);
 
 /// <summary>What one kind of body may hold, and the list of names it takes (a suite's strategies, a comparison's contenders).</summary>
 public sealed record RequestShape(string What, IReadOnlyList<string> Fields, string? NamesField, string NamesOf, string NamesExample);
@@ -148,6 +158,11 @@ public static class RunRequestReader
                 }
 
                 names = property.Value.EnumerateArray().Select(item => item.GetString()!).ToList();
+                if (InputBounds.Names(shape.NamesField, names) is { } tooMany)
+                {
+                    return (null, tooMany);
+                }
+
                 continue;
             }
 
@@ -183,10 +198,18 @@ public static class RunRequestReader
             Variant = values.GetValueOrDefault("variant"),
             Users = values.GetValueOrDefault("users"),
         };
+        foreach (var field in new[] { "repetitions", "agents" })
+        {
+            if (InputBounds.TooLong(field, values.GetValueOrDefault(field), InputBounds.MaxValueLength) is { } tooLong)
+            {
+                return (null, tooLong);
+            }
+        }
+
         return (new RunRequest(input, names, values.GetValueOrDefault("repetitions"), values.GetValueOrDefault("agents")), string.Empty);
     }
 
-    public static string NotASetting(RequestShape shape, string name) => $"'{name}' is not a {shape.What} setting; the body may hold: {string.Join(", ", shape.Fields)}.";
+    public static string NotASetting(RequestShape shape, string name) => $"'{Excerpt.Of(name)}' is not a {shape.What} setting; the body may hold: {string.Join(", ", shape.Fields)}.";
 
     /// <summary>
     /// Documents a route that reads <paramref name="shape"/> from its JSON body: no query parameters, a 400 for a field it
@@ -220,6 +243,17 @@ public static class RunRequestReader
     /// </summary>
     private static (string? Text, IReadOnlyList<string> List, string? Problem) ReadList(string name, JsonElement array)
     {
+        var (most, example) = name switch
+        {
+            "stages" => (PlanLimits.MaxStages, "[{\"duration\": 10, \"target\": 5000}]"),
+            "percentiles" => (PlanLimits.MaxPercentiles, "[50, 90, 99, 99.9]"),
+            _ => (InputBounds.MaxThresholds, "[\"p99 < 5ms\", \"errorRate < 1%\"]"),
+        };
+        if (InputBounds.Items(name, array.GetArrayLength(), most, example) is { } tooMany)
+        {
+            return (null, [], tooMany);
+        }
+
         var items = new List<string>();
         foreach (var item in array.EnumerateArray())
         {
@@ -235,9 +269,9 @@ public static class RunRequestReader
             {
                 return (null, [], name switch
                 {
-                    "stages" => $"stages must be an array of {{\"duration\": seconds, \"target\": calls per second}}, e.g. [{{\"duration\": 10, \"target\": 5000}}]; it held {item.GetRawText()}.",
-                    "percentiles" => $"percentiles must be an array of numbers, e.g. [50, 90, 99, 99.9]; it held {item.GetRawText()}.",
-                    _ => $"thresholds must be an array of strings; it held {item.GetRawText()}. {Threshold.AcceptedForm}",
+                    "stages" => $"stages must be an array of {{\"duration\": seconds, \"target\": calls per second}}, e.g. [{{\"duration\": 10, \"target\": 5000}}]; it held {Excerpt.Of(item.GetRawText())}.",
+                    "percentiles" => $"percentiles must be an array of numbers, e.g. [50, 90, 99, 99.9]; it held {Excerpt.Of(item.GetRawText())}.",
+                    _ => $"thresholds must be an array of strings; it held {Excerpt.Of(item.GetRawText())}. {Threshold.AcceptedForm}",
                 });
             }
 

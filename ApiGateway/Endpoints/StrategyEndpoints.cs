@@ -23,6 +23,7 @@ public sealed record ChapterRunResponse(
     double RequestProcessingTime,
     int ConnectionsUsed,
     string? Measured,
+    string? Note,
     RunPlan Plan,
     RunStats Stats,
     Verdict? Verdict,
@@ -86,7 +87,7 @@ public static class StrategyEndpoints
                 http.RequestAborted.ThrowIfCancellationRequested();
                 return ended is { State: RunState.Completed, Stats: { } stats }
                     ? TypedResults.Ok(new ChapterRunResponse(
-                        ended.Id, info.Name, plan.Count ?? (int)stats.Calls, plan.DelayMs, stats.WallTimeMs, stats.ConnectionsUsed, ended.Measured, plan, stats,
+                        ended.Id, info.Name, plan.Count ?? (int)stats.Calls, plan.DelayMs, stats.WallTimeMs, stats.ConnectionsUsed, ended.Measured, ended.Note, plan, stats,
                         ended.Verdict, ended.Series, run.Live.Statuses?.ReadAsync(http.RequestAborted) ?? AsyncEnumerable.Empty<PerformanceStatus>()))
                     : ended.State == RunState.Cancelled && runs.IsStopping ? ProblemResponses.GatewayStopping(ended)
                     : ProblemResponses.RunDidNotComplete(channels.ServerUri, ended);

@@ -66,6 +66,18 @@ public static class ProblemResponses
             detail: $"{limit} run(s) are already in flight, the most Runs:MaxRunsInFlight allows. Wait for one to finish " +
                 $"(retry after {RunCoordinator.RetryAfterSeconds} s) or cancel one with POST /api/runs/{{id}}/cancel.");
 
+    /// <summary>429 with Retry-After: <paramref name="limit"/> distributed runs are already waiting for or following their agents.</summary>
+    public static ProblemHttpResult TooManyDistributedRuns(HttpContext http, int limit)
+    {
+        http.Response.Headers.RetryAfter = RunCoordinator.RetryAfterSeconds.ToString(CultureInfo.InvariantCulture);
+        return TypedResults.Problem(
+            statusCode: StatusCodes.Status429TooManyRequests,
+            title: "Too many distributed runs in flight",
+            detail: $"{limit} distributed run(s) are already waiting for or following their agents, the most Agents:MaxRunsInFlight allows " +
+                $"(they take none of the Runs:MaxRunsInFlight slots of runs made here). Wait for one to finish (retry after {RunCoordinator.RetryAfterSeconds} s) " +
+                "or cancel one with POST /api/runs/{id}/cancel.");
+    }
+
     /// <summary>A run that did not complete: the service's problem (unreachable, failing, too slow), or it was stopped.</summary>
     public static ProblemHttpResult RunDidNotComplete(Uri serverUri, RunRecord run)
     {
@@ -120,11 +132,11 @@ public static class ProblemResponses
 
     /// <summary>405's sentence: the method, the path, and the methods the path answers (the Allow header ASP.NET Core sets).</summary>
     public static string MethodNotAllowed(string method, string path, string allowed) =>
-        $"{method} is not allowed at '{path}'; it answers {(string.IsNullOrEmpty(allowed) ? "other methods" : allowed)} only.";
+        $"{method} is not allowed at '{Excerpt.Of(path)}'; it answers {(string.IsNullOrEmpty(allowed) ? "other methods" : allowed)} only.";
 
     /// <summary>415's sentence: routing refuses a body whose Content-Type the route does not accept (its Accepts metadata).</summary>
     public static string UnsupportedMediaType(string? contentType, string path) =>
-        $"The body was sent {(string.IsNullOrEmpty(contentType) ? "with no Content-Type" : $"as '{contentType}'")}; {path} reads a JSON object: send it with Content-Type: application/json.";
+        $"The body was sent {(string.IsNullOrEmpty(contentType) ? "with no Content-Type" : $"as '{Excerpt.Of(contentType)}'")}; {path} reads a JSON object: send it with Content-Type: application/json.";
 
     /// <summary>
     /// 404's sentence for /api/{runs|suites|comparisons}/{id}… and /api/lessons/{lesson}/experiments/{id}… whose id is not a
@@ -141,8 +153,17 @@ public static class ProblemResponses
         };
         return list is null || id is null or "" || Guid.TryParse(id, out _)
             ? null
-            : $"'{id}' is not an id: the ids in {list}/{{id}} are GUIDs such as {ExampleId}; GET {list} lists them.";
+            : $"'{Excerpt.Of(id)}' is not an id: the ids in {list}/{{id}} are GUIDs such as {ExampleId}; GET {list} lists them.";
     }
+
+    /// <summary>The longest sentence a problem carries: sentences quote excerpts of the request, and this catches any that does not.</summary>
+    public const int MaxDetailLength = 2000;
+
+    /// <summary>A sentence within <see cref="MaxDetailLength"/>: its start and its end (which says what is allowed), the middle marked as cut.</summary>
+    public static string Bounded(string detail) =>
+        detail.Length <= MaxDetailLength
+            ? detail
+            : $"{detail[..(MaxDetailLength * 2 / 3)]} … (cut: {(detail.Length - MaxDetailLength).ToString("#,0", CultureInfo.InvariantCulture)} characters left out) … {detail[^(MaxDetailLength / 4)..]}";
 
     public static IServiceCollection AddProblemResponses(this IServiceCollection services)
     {
@@ -152,13 +173,14 @@ public static class ProblemResponses
             var problem = context.ProblemDetails;
             if (problem.Detail is not null)
             {
+                problem.Detail = Bounded(problem.Detail);
                 return;
             }
 
             var request = context.HttpContext.Request;
             problem.Detail = problem.Status switch
             {
-                StatusCodes.Status404NotFound => NotAnId(request.Path) ?? $"Nothing is at '{request.Path}'. {RoutesHint}",
+                StatusCodes.Status404NotFound => NotAnId(request.Path) ?? $"Nothing is at '{Excerpt.Of(request.Path)}'. {RoutesHint}",
                 StatusCodes.Status405MethodNotAllowed => MethodNotAllowed(request.Method, request.Path, context.HttpContext.Response.Headers.Allow.ToString()),
                 StatusCodes.Status415UnsupportedMediaType => UnsupportedMediaType(request.ContentType, request.Path),
                 StatusCodes.Status500InternalServerError => "The gateway failed unexpectedly; the log has the details.",
@@ -229,6 +251,7 @@ public sealed class UnexpectedProblemHandler(IProblemDetailsService problems, IH
     {
         Status = StatusCodes.Status413PayloadTooLarge,
         Title = "The request body is too large",
-        Detail = $"{reason} A run's, suite's or comparison's settings are a small JSON object, such as {{\"strategy\": \"client-wrapper\", \"count\": 1000}}.",
+        Detail = $"{reason} A run's, suite's or comparison's settings are a small JSON object, such as {{\"strategy\": \"client-wrapper\", \"count\": 1000}} " +
+            "(Kestrel:Limits:MaxRequestBodySize sets the limit).",
     };
 }

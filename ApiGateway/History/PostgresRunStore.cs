@@ -18,11 +18,11 @@ public sealed class PostgresRunStore : IRunStore, IDisposable
     /// <summary>Npgsql waits 15 s for a server that does not answer; a gateway starting against a black-holed host gives up sooner.</summary>
     public const int DefaultConnectTimeoutSeconds = 5;
 
-    private const int SchemaVersion = 1;
+    private const int SchemaVersion = 2;
     // Any constant of our own: "GrpcHist". Gateways that start together create or migrate the schema one at a time.
     private const long SchemaLock = 0x4772_7063_4869_7374;
 
-    // The same tables as SQLite's schema version 5. "saved" orders records that started at the same instant by their
+    // The same tables as SQLite's schema version 5 (version 2 adds what SQLite's 6 does). "saved" orders records that started at the same instant by their
     // latest save, as SQLite's rowid does after INSERT OR REPLACE: each upsert takes the next value.
     private const string Version1 = """
         CREATE TABLE IF NOT EXISTS runs (
@@ -64,8 +64,11 @@ public sealed class PostgresRunStore : IRunStore, IDisposable
         CREATE INDEX IF NOT EXISTS experiments_by_lesson ON experiments (lesson, started_at, saved);
         """;
 
+    // Version 2 keeps a completed run's note (calls that failed to connect while the service kept answering), as SQLite's 6.
+    private const string Version2 = "ALTER TABLE runs ADD COLUMN IF NOT EXISTS note text NULL;";
+
     // Migrations[n - 1] brings the database to version n; a later version appends its own.
-    private static readonly string[] Migrations = [Version1];
+    private static readonly string[] Migrations = [Version1, Version2];
 
     private static readonly ColumnFormat Format = new((row, i) => row.GetGuid(i), (row, i) => row.GetFieldValue<DateTimeOffset>(i));
 
@@ -135,10 +138,11 @@ public sealed class PostgresRunStore : IRunStore, IDisposable
     public Task SaveAsync(RunRecord run, CancellationToken cancellationToken = default) =>
         ExecuteAsync(
             $"""
-            INSERT INTO runs ({RunRows.RunColumns}) VALUES (@id, @suite_id, @strategy, @state, @started_at, @finished_at, @plan_json, @stats_json, @error, @measured, @series_json, @verdict_json, @experiment_id)
+            INSERT INTO runs ({RunRows.RunColumns}) VALUES (@id, @suite_id, @strategy, @state, @started_at, @finished_at, @plan_json, @stats_json, @error, @measured, @series_json, @verdict_json, @experiment_id, @note)
             ON CONFLICT (id) DO UPDATE SET suite_id = EXCLUDED.suite_id, strategy = EXCLUDED.strategy, state = EXCLUDED.state, started_at = EXCLUDED.started_at,
                 finished_at = EXCLUDED.finished_at, plan_json = EXCLUDED.plan_json, stats_json = EXCLUDED.stats_json, error = EXCLUDED.error, measured = EXCLUDED.measured,
-                series_json = EXCLUDED.series_json, verdict_json = EXCLUDED.verdict_json, experiment_id = EXCLUDED.experiment_id, saved = EXCLUDED.saved;
+                series_json = EXCLUDED.series_json, verdict_json = EXCLUDED.verdict_json, experiment_id = EXCLUDED.experiment_id, note = EXCLUDED.note,
+                saved = EXCLUDED.saved;
             """,
             ("id", run.Id),
             ("suite_id", run.SuiteId),
@@ -152,7 +156,8 @@ public sealed class PostgresRunStore : IRunStore, IDisposable
             ("measured", run.Measured),
             ("series_json", run.Series is null ? null : RunRows.ToJson(run.Series)),
             ("verdict_json", run.Verdict is null ? null : RunRows.ToJson(run.Verdict)),
-            ("experiment_id", run.ExperimentId));
+            ("experiment_id", run.ExperimentId),
+            ("note", run.Note));
 
     public async Task<RunRecord?> GetAsync(Guid id, CancellationToken cancellationToken = default) =>
         (await QueryAsync($"SELECT {RunRows.RunColumns} FROM runs WHERE id = @id;", ReadRun, cancellationToken, ("id", id))).SingleOrDefault();

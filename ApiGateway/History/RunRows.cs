@@ -9,15 +9,15 @@ namespace ApiGateway.History;
 public sealed record ColumnFormat(Func<DbDataReader, int, Guid> ReadId, Func<DbDataReader, int, DateTimeOffset> ReadTime);
 
 /// <summary>
-/// The rows both stores share, column for column: a run's 13 columns, a suite's 8, an experiment's JSON and state; the
+/// The rows both stores share, column for column: a run's 14 columns, a suite's 8, an experiment's JSON and state; the
 /// records' parts are JSON in the gateway's own shape (<see cref="RunJson"/>).
 /// </summary>
 public static class RunRows
 {
-    public const string RunColumns = "id, suite_id, strategy, state, started_at, finished_at, plan_json, stats_json, error, measured, series_json, verdict_json, experiment_id";
+    public const string RunColumns = "id, suite_id, strategy, state, started_at, finished_at, plan_json, stats_json, error, measured, series_json, verdict_json, experiment_id, note";
 
     // Lists leave each run's time series out (a 10-minute run has 600 points); GetAsync has it.
-    public const string ListedRunColumns = "id, suite_id, strategy, state, started_at, finished_at, plan_json, stats_json, error, measured, NULL, verdict_json, experiment_id";
+    public const string ListedRunColumns = "id, suite_id, strategy, state, started_at, finished_at, plan_json, stats_json, error, measured, NULL, verdict_json, experiment_id, note";
 
     public const string SuiteColumns = "id, state, started_at, finished_at, plan_json, strategies_json, error, comparison_json";
 
@@ -48,6 +48,7 @@ public static class RunRows
         Series = row.IsDBNull(10) ? null : FromJson<TimeSeries>(row.GetString(10)),
         Verdict = row.IsDBNull(11) ? null : FromJson<Verdict>(row.GetString(11)),
         ExperimentId = row.IsDBNull(12) ? null : format.ReadId(row, 12),
+        Note = row.IsDBNull(13) ? null : row.GetString(13),
     };
 
     public static SuiteRecord ReadSuite(DbDataReader row, ColumnFormat format) => new(

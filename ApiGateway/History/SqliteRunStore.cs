@@ -14,7 +14,7 @@ public sealed class SqliteRunStore : IRunStore, IDisposable
 {
     public const string InterruptedError = "The gateway stopped before this run finished.";
 
-    private const int SchemaVersion = 5;
+    private const int SchemaVersion = 6;
     // Fixed-width UTC text sorts in time order and stays readable in the sqlite3 shell.
     private const string TimeFormat = "yyyy-MM-dd'T'HH:mm:ss.fffffff'Z'";
 
@@ -32,7 +32,8 @@ public sealed class SqliteRunStore : IRunStore, IDisposable
             measured TEXT NULL,
             series_json TEXT NULL,
             verdict_json TEXT NULL,
-            experiment_id TEXT NULL);
+            experiment_id TEXT NULL,
+            note TEXT NULL);
         CREATE INDEX IF NOT EXISTS runs_by_started_at ON runs (started_at);
         CREATE INDEX IF NOT EXISTS runs_by_strategy ON runs (strategy, started_at);
         CREATE INDEX IF NOT EXISTS runs_by_suite ON runs (suite_id);
@@ -72,6 +73,9 @@ public sealed class SqliteRunStore : IRunStore, IDisposable
 
     // Version 5 keeps the lesson experiments (their table the schema creates) and which experiment a run belongs to.
     private const string MigrationFromVersion4 = "ALTER TABLE runs ADD COLUMN experiment_id TEXT NULL;";
+
+    // Version 6 keeps a completed run's note (calls that failed to connect while the service kept answering).
+    private const string MigrationFromVersion5 = "ALTER TABLE runs ADD COLUMN note TEXT NULL;";
 
     public static readonly TimeSpan DefaultWriteWait = TimeSpan.FromSeconds(10);
 
@@ -156,6 +160,11 @@ public sealed class SqliteRunStore : IRunStore, IDisposable
             await NonQueryAsync(connection, MigrationFromVersion4);
         }
 
+        if (version is >= 1 and <= 5 && await TableExistsAsync(connection, "runs") && !await HasColumnAsync(connection, "runs", "note"))
+        {
+            await NonQueryAsync(connection, MigrationFromVersion5);
+        }
+
         await NonQueryAsync(connection, Schema);
         // PRAGMA takes no parameters; the value is a constant of this class.
         await NonQueryAsync(connection, $"PRAGMA user_version = {SchemaVersion};");
@@ -164,7 +173,7 @@ public sealed class SqliteRunStore : IRunStore, IDisposable
 
     public Task SaveAsync(RunRecord run, CancellationToken cancellationToken = default) =>
         ExecuteAsync(
-            $"INSERT OR REPLACE INTO runs ({RunRows.RunColumns}) VALUES ($id, $suite_id, $strategy, $state, $started_at, $finished_at, $plan_json, $stats_json, $error, $measured, $series_json, $verdict_json, $experiment_id);",
+            $"INSERT OR REPLACE INTO runs ({RunRows.RunColumns}) VALUES ($id, $suite_id, $strategy, $state, $started_at, $finished_at, $plan_json, $stats_json, $error, $measured, $series_json, $verdict_json, $experiment_id, $note);",
             ("$id", Text(run.Id)),
             ("$suite_id", run.SuiteId is { } suiteId ? Text(suiteId) : null),
             ("$strategy", run.Plan.Strategy),
@@ -177,7 +186,8 @@ public sealed class SqliteRunStore : IRunStore, IDisposable
             ("$measured", run.Measured),
             ("$series_json", run.Series is null ? null : RunRows.ToJson(run.Series)),
             ("$verdict_json", run.Verdict is null ? null : RunRows.ToJson(run.Verdict)),
-            ("$experiment_id", run.ExperimentId is { } experimentId ? Text(experimentId) : null));
+            ("$experiment_id", run.ExperimentId is { } experimentId ? Text(experimentId) : null),
+            ("$note", run.Note));
 
     public async Task<RunRecord?> GetAsync(Guid id, CancellationToken cancellationToken = default) =>
         (await QueryAsync($"SELECT {RunRows.RunColumns} FROM runs WHERE id = $id;", ReadRun, cancellationToken, ("$id", Text(id)))).SingleOrDefault();

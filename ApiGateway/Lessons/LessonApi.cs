@@ -220,9 +220,9 @@ public static class LessonApi
 
     private static ProblemHttpResult NoSuchLesson(string id) =>
         TypedResults.Problem(statusCode: StatusCodes.Status404NotFound, title: "No such lesson",
-            detail: $"There is no lesson '{id}'; the lessons are {string.Join(", ", LessonList.Ids)} (GET /api/lessons).");
+            detail: $"There is no lesson '{Excerpt.Of(id)}'; the lessons are {string.Join(", ", LessonList.Ids)} (GET /api/lessons).");
 
     private static ProblemHttpResult NoSuchExperiment(string id, Guid experimentId) =>
         TypedResults.Problem(statusCode: StatusCodes.Status404NotFound, title: "No such experiment",
-            detail: $"There is no experiment {experimentId} of the lesson '{id}'; GET /api/lessons/{id}/experiments lists them.");
+            detail: $"There is no experiment {experimentId} of the lesson '{Excerpt.Of(id)}'; GET /api/lessons/{Excerpt.Of(id)}/experiments lists them.");
 }

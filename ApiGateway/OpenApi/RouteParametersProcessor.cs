@@ -116,13 +116,14 @@ public sealed class RouteParametersProcessor : IOperationProcessor
             Maximum = (decimal?)parameter.Maximum,
             Default = parameter.Default,
             Pattern = parameter.Pattern,
+            MaxLength = parameter.MaxLength,
         };
         foreach (var allowed in parameter.Allowed ?? [])
         {
             schema.Enumeration.Add(allowed);
         }
 
-        return parameter.Repeatable ? new JsonSchema { Type = JsonObjectType.Array, Item = schema } : schema;
+        return parameter.Repeatable ? new JsonSchema { Type = JsonObjectType.Array, Item = schema, MaxItems = parameter.MaxItems ?? 0 } : schema;
     }
 
     /// <summary>The first bounded whole number one past its maximum, as the validation words it; else an unknown parameter.</summary>

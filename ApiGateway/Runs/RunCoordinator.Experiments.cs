@@ -75,7 +75,7 @@ public sealed partial class RunCoordinator
     {
         public async Task<RunRecord> RunAsync(RunPlan plan, ExperimentStep step, CancellationToken cancellation)
         {
-            var run = await coordinator.LaunchAsync(plan, suiteId: null, cancellation, experiment.StopReason?.Reason ?? "The experiment was cancelled.", ownsSlot: false, experiment.Id);
+            var run = await coordinator.LaunchAsync(plan, suiteId: null, cancellation, experiment.StopReason?.Reason ?? "The experiment was cancelled.", slot: null, experiment.Id);
             experiment.Current = run;
             experiment.CurrentStep = step;
             await foreach (var progress in run.Live.FollowAsync())

@@ -19,6 +19,7 @@ public sealed partial class RunCoordinator(
     DurableRunStore store,
     RunMetrics metrics,
     IOptions<RunLimitsOptions> limits,
+    IOptions<AgentOptions> agents,
     ILogger<RunCoordinator> logger) : IHostedLifecycleService, IDisposable
 {
     public const int RetryAfterSeconds = 2;
@@ -41,23 +42,25 @@ public sealed partial class RunCoordinator(
     public ActiveSuite? FindSuite(Guid id) => _suites.GetValueOrDefault(id);
 
     /// <summary>
-    /// Starts a run in the background; null when <see cref="RunLimitsOptions.MaxRunsInFlight"/> runs are already going.
+    /// Starts a run in the background; null when <see cref="RunLimitsOptions.MaxRunsInFlight"/> runs are already going
+    /// (for a distributed run, <see cref="AgentOptions.MaxRunsInFlight"/> distributed runs).
     /// <paramref name="callerGone"/> cancels it (the chapter routes pass the request's abort token).
     /// </summary>
     public async Task<ActiveRun?> StartRunAsync(RunPlan plan, CancellationToken callerGone = default)
     {
-        if (!TryReserve())
+        // A distributed run makes no calls here: waiting for its agents takes none of the slots local runs need.
+        if ((plan.Agents is null ? TryTakeSlot() : TryTakeAgentSlot()) is not { } slot)
         {
             return null;
         }
 
         try
         {
-            return await LaunchAsync(plan, suiteId: null, callerGone, "The caller disconnected before the run finished.", ownsSlot: true);
+            return await LaunchAsync(plan, suiteId: null, callerGone, "The caller disconnected before the run finished.", slot);
         }
         catch
         {
-            Release();
+            slot.Dispose();
             throw;
         }
     }
@@ -151,7 +154,8 @@ public sealed partial class RunCoordinator(
         _stopping.Cancel();
     }
 
-    private async Task<ActiveRun> LaunchAsync(RunPlan plan, Guid? suiteId, CancellationToken stopWhen, string stopReason, bool ownsSlot, Guid? experimentId = null)
+    /// <param name="slot">The slot the run holds until it ends, released with it; null when its suite or experiment holds one.</param>
+    private async Task<ActiveRun> LaunchAsync(RunPlan plan, Guid? suiteId, CancellationToken stopWhen, string stopReason, IDisposable? slot, Guid? experimentId = null)
     {
         var record = new RunRecord(Guid.NewGuid(), plan, RunState.Running, DateTimeOffset.UtcNow, null, null, null, suiteId) { ExperimentId = experimentId };
         var run = new ActiveRun(record, _stopping.Token);
@@ -164,11 +168,11 @@ public sealed partial class RunCoordinator(
 
         _runs[run.Id] = run;
         metrics.Started();
-        run.Completion = Task.Run(() => ExecuteRunAsync(run, stopWhen, stopReason, ownsSlot));
+        run.Completion = Task.Run(() => ExecuteRunAsync(run, stopWhen, stopReason, slot));
         return run;
     }
 
-    private async Task<RunRecord> ExecuteRunAsync(ActiveRun run, CancellationToken stopWhen, string stopReason, bool ownsSlot)
+    private async Task<RunRecord> ExecuteRunAsync(ActiveRun run, CancellationToken stopWhen, string stopReason, IDisposable? slot)
     {
         var limit = TimeSpan.FromSeconds(limits.Value.MaxRunSeconds);
         using var stopped = stopWhen.Register(() => run.Stop(RunState.Cancelled, stopReason));
@@ -188,7 +192,9 @@ public sealed partial class RunCoordinator(
             var saving = store.SaveEndedAsync(ended);
             _runs.TryRemove(run.Id, out _);
             await saving;
-            LogRunEnded(logger, run.Id, ended.Plan.Strategy, ended.State, ended.Stats?.WallTimeMs ?? 0, ended.Error ?? string.Empty);
+            // From start to end, waiting for agents or warming up included: a run that measured nothing still took its time.
+            var took = ((ended.FinishedAt ?? DateTimeOffset.UtcNow) - ended.StartedAt).TotalMilliseconds;
+            LogRunEnded(logger, run.Id, ended.Plan.Strategy, ended.State, Math.Round(took), ended.Error ?? ended.Note ?? string.Empty);
             return ended;
         }
         finally
@@ -196,10 +202,7 @@ public sealed partial class RunCoordinator(
             _runs.TryRemove(run.Id, out _);
             metrics.Ended(endedAs);
             run.Dispose();
-            if (ownsSlot)
-            {
-                Release();
-            }
+            slot?.Dispose();
         }
     }
 
@@ -236,7 +239,7 @@ public sealed partial class RunCoordinator(
                 ActiveRun current;
                 try
                 {
-                    current = await LaunchAsync(suite.Plans[index], suite.Record.Id, suite.Cancellation, suite.StopReason?.Reason ?? "The suite was cancelled.", ownsSlot: false);
+                    current = await LaunchAsync(suite.Plans[index], suite.Record.Id, suite.Cancellation, suite.StopReason?.Reason ?? "The suite was cancelled.", slot: null);
                 }
                 catch (HistoryWriteException notStarted)
                 {
@@ -301,8 +304,8 @@ public sealed partial class RunCoordinator(
 
     private void Release() => Interlocked.Decrement(ref _slots);
 
-    [LoggerMessage(Level = LogLevel.Information, Message = "Run {RunId} ({Strategy}) ended {State} after {WallTimeMs} ms {Error}")]
-    private static partial void LogRunEnded(ILogger logger, Guid runId, string strategy, RunState state, double wallTimeMs, string error);
+    [LoggerMessage(Level = LogLevel.Information, Message = "Run {RunId} ({Strategy}) ended {State} after {DurationMs} ms {Error}")]
+    private static partial void LogRunEnded(ILogger logger, Guid runId, string strategy, RunState state, double durationMs, string error);
 
     [LoggerMessage(Level = LogLevel.Error, Message = "Run {RunId} failed inside the gateway")]
     private static partial void LogRunCrashed(ILogger logger, Exception exception, Guid runId);

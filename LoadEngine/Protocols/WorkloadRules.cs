@@ -22,7 +22,7 @@ public static class WorkloadRules
         choice = null!;
         if (WorkloadList.Find(input.Workload) is not { } workload)
         {
-            error = $"workload was '{input.Workload}'; it must be one of: {string.Join(", ", WorkloadList.Ids)}.";
+            error = $"workload was '{Excerpt.Of(input.Workload)}'; it must be one of: {string.Join(", ", WorkloadList.Ids)}.";
             return false;
         }
 

@@ -17,6 +17,11 @@ internal static class RunSection
             html.Append("<p class=\"error\"><strong>Error:</strong> ").Append(Escape(run.Error)).Append("</p>");
         }
 
+        if (run.Note is not null)
+        {
+            html.Append("<p class=\"note\"><strong>Note:</strong> ").Append(Escape(run.Note)).Append("</p>");
+        }
+
         if (run.Measured is not null)
         {
             html.Append("<p class=\"measured\"><strong>Measured:</strong> ").Append(Escape(run.Measured)).Append("</p>");

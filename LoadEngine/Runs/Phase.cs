@@ -11,9 +11,11 @@ namespace LoadEngine.Runs;
 
 /// <summary>
 /// One phase of a run (warm-up or measured) under one load model: which call comes next, when it is due, and what
-/// happened to it. Failed calls are counted by status and the phase goes on, except when the service is unreachable
-/// or hung (no call ends within the silence window while some are in flight, or too many miss their deadline in a row):
-/// then it stops, as no later call can succeed.
+/// happened to it. Failed calls are counted by status and the phase goes on, a call that failed to connect
+/// (<see cref="StatusCode.Unavailable"/>) too while other calls show the service alive. It stops when the service is
+/// unreachable (a call fails to connect before any has succeeded, or calls fail to connect and none succeeds for the
+/// silence window or until the end) or hung (no call ends within the silence window while some are in flight, or too
+/// many miss their deadline in a row), as no later call can succeed.
 /// </summary>
 internal sealed class Phase : IDisposable
 {
@@ -31,11 +33,21 @@ internal sealed class Phase : IDisposable
     private readonly TaskCompletionSource _drained = new(TaskCreationOptions.RunContinuationsAsynchronously);
     private readonly object _admission = new();
     private readonly Queue<DueCall> _waiting = new();
+    private readonly object _connectGate = new();
+    private readonly bool _answeredBefore;
     private long _lastTick;
     private long _next = -1;
     private int _inFlight;
     private bool _scheduleEnded;
-    private RpcException? _unreachable;
+    private long _lastSuccessEnded;
+    private long _lastConnectFailureSent;
+    private long _connectFailures;
+    private RpcException? _firstConnectFailure;
+    private long _failingAfter;
+    private long _failingSince;
+    private long _failingStreak;
+    private bool _failingRefusedOnly;
+    private string? _unreachable;
     private string? _gaveUp;
     private int _pending;
     private long _lastEnded;
@@ -45,10 +57,12 @@ internal sealed class Phase : IDisposable
 
     /// <param name="service">The service's address as a sentence names it.</param>
     /// <param name="silenceWindow">How long calls may be in flight with none ending before the service counts as hung.</param>
+    /// <param name="answeredBefore">Whether a call of an earlier phase of the run succeeded: then a call that fails to connect first is no proof that none can.</param>
     public Phase(
         RunPlan plan, RunPhase name, RunRecorder recorder, int? count, double? durationSeconds, EngineOptions options, string service, TimeSpan silenceWindow,
-        CancellationToken cancellation)
+        CancellationToken cancellation, bool answeredBefore = false)
     {
+        _answeredBefore = answeredBefore;
         _plan = plan;
         _name = name;
         Recorder = recorder;
@@ -83,7 +97,23 @@ internal sealed class Phase : IDisposable
 
     public bool Stopped => _stop.IsCancellationRequested;
 
-    public RpcException? Unreachable => Volatile.Read(ref _unreachable);
+    /// <summary>Why the phase stopped on a service no call could connect to (the sentence says what was seen); null if it did not.</summary>
+    public string? Unreachable => Volatile.Read(ref _unreachable);
+
+    /// <summary>Calls that failed to connect while other calls showed the service alive, and what was seen; null when none did.</summary>
+    public ConnectFailures? ConnectFailures
+    {
+        get
+        {
+            lock (_connectGate)
+            {
+                var lastSuccess = Volatile.Read(ref _lastSuccessEnded);
+                return _firstConnectFailure is null
+                    ? null
+                    : new ConnectFailures(_connectFailures, Describe(_firstConnectFailure), lastSuccess == 0 ? null : Stopwatch.GetElapsedTime(_start, lastSuccess));
+            }
+        }
+    }
 
     /// <summary>Why the phase gave up on a service that stopped answering, or a stream that lost messages; null if it did not.</summary>
     public string? GaveUp => Volatile.Read(ref _gaveUp);
@@ -98,6 +128,34 @@ internal sealed class Phase : IDisposable
         if (pending > 0 && !Stopped && Stopwatch.GetElapsedTime(Volatile.Read(ref _lastEnded)) >= _silenceWindow)
         {
             GiveUp($"The service stopped answering: no answer from {_service} for {_silenceWindow.TotalSeconds:0.###} s while {pending} {_inFlightNoun}.");
+        }
+
+        // Calls keep failing to connect and none has succeeded for the window: the service went away mid-run. Refused
+        // connections prove nothing listens; connections that time out or are reset may be a storm the service's accept
+        // queue cannot take (its other calls go on), so those get a longer window before the service counts as gone.
+        if (!Stopped && FailingToConnect() is { } since && Stopwatch.GetElapsedTime(Math.Max(Volatile.Read(ref _lastSuccessEnded), _start)) is var none)
+        {
+            var refusedOnly = Volatile.Read(ref _failingRefusedOnly);
+            var window = refusedOnly ? _silenceWindow : TimeSpan.FromTicks(Math.Max(_silenceWindow.Ticks, _options.ConnectFailureWindow.Ticks));
+            if (none >= window)
+            {
+                StopUnreachable(
+                    $"and none succeeded for {none.TotalSeconds:0.0##} s, past the {window.TotalSeconds:0.###} s window for " +
+                    (refusedOnly ? "refused connections (the silence window)" : "connections that time out or are reset"),
+                    since);
+            }
+        }
+    }
+
+    /// <summary>
+    /// Called once the phase's calls have ended: calls that failed to connect after the last success, with none
+    /// succeeding since, mean the service went away before the end; a completed run would hide that.
+    /// </summary>
+    public void CheckGoneAtEnd()
+    {
+        if (!Stopped && FailingToConnect() is { } since)
+        {
+            StopUnreachable($"and none succeeded again before the {PhaseWords} ended", since);
         }
     }
 
@@ -265,9 +323,10 @@ internal sealed class Phase : IDisposable
             // Every message that got no answer is a failed call, under the status that ended the stream: with a count,
             // those never sent too, as the plan asked for them.
             var unansweredCalls = _count is { } planned ? planned - Interlocked.Read(ref answered) : outstanding.Count;
+            var endedAt = Stopwatch.GetTimestamp();
             for (var failed = 0L; failed < unansweredCalls; failed++)
             {
-                if (!Fail(ended))
+                if (!Fail(ended, endedAt))
                 {
                     break;
                 }
@@ -340,7 +399,7 @@ internal sealed class Phase : IDisposable
                     throw new RpcException(new Status(StatusCode.Internal, "The service sent an answer to a message that was never written."));
                 }
 
-                Recorder.RecordSuccess(sent.Index, sent.DueAt, sent.SentAt, Stopwatch.GetTimestamp(), call.ResponseStream.Current);
+                Recorder.RecordSuccess(sent.Index, sent.DueAt, sent.SentAt, Succeeded(), call.ResponseStream.Current);
                 Interlocked.Increment(ref answered);
                 CallEnded(StatusCode.OK);
                 // Silence only counts while a message waits for its answer.
@@ -416,22 +475,22 @@ internal sealed class Phase : IDisposable
             if (workload is not null)
             {
                 await workload.CallAsync(index, options);
-                Recorder.RecordSuccess(index, dueAt, sentAt, Stopwatch.GetTimestamp());
+                Recorder.RecordSuccess(index, dueAt, sentAt, Succeeded());
             }
             else
             {
                 var response = await unary!.CallAsync(request!, options);
-                Recorder.RecordSuccess(index, dueAt, sentAt, Stopwatch.GetTimestamp(), response);
+                Recorder.RecordSuccess(index, dueAt, sentAt, Succeeded(), response);
             }
         }
         catch (RpcException error)
         {
             ended = error.StatusCode;
-            Fail(error);
+            Fail(error, sentAt);
         }
         finally
         {
-            CallEnded(ended);
+            CallEnded(ended, sentAt);
         }
     }
 
@@ -444,13 +503,19 @@ internal sealed class Phase : IDisposable
         }
     }
 
-    private void CallEnded(StatusCode status)
+    /// <param name="sentAt">When the call went out (0 for a stream message's answer).</param>
+    private void CallEnded(StatusCode status, long sentAt = 0)
     {
         Volatile.Write(ref _lastEnded, Stopwatch.GetTimestamp());
         Interlocked.Decrement(ref _pending);
         if (status != StatusCode.DeadlineExceeded)
         {
             Volatile.Write(ref _timeoutsInARow, 0);
+        }
+        else if (sentAt <= Volatile.Read(ref _lastSuccessEnded))
+        {
+            // Another call was answered while this one waited: a service too busy for some calls (a connection storm's
+            // queued connections time out together), not one that stopped answering. Counted, but not towards a hang.
         }
         else if (_options.MaxConsecutiveTimeouts > 0 && Interlocked.Increment(ref _timeoutsInARow) == _options.MaxConsecutiveTimeouts && !Stopped)
         {
@@ -467,8 +532,12 @@ internal sealed class Phase : IDisposable
         }
     }
 
-    /// <summary>Counts a failed call under its status; an unreachable service stops the phase. False when the phase is stopping.</summary>
-    private bool Fail(RpcException error)
+    /// <summary>
+    /// Counts a failed call under its status. A call that failed to connect before any call of the run succeeded stops
+    /// the phase: nothing shows the service can be reached. False when the phase is stopping.
+    /// </summary>
+    /// <param name="sentAt">When the call went out: a success that ends after it shows the service alive while it failed.</param>
+    private bool Fail(RpcException error, long sentAt)
     {
         // Calls cut short because the phase is stopping are not the service's failures.
         if (error.StatusCode == StatusCode.Cancelled && Stopped)
@@ -477,12 +546,108 @@ internal sealed class Phase : IDisposable
         }
 
         Recorder.RecordFailure(error.StatusCode);
-        if (error.StatusCode == StatusCode.Unavailable && Interlocked.CompareExchange(ref _unreachable, error, null) is null)
+        if (error.StatusCode != StatusCode.Unavailable)
         {
-            _stop.Cancel();
+            return true;
+        }
+
+        var now = Stopwatch.GetTimestamp();
+        bool neverAnswered;
+        lock (_connectGate)
+        {
+            _connectFailures++;
+            _firstConnectFailure ??= error;
+            _lastConnectFailureSent = Math.Max(_lastConnectFailureSent, sentAt);
+            // The streak of failures since the latest success, for the sentence of a service that went away.
+            var lastSuccess = Volatile.Read(ref _lastSuccessEnded);
+            if (_failingStreak == 0 || lastSuccess != _failingAfter)
+            {
+                (_failingAfter, _failingSince, _failingStreak) = (lastSuccess, now, 0);
+                Volatile.Write(ref _failingRefusedOnly, true);
+            }
+
+            _failingStreak++;
+            if (!ConnectErrors.IsRefused(error))
+            {
+                Volatile.Write(ref _failingRefusedOnly, false);
+            }
+            neverAnswered = lastSuccess == 0 && !_answeredBefore;
+        }
+
+        if (neverAnswered)
+        {
+            StopUnreachable(null, now);
         }
 
         return true;
+    }
+
+    /// <summary>Marks a call's success now, the proof the service answers; returns the timestamp.</summary>
+    private long Succeeded()
+    {
+        var now = Stopwatch.GetTimestamp();
+        var last = Volatile.Read(ref _lastSuccessEnded);
+        while (now > last)
+        {
+            var seen = Interlocked.CompareExchange(ref _lastSuccessEnded, now, last);
+            if (seen == last)
+            {
+                break;
+            }
+
+            last = seen;
+        }
+
+        return now;
+    }
+
+    /// <summary>When the calls that failed to connect after the latest success began failing, if one went out after it; else null.</summary>
+    private long? FailingToConnect()
+    {
+        lock (_connectGate)
+        {
+            return _connectFailures > 0 && _lastConnectFailureSent > Volatile.Read(ref _lastSuccessEnded) ? _failingSince : null;
+        }
+    }
+
+    /// <summary>Stops the phase as unreachable, saying how many calls succeeded and how many failed to connect, since when.</summary>
+    /// <param name="noneSince">How the calls failed after the last success ("and none succeeded for 5 s"); null when none ever succeeded.</param>
+    private void StopUnreachable(string? noneSince, long since)
+    {
+        string reason;
+        lock (_connectGate)
+        {
+            var detail = Describe(_firstConnectFailure!);
+            var lastSuccess = Volatile.Read(ref _lastSuccessEnded);
+            reason = noneSince is null || lastSuccess == 0
+                ? $"The service is unreachable: {detail}. No call had succeeded {(_answeredBefore ? $"in the {PhaseWords}" : "yet")}; " +
+                    $"{Calls(_connectFailures)} failed to connect, the first {Seconds(since)} s into the {PhaseWords}."
+                : $"The service is unreachable: {detail}. {Calls(Recorder.Succeeded)} had succeeded, the last {Seconds(lastSuccess)} s into the {PhaseWords}; " +
+                    $"from {Seconds(_failingSince)} s on, {Calls(_failingStreak)} failed to connect {noneSince}.";
+        }
+
+        if (Interlocked.CompareExchange(ref _unreachable, reason, null) is null)
+        {
+            _stop.Cancel();
+        }
+    }
+
+    private string PhaseWords => _name == RunPhase.Warmup ? "warm-up" : "run";
+
+    private string Seconds(long timestamp) => Math.Max(0, Stopwatch.GetElapsedTime(_start, timestamp).TotalSeconds).ToString("0.###", CultureInfo.InvariantCulture);
+
+    private static string Calls(long calls) => calls == 1 ? "1 call" : $"{calls.ToString("N0", CultureInfo.InvariantCulture)} calls";
+
+    /// <summary>
+    /// A failed connection's status detail, and the client's own exception beneath it when the detail does not say it:
+    /// "Error connecting to subchannel" comes with "Connection refused" or "A connection could not be established within
+    /// the configured ConnectTimeout" (whose own inner exception only says the operation was cancelled).
+    /// </summary>
+    internal static string Describe(RpcException error)
+    {
+        var detail = error.Status.Detail.TrimEnd('.');
+        var because = error.Status.DebugException?.Message.TrimEnd('.');
+        return string.IsNullOrEmpty(because) || detail.Contains(because, StringComparison.Ordinal) ? detail : $"{detail} ({because})";
     }
 
     private bool TryTakeNext(out long index)
@@ -580,4 +745,28 @@ internal sealed class Phase : IDisposable
     private readonly record struct SentMessage(long Index, long DueAt, long SentAt);
 
     private readonly record struct DueCall(Phase Phase, IClientStrategy Calls, long Index, long DueAt);
+}
+
+/// <summary>
+/// Calls of a phase that failed to connect (<see cref="StatusCode.Unavailable"/>): how many, the first one's status in
+/// words, and when the last call that succeeded ended, from the phase's start.
+/// </summary>
+internal sealed record ConnectFailures(long Calls, string Detail, TimeSpan? LastSuccess);
+
+/// <summary>What a call that failed to connect says about the service.</summary>
+public static class ConnectErrors
+{
+    /// <summary>Whether the connection was refused: nothing listens at the address (a closed port answers at once).</summary>
+    public static bool IsRefused(RpcException error)
+    {
+        for (Exception? cause = error.Status.DebugException; cause is not null; cause = cause.InnerException)
+        {
+            if (cause is System.Net.Sockets.SocketException { SocketErrorCode: System.Net.Sockets.SocketError.ConnectionRefused })
+            {
+                return true;
+            }
+        }
+
+        return false;
+    }
 }

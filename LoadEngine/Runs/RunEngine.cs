@@ -1,4 +1,5 @@
 using System.Diagnostics;
+using System.Globalization;
 using Grpc.Core;
 using LoadEngine.Metrics;
 using LoadEngine.Protocols;
@@ -21,19 +22,22 @@ public sealed class RunEngine(IOptions<EngineOptions> options, ServiceDiagnostic
     /// <summary>
     /// Runs <paramref name="strategy"/> under <paramref name="run"/>'s plan and returns the run as it ended: Completed,
     /// Failed (the service unreachable, or no call succeeded) or Cancelled, with what it measured. Never throws for a
-    /// failed call; <paramref name="cancellation"/> stops the run, and the record says what was measured until then.
+    /// failed call; <paramref name="cancellation"/> stops the run, and the record says what was measured until then. A
+    /// completed run some of whose calls failed to connect says so in its <see cref="RunRecord.Note"/>.
     /// </summary>
     public async Task<RunRecord> ExecuteAsync(IClientStrategy strategy, RunRecord run, LiveRun live, CancellationToken cancellation)
     {
         var plan = run.Plan;
         var warmupTime = TimeSpan.Zero;
+        var warmupSucceeded = false;
         try
         {
             if (plan.Warmup > 0)
             {
                 var warmup = new RunRecorder(plan.Warmup, plan.IsOpen);
-                var phase = await RunPhaseAsync(strategy, plan, RunPhase.Warmup, warmup, plan.Warmup, null, live, cancellation);
+                var phase = await RunPhaseAsync(strategy, plan, RunPhase.Warmup, warmup, plan.Warmup, null, live, answeredBefore: false, cancellation);
                 warmupTime = phase.WallTime;
+                warmupSucceeded = warmup.Succeeded > 0;
                 if (phase.Unreachable is not null || phase.GaveUp is not null || cancellation.IsCancellationRequested)
                 {
                     var warmupStats = warmup.ToStats(TimeSpan.Zero, 0, plan.Warmup, warmupTime, plan.Percentiles);
@@ -47,7 +51,7 @@ public sealed class RunEngine(IOptions<EngineOptions> options, ServiceDiagnostic
             var wireBefore = workload?.Wire.StartPhase();
             var allocatedBefore = GC.GetTotalAllocatedBytes(precise: false);
             var gcBefore = GcNow();
-            var measured = await RunPhaseAsync(strategy, plan, RunPhase.Measured, recorder, plan.Count, plan.Duration, live, cancellation);
+            var measured = await RunPhaseAsync(strategy, plan, RunPhase.Measured, recorder, plan.Count, plan.Duration, live, answeredBefore: warmupSucceeded, cancellation);
             var gc = GcNow() - gcBefore;
             var allocated = GC.GetTotalAllocatedBytes(precise: false) - allocatedBefore;
             var figures = recorder.ToFigures(measured.WallTime, allocated, plan.Warmup, warmupTime, measured.Schedule);
@@ -73,27 +77,44 @@ public sealed class RunEngine(IOptions<EngineOptions> options, ServiceDiagnostic
     {
         var (state, error) = (phase.Unreachable, recorder) switch
         {
-            ({ } unreachable, _) => (RunState.Failed, $"The service is unreachable: {unreachable.Status.Detail}"),
+            ({ } unreachable, _) => (RunState.Failed, unreachable),
             _ when phase.GaveUp is { } gaveUp => (RunState.Failed, gaveUp),
             _ when cancellation.IsCancellationRequested => (RunState.Cancelled, "The run was cancelled before it finished."),
             (_, { Succeeded: 0 }) => (RunState.Failed, $"No call succeeded ({Describe(recorder.StatusCounts)})."),
             _ => (RunState.Completed, (string?)null),
         };
-        return ThresholdJudge.WithVerdict(run with { State = state, Error = error, FinishedAt = DateTimeOffset.UtcNow });
+        var note = state == RunState.Completed && phase.ConnectFailures is { } failures ? ConnectFailuresNote(failures, recorder, phase.WallTime) : null;
+        return ThresholdJudge.WithVerdict(run with { State = state, Error = error, Note = note, FinishedAt = DateTimeOffset.UtcNow });
     }
+
+    /// <summary>
+    /// A completed run some of whose calls failed to connect: how many, how, and that calls kept succeeding, so a storm
+    /// the service's accept queue could not take reads as the strategy's cost, not as a dead service.
+    /// </summary>
+    private static string ConnectFailuresNote(ConnectFailures failures, RunRecorder recorder, TimeSpan wallTime)
+    {
+        var otherwise = recorder.StatusCounts.Where(pair => pair.Key is not (nameof(StatusCode.OK) or nameof(StatusCode.Unavailable))).ToList();
+        var last = failures.LastSuccess is { } at ? $", the last of them {Math.Max(0, (wallTime - at).TotalSeconds):0.###} s before the run ended" : "";
+        var failedOtherwise = otherwise.Count == 0 ? "" : $"; {Whole(otherwise.Sum(pair => pair.Value))} failed otherwise ({Describe(otherwise.ToDictionary())})";
+        return $"{Whole(failures.Calls)} of {Whole(recorder.Completed)} calls failed to connect ({nameof(StatusCode.Unavailable)}: {failures.Detail}) while the service kept " +
+            $"answering: {(otherwise.Count == 0 ? "the other " : "")}{Whole(recorder.Succeeded)} succeeded{last}{failedOtherwise}.";
+    }
+
+    private static string Whole(long value) => value.ToString("N0", CultureInfo.InvariantCulture);
 
     private static string Describe(IReadOnlyDictionary<string, long> counts) =>
         counts.Count == 0 ? "no call was made" : string.Join(", ", counts.Select(pair => $"{pair.Value} × {pair.Key}"));
 
     private async Task<PhaseOutcome> RunPhaseAsync(
-        IClientStrategy strategy, RunPlan plan, RunPhase phaseName, RunRecorder recorder, int? count, double? duration, LiveRun live, CancellationToken cancellation)
+        IClientStrategy strategy, RunPlan plan, RunPhase phaseName, RunRecorder recorder, int? count, double? duration, LiveRun live, bool answeredBefore,
+        CancellationToken cancellation)
     {
         var engine = options.Value;
         var workload = strategy as IWorkloadStrategy;
         var service = workload is null ? engine.ServerUri.GetLeftPart(UriPartial.Authority) : $"the {strategy.Info.Name} contender's service";
         // A plan that asks the service to wait before it answers, or a workload call made of many service calls, is not silence.
         var silenceWindow = engine.SilenceTimeout * (workload?.ServiceCallsPerCall ?? 1) + TimeSpan.FromMilliseconds(plan.DelayMs);
-        using var phase = new Phase(plan, phaseName, recorder, count, duration, engine, service, silenceWindow, cancellation);
+        using var phase = new Phase(plan, phaseName, recorder, count, duration, engine, service, silenceWindow, cancellation, answeredBefore);
         using var ticking = new CancellationTokenSource();
         var ticker = TickAsync(phase, live, ticking.Token);
         try
@@ -120,9 +141,11 @@ public sealed class RunEngine(IOptions<EngineOptions> options, ServiceDiagnostic
         }
 
         var wallTime = phase.Elapsed;
+        phase.CheckGoneAtEnd();
         live.Publish(phase.Snapshot(recorder.Tick(wallTime.TotalMilliseconds, last: true), wallTime));
         phase.ThrowIfCrashed();
-        return new PhaseOutcome(wallTime, phase.Unreachable, phase.GaveUp, phase.Schedule is { } schedule ? (schedule.Arrivals / schedule.Seconds, phase.Sending) : null);
+        return new PhaseOutcome(
+            wallTime, phase.Unreachable, phase.GaveUp, phase.ConnectFailures, phase.Schedule is { } schedule ? (schedule.Arrivals / schedule.Seconds, phase.Sending) : null);
     }
 
     private static async Task TickAsync(Phase phase, LiveRun live, CancellationToken stop)
@@ -171,5 +194,6 @@ public sealed class RunEngine(IOptions<EngineOptions> options, ServiceDiagnostic
         public GcStats ToStats() => new(Gen0 - Gen1, Gen1 - Gen2, Gen2, Math.Round(Pause.TotalMilliseconds, 3));
     }
 
-    private sealed record PhaseOutcome(TimeSpan WallTime, RpcException? Unreachable, string? GaveUp, (double RequestedRate, TimeSpan Sending)? Schedule);
+    private sealed record PhaseOutcome(
+        TimeSpan WallTime, string? Unreachable, string? GaveUp, ConnectFailures? ConnectFailures, (double RequestedRate, TimeSpan Sending)? Schedule);
 }

@@ -157,6 +157,12 @@ public sealed record RunRecord(
     /// <summary>One sentence on what exactly was measured (the strategy's own description).</summary>
     public string? Measured { get; init; }
 
+    /// <summary>
+    /// A finding of a run that completed which its figures alone do not tell: how many calls failed to connect while the
+    /// service kept answering (a connection storm its accept queue could not take). Null when there is none.
+    /// </summary>
+    public string? Note { get; init; }
+
     public TimeSeries? Series { get; init; }
 
     public Verdict? Verdict { get; init; }

@@ -97,6 +97,12 @@ public static class RunPlanRules
     public static bool TryCreate(RunPlanInput input, PlanLimits limits, IReadOnlyCollection<string> strategies, out RunPlan plan, out string error)
     {
         plan = null!;
+        if (InputBounds.Check(input) is { } tooMuch)
+        {
+            error = tooMuch;
+            return false;
+        }
+
         WorkloadChoice? workload = null;
         if (!string.IsNullOrEmpty(input.Workload))
         {
@@ -408,7 +414,7 @@ public static class RunPlanRules
                 || !double.TryParse(parts[0], NumberStyles.AllowDecimalPoint, CultureInfo.InvariantCulture, out var seconds) || seconds < MinDurationSeconds
                 || !double.TryParse(parts[1], NumberStyles.AllowDecimalPoint, CultureInfo.InvariantCulture, out var target) || target > PlanLimits.MaxRate)
             {
-                error = $"stages was '{text}'; '{pair}' is not a stage. {Form}; seconds at least {MinDurationSeconds.ToString(CultureInfo.InvariantCulture)}, rates from 0 to {PlanLimits.MaxRate.ToString(CultureInfo.InvariantCulture)}.";
+                error = $"stages was '{Excerpt.Of(text)}'; '{pair}' is not a stage. {Form}; seconds at least {MinDurationSeconds.ToString(CultureInfo.InvariantCulture)}, rates from 0 to {PlanLimits.MaxRate.ToString(CultureInfo.InvariantCulture)}.";
                 return false;
             }
 
@@ -417,7 +423,7 @@ public static class RunPlanRules
 
         if (parsed.Count > PlanLimits.MaxStages || parsed.Sum(stage => stage.Duration) > limits.MaxRunSeconds)
         {
-            error = $"stages was '{text}'; at most {PlanLimits.MaxStages} stages lasting at most {limits.MaxRunSeconds} s in all (Runs:MaxRunSeconds).";
+            error = $"stages was '{Excerpt.Of(text)}'; at most {PlanLimits.MaxStages} stages lasting at most {limits.MaxRunSeconds} s in all (Runs:MaxRunSeconds).";
             return false;
         }
 
@@ -439,7 +445,7 @@ public static class RunPlanRules
         {
             if (!double.TryParse(item.TrimStart('p', 'P'), NumberStyles.AllowDecimalPoint, CultureInfo.InvariantCulture, out var value) || value <= 0 || value > 100)
             {
-                error = $"percentiles was '{text}'; '{item}' is not a percentile. Give numbers above 0 and at most 100, e.g. \"50,90,99,99.9\".";
+                error = $"percentiles was '{Excerpt.Of(text)}'; '{item}' is not a percentile. Give numbers above 0 and at most 100, e.g. \"50,90,99,99.9\".";
                 return false;
             }
 
@@ -448,7 +454,7 @@ public static class RunPlanRules
 
         if (values.Distinct().Count() > PlanLimits.MaxPercentiles)
         {
-            error = $"percentiles was '{text}'; at most {PlanLimits.MaxPercentiles} percentiles.";
+            error = $"percentiles was '{Excerpt.Of(text)}'; at most {PlanLimits.MaxPercentiles} percentiles.";
             return false;
         }
 

@@ -115,13 +115,18 @@ public static class Figures
         return snapshot.Late is { } late ? $"{text}, {Whole(late)} late, {Whole(snapshot.Dropped ?? 0)} dropped" : text;
     }
 
-    /// <summary>"Completed: 1,000 calls in 150.7 ms, 6,636 calls/s, p99 0.356 ms", or the state and the run's error.</summary>
+    /// <summary>"Completed: 1,000 calls in 150.7 ms, 6,636 calls/s, p99 0.356 ms", or the state and the run's error; a completed run's note after it.</summary>
     public static string Outcome(RunRecord run)
     {
         var measured = run.Stats is { } stats
             ? $"{Calls(stats.Calls)} in {stats.WallTimeMs.ToString("0.0", CultureInfo.InvariantCulture)} ms, {Whole(stats.ThroughputPerSecond)} calls/s, p99 {Ms(stats.Latency?.P99Ms)}, {Whole(stats.Failed)} failed"
             : "nothing measured";
-        return run.Error is { } error ? $"{run.State}: {error} ({measured})" : $"{run.State}: {measured}";
+        return (run.Error, run.Note) switch
+        {
+            ({ } error, _) => $"{run.State}: {error} ({measured})",
+            (_, { } note) => $"{run.State}: {measured}. {note}",
+            _ => $"{run.State}: {measured}",
+        };
     }
 
     /// <summary>A threshold's figure in its unit: "0.412 ms", "0.12%", "6,636 calls/s", "3 calls".</summary>

@@ -32,6 +32,12 @@ public static class Summary
             console.MarkupLine($"[red]{Markup.Escape($"{run.Plan.Strategy} {run.State.ToString().ToLowerInvariant()} against {target}: {run.Error}")}[/]");
         }
 
+        // A completed run's note (calls that failed to connect while the service kept answering) is a finding, not an error.
+        foreach (var run in result.Runs.Where(run => run.Note is not null))
+        {
+            console.MarkupLine($"[yellow]{Markup.Escape($"{run.Plan.Strategy} against {target}: {run.Note}")}[/]");
+        }
+
         foreach (var note in notes)
         {
             console.WriteLine(note);

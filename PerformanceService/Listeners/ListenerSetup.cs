@@ -1,6 +1,7 @@
 using System.Security.Cryptography;
 using GrpcBestPractices.ServiceDefaults;
 using Microsoft.AspNetCore.Server.Kestrel.Core;
+using Microsoft.AspNetCore.Server.Kestrel.Transport.Sockets;
 using Microsoft.Extensions.DependencyInjection.Extensions;
 using Microsoft.Extensions.Options;
 using PerformanceService.Metrics;
@@ -42,6 +43,8 @@ public static class ListenerSetup
         builder.Services.AddHostedService<ListenerAnnouncer>();
         builder.Services.AddOptions<KestrelServerOptions>()
             .Configure<IServiceProvider>((kestrel, services) => Listen(kestrel, h2c, services));
+        builder.Services.AddOptions<SocketTransportOptions>()
+            .Configure<IOptions<ProtocolsOptions>>((sockets, protocols) => sockets.Backlog = protocols.Value.ListenBacklog);
         return builder;
     }
 

@@ -70,9 +70,10 @@ function row(run) {
   return tr;
 }
 
-/** The run's state; a Partial run's cell says it is not the whole plan, its sentence in the title and the accessible name. */
+/** The run's state, its error or note in the title; a Partial run's cell says it is not the whole plan, its sentence in the title and the accessible name. */
 function stateCell(run) {
-  const cell = el('td', { text: run.state, className: `state-${run.state}`, attrs: run.error ? { title: run.error } : {} });
+  const why = run.error ?? run.note;
+  const cell = el('td', { text: run.state, className: `state-${run.state}`, attrs: why ? { title: why } : {} });
   if (run.state === 'Partial') {
     cell.append(el('span', { className: 'visually-hidden', text: `: ${run.error ?? 'some agent\'s share is missing'}` }));
     cell.dataset.error = run.error ?? '';

@@ -117,8 +117,9 @@ export function showStoredRun(run) {
   sessionStorage.removeItem(storageKey(run.id));
   draw(panel);
   const stats = run.stats;
-  // A Partial run has figures, but not the whole plan's: its sentence says whose share is missing.
-  const partial = run.state === 'Partial' ? ` — ${run.error}` : '';
+  // A Partial run has figures, but not the whole plan's: its sentence says whose share is missing. A completed run's
+  // note says what its figures alone do not (calls that failed to connect while the service kept answering).
+  const partial = run.state === 'Partial' ? ` — ${run.error}` : run.note ? ` — ${run.note}` : '';
   panel.info.className = `live-info state-${run.state}`;
   panel.info.textContent = !stats ? `${run.state.toLowerCase()}${run.error ? `: ${run.error}` : ''}`
     : `${run.state.toLowerCase()} in ${seconds(stats.wallTimeMs)} · ${whole(stats.throughputPerSecond)} calls/s · p50 ${ms(stats.latency?.p50Ms)} ms · p99 ${ms(stats.latency?.p99Ms)} ms${partial}`;

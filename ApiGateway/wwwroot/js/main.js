@@ -149,7 +149,7 @@ function followWork(kind, view) {
       : onProgress(kind === 'suites' ? data : { runId: view.id, strategy: plan.strategy, index: 1, of: 1, progress: data }, plan)),
     run: (run) => {
       showStored(run).catch(showError);
-      say(`${run.plan.strategy} ${run.state.toLowerCase()}: ${ms(run.stats?.wallTimeMs)} ms wall time${run.error ? ` — ${run.error}` : ''}.`);
+      say(`${run.plan.strategy} ${run.state.toLowerCase()}: ${ms(run.stats?.wallTimeMs)} ms wall time${run.error ? ` — ${run.error}` : ''}.${noteText(run)}`);
     },
     final: (final) => {
       const shown = kind === 'runs' ? showStored(final).then(() => showEndedShards(final)) : Promise.resolve();
@@ -222,7 +222,8 @@ async function finish(kind, final) {
   if (final.state === 'Completed') {
     const fastest = kind === 'suites' ? final.comparison.find((row) => row.wallTimeVsFastest === 1) : null;
     say(`${what} completed at ${time(final.finishedAt ?? new Date().toISOString())}` +
-      (fastest ? `; fastest: ${fastest.strategy} (${ms(fastest.wallTimeMs)} ms).` : `: ${ms(final.stats?.wallTimeMs)} ms wall time.`) + verdict);
+      (fastest ? `; fastest: ${fastest.strategy} (${ms(fastest.wallTimeMs)} ms).` : `: ${ms(final.stats?.wallTimeMs)} ms wall time.`) +
+      (kind === 'suites' ? final.runs.map(noteText).join('') : noteText(final)) + verdict);
     panel.setState('done');
   } else if (final.state === 'Partial') {
     // Figures, but not the whole plan's: never shown as completed.
@@ -236,6 +237,11 @@ async function finish(kind, final) {
     showError(new Error(`The ${kind === 'suites' ? 'suite' : 'run'} failed: ${final.error ?? 'no reason given'}`));
     panel.setState('error');
   }
+}
+
+/** " 1,593 of 100,000 calls failed to connect … while the service kept answering: …" for a completed run with a note, else nothing. */
+function noteText(run) {
+  return run.note ? ` ${run.note}` : '';
 }
 
 /** " Thresholds: 2 of 3 held; failed: p99 < 5ms (7.2 ms)." for runs that had thresholds, else nothing. */

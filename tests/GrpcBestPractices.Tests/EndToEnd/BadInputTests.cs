@@ -95,16 +95,16 @@ public sealed class BadInputTests(SystemFixture system)
     [Fact]
     public async Task ABodyOverKestrelsLimitIsA413ProblemNotA500()
     {
-        // Expect: 100-continue, so the client waits for the answer instead of writing 30 MB into a connection the gateway closes.
+        // Expect: 100-continue, so the client waits for the answer instead of writing the body into a connection the gateway closes.
         using var request = new HttpRequestMessage(HttpMethod.Post, "/api/runs")
         {
-            Content = new ByteArrayContent(new byte[30_000_001]) { Headers = { ContentType = new("application/json") } },
+            Content = new ByteArrayContent(new byte[1_048_577]) { Headers = { ContentType = new("application/json") } },
             Headers = { ExpectContinue = true },
         };
         using var response = await system.Http.SendAsync(request);
 
         Assert.Equal(HttpStatusCode.RequestEntityTooLarge, response.StatusCode);
-        Assert.StartsWith("Request body too large. The max request body size is 30000000 bytes.", (await SystemFixture.ReadProblemAsync(response)).GetProperty("detail").GetString());
+        Assert.StartsWith("Request body too large. The max request body size is 1048576 bytes.", (await SystemFixture.ReadProblemAsync(response)).GetProperty("detail").GetString());
     }
 
     [Fact]

@@ -51,7 +51,7 @@ public sealed class StrategyRouteTests(SystemFixture system)
 
         using var answer = JsonDocument.Parse(text);
         var order = answer.RootElement.EnumerateObject().Select(property => property.Name).ToList();
-        Assert.Equal(["runId", "strategy", "count", "delayMs", "requestProcessingTime", "connectionsUsed", "measured", "plan", "stats", "verdict", "series", "performanceStatuses"], order);
+        Assert.Equal(["runId", "strategy", "count", "delayMs", "requestProcessingTime", "connectionsUsed", "measured", "note", "plan", "stats", "verdict", "series", "performanceStatuses"], order);
         // As written on the wire: a reader of the raw text meets the figures before 50 statuses' worth of base64.
         var statuses = text.IndexOf("\"performanceStatuses\":", StringComparison.Ordinal);
         Assert.True(text.IndexOf("\"stats\":", StringComparison.Ordinal) < statuses && text.IndexOf("\"requestProcessingTime\":", StringComparison.Ordinal) < statuses);

@@ -41,7 +41,7 @@ public sealed class MalformedRequestTests(SystemFixture system)
         var response = await RawHttp.SendAsync(system.Gateway.BaseAddress, RawHttp.Post("/api/runs", body), Patience);
 
         Assert.True(response.Status == 413 && response.IsProblem, response.ToString());
-        Assert.Contains("30000000 bytes", response.Detail);
+        Assert.Contains("1048576 bytes", response.Detail);
     }
 
     [Fact]

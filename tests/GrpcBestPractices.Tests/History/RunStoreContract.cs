@@ -30,6 +30,7 @@ public abstract class RunStoreContract : IAsyncLifetime
             Series = Series(),
             Verdict = new Verdict(false, [new ThresholdResult("p99<1ms", "p99", "<", 1, "ms", 1.7, false), new ThresholdResult("rps>1", "rps", ">", 1, "/s", null, false) { Reason = "none" }]),
             ExperimentId = Guid.NewGuid(),
+            Note = "3 of 100 calls failed to connect (Unavailable: Error connecting to subchannel) while the service kept answering: the other 97 succeeded.",
         };
 
         await store.SaveAsync(run);

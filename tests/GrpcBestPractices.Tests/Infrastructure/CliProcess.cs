@@ -91,9 +91,12 @@ public sealed class CliProcess : IDisposable
     }
 
     /// <summary>Sends SIGINT, as Ctrl+C in a terminal does.</summary>
-    public void Interrupt()
+    public void Interrupt() => Signal("INT");
+
+    /// <summary>Sends a signal (STOP freezes the process, as a hung machine or a paused pod would; CONT resumes it).</summary>
+    public void Signal(string signal)
     {
-        using var kill = Process.Start("kill", ["-INT", _process.Id.ToString(CultureInfo.InvariantCulture)]);
+        using var kill = Process.Start("kill", [$"-{signal}", _process.Id.ToString(CultureInfo.InvariantCulture)]);
         kill.WaitForExit();
     }
 

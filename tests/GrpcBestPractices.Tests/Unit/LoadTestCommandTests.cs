@@ -13,7 +13,7 @@ public sealed class LoadTestCommandTests
     [
         "--target", "--strategy", "--workload", "--protocol", "--serializer", "--http-version", "--security", "--contenders", "--file-bytes",
         "--connection", "--clients", "--variant", "--users", "--http1-target", "--tls-target", "--trust-certificate", "--count", "--duration", "--load", "--concurrency", "--rate", "--stages", "--warmup", "--delay-ms",
-        "--payload-bytes", "--percentiles", "--threshold", "--call-timeout", "--connect-timeout", "--silence-seconds", "--max-in-flight", "--json", "--report", "--plain",
+        "--payload-bytes", "--percentiles", "--threshold", "--call-timeout", "--connect-timeout", "--silence-seconds", "--connect-failure-seconds", "--max-in-flight", "--json", "--report", "--plain",
         "--quiet", "--log-level", "--lessons", "--repetitions", "--agent", "--run-id", "--shard", "--history-provider", "--history", "--help", "--version",
     ];
 

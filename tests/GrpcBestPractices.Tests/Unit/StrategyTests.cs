@@ -13,6 +13,9 @@ public sealed class StrategyTests
 {
     private static readonly TimeSpan CallTimeout = TimeSpan.FromSeconds(10);
 
+    // A fake answers when a busy machine lets it: only SilenceTests judge silence.
+    private static readonly TimeSpan FakesMayBeSlow = TimeSpan.FromMinutes(2);
+
     [Fact]
     public async Task SequentialLoadWaitsForEachAnswerBeforeTheNextCall()
     {
@@ -72,23 +75,6 @@ public sealed class StrategyTests
         Assert.Equal(4, run.Stats.StatusCounts["ResourceExhausted"]);
         Assert.Equal(16, run.Stats.StatusCounts["OK"]);
         Assert.Equal(0.2, run.Stats.ErrorRate);
-    }
-
-    [Fact]
-    public async Task AnUnreachableServiceStopsTheRunAtItsFirstUnavailableCallAndFailsIt()
-    {
-        var client = new FakeMonitorClient
-        {
-            Answer = (request, _) => request.ClientName == "factory-client #3"
-                ? Task.FromException<PerformanceStatusResponse>(FakeMonitorClient.Failure(StatusCode.Unavailable, "connection refused"))
-                : Task.FromResult(FakeMonitorClient.Respond(request)),
-        };
-
-        var run = await RunAsync(Unary(client), Plan("factory-client", LoadKind.Sequential, count: 100));
-
-        Assert.Equal(3, client.Calls.Count);
-        Assert.Equal(RunState.Failed, run.State);
-        Assert.Equal("The service is unreachable: connection refused", run.Error);
     }
 
     [Fact]
@@ -206,7 +192,7 @@ public sealed class StrategyTests
 
     private static Task<RunRecord> RunAsync(IClientStrategy strategy, RunPlan plan, CancellationToken cancellation = default, TimeSpan? callTimeout = null)
     {
-        var engine = new RunEngine(Options.Create(new EngineOptions { CallTimeout = callTimeout ?? CallTimeout }));
+        var engine = new RunEngine(Options.Create(new EngineOptions { CallTimeout = callTimeout ?? CallTimeout, SilenceTimeout = FakesMayBeSlow }));
         return engine.ExecuteAsync(strategy, new RunRecord(Guid.NewGuid(), plan, RunState.Running, DateTimeOffset.UtcNow, null, null, null, null), new LiveRun(), cancellation);
     }
 }

@@ -50,6 +50,8 @@ public static class StrategyEndpoints
         services.AddSingleton<RunMetrics>();
         services.AddSingleton<RunCoordinator>();
         services.AddEventViewers();
+        services.AddOptions<MemoryReleaseOptions>().BindConfiguration(MemoryReleaseOptions.Section).ValidateOnStart();
+        services.AddHostedService<MemoryRelease>();
         services.AddSingleton<WarmupState>();
         services.AddHostedService(provider => provider.GetRequiredService<RunCoordinator>());
         return services;

@@ -37,6 +37,9 @@ public sealed partial class RunCoordinator(
     /// <summary>Whether the gateway is shutting down: what it cancels now was stopped by that, not by its caller.</summary>
     public bool IsStopping => _stopping.IsCancellationRequested;
 
+    /// <summary>No run, suite, experiment or lesson holds a slot: nothing the gateway measures is going on.</summary>
+    public bool IsIdle => Volatile.Read(ref _slots) == 0;
+
     public ActiveRun? FindRun(Guid id) => _runs.GetValueOrDefault(id);
 
     public ActiveSuite? FindSuite(Guid id) => _suites.GetValueOrDefault(id);

@@ -11,18 +11,20 @@ public sealed class MemoryReleaseTests
     private const long MiB = 1024 * 1024;
 
     [Fact]
-    public async Task AfterARunWithTenThousandCallsInFlightTheIdleGatewayIsBackUnder300MiBWithinAMinute()
+    public async Task AfterARunWithTwoThousandCallsInFlightTheIdleGatewayIsBackUnder300MiBWithinAMinute()
     {
         await using var service = await AppProcess.StartAsync("PerformanceService");
         await using var gateway = await AppProcess.StartAsync("ApiGateway", ["--ServerUrl", service.Url]);
         using var http = new HttpClient { BaseAddress = gateway.BaseAddress, Timeout = TimeSpan.FromMinutes(3) };
 
-        var run = await http.StartRunAsync("""{"strategy": "multiple-connections", "load": "closed", "count": 30000, "concurrency": 10000, "payloadBytes": 16384}""");
+        // 2 000 calls in flight with 32 KiB answers took the gateway to 632 MiB, and 220 MiB after the collection (measured
+        // alone); 10 000 in flight once ended Failed during a full test run on a busy machine, which is not what this test is about.
+        var run = await http.StartRunAsync("""{"strategy": "multiple-connections", "load": "closed", "count": 20000, "concurrency": 2000, "payloadBytes": 32768}""");
         var ended = await http.WaitUntilFinishedAsync($"/api/runs/{run.GetProperty("id").GetString()}", TimeSpan.FromMinutes(3));
         var idleSince = Stopwatch.GetTimestamp();
         var peak = Status(gateway.Id, "VmHWM");
 
-        Assert.Equal("Completed", ended.GetProperty("state").GetString());
+        Assert.True(ended.GetProperty("state").GetString() == "Completed", $"The run ended {ended.GetProperty("state")}: {(ended.TryGetProperty("error", out var error) ? error : "")}");
         // Without a peak worth giving back, this test would prove nothing.
         Assert.True(peak > 500 * MiB, $"The run took the gateway to {peak / MiB} MiB only.");
         long resident;

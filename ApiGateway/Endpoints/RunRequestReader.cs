@@ -269,8 +269,8 @@ public static class RunRequestReader
             {
                 return (null, [], name switch
                 {
-                    "stages" => $"stages must be an array of {{\"duration\": seconds, \"target\": calls per second}}, e.g. [{{\"duration\": 10, \"target\": 5000}}]; it held {Excerpt.Of(item.GetRawText())}.",
-                    "percentiles" => $"percentiles must be an array of numbers, e.g. [50, 90, 99, 99.9]; it held {Excerpt.Of(item.GetRawText())}.",
+                    "stages" => $"stages must be an array of {{\"duration\": seconds, \"target\": calls per second}}, e.g. {example}; it held {Excerpt.Of(item.GetRawText())}.",
+                    "percentiles" => $"percentiles must be an array of numbers, e.g. {example}; it held {Excerpt.Of(item.GetRawText())}.",
                     _ => $"thresholds must be an array of strings; it held {Excerpt.Of(item.GetRawText())}. {Threshold.AcceptedForm}",
                 });
             }

@@ -69,7 +69,7 @@ public sealed class MemoryBudgetTests : IAsyncLifetime
         Assert.True(start.IndexOf("\"stats\"", StringComparison.Ordinal) is var stats and >= 0 && stats < start.IndexOf("\"performanceStatuses\"", StringComparison.Ordinal), start[..200]);
         // 2000 answers of two 256 KiB payloads as base64: about 1.4 GB, of which the gateway may hold a third at most.
         Assert.True(total > 1_390_000_000, $"The answer was {total} bytes.");
-        var peak = PeakBytes(gateway.Id);
+        var peak = ProcessMemory.PeakResidentBytes(gateway.Id);
         Assert.True(peak < total / 3, $"The gateway's peak memory was {peak / 1048576} MiB for an answer of {total / 1048576} MiB.");
         Assert.Equal(1, spoolsWhileAnswering);
         Assert.True(await WaitAsync(() => OpenSpools(gateway.Id) == 0, TimeSpan.FromSeconds(10)), "The statuses' spool file was still open after the answer.");
@@ -153,11 +153,6 @@ public sealed class MemoryBudgetTests : IAsyncLifetime
 
         return total;
     }
-
-    // VmHWM: the most resident memory the process ever had, so a peak between two samples is not missed.
-    private static long PeakBytes(int processId) =>
-        long.Parse(File.ReadLines($"/proc/{processId}/status").Single(line => line.StartsWith("VmHWM:", StringComparison.Ordinal))
-            .Split(' ', StringSplitOptions.RemoveEmptyEntries)[1], System.Globalization.CultureInfo.InvariantCulture) * 1024;
 
     // The spool is unlinked once open, so only the process's descriptors show whether it is still held.
     private static int OpenSpools(int processId) =>

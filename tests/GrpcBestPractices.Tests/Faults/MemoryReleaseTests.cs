@@ -1,5 +1,4 @@
 using System.Diagnostics;
-using System.Text.RegularExpressions;
 using GrpcBestPractices.Tests.Infrastructure;
 
 namespace GrpcBestPractices.Tests.Faults;
@@ -22,13 +21,13 @@ public sealed class MemoryReleaseTests
         var run = await http.StartRunAsync("""{"strategy": "multiple-connections", "load": "closed", "count": 20000, "concurrency": 2000, "payloadBytes": 32768}""");
         var ended = await http.WaitUntilFinishedAsync($"/api/runs/{run.GetProperty("id").GetString()}", TimeSpan.FromMinutes(3));
         var idleSince = Stopwatch.GetTimestamp();
-        var peak = Status(gateway.Id, "VmHWM");
+        var peak = ProcessMemory.PeakResidentBytes(gateway.Id);
 
         Assert.True(ended.GetProperty("state").GetString() == "Completed", $"The run ended {ended.GetProperty("state")}: {(ended.TryGetProperty("error", out var error) ? error : "")}");
         // Without a peak worth giving back, this test would prove nothing.
         Assert.True(peak > 500 * MiB, $"The run took the gateway to {peak / MiB} MiB only.");
         long resident;
-        while ((resident = Status(gateway.Id, "VmRSS")) >= 300 * MiB && Stopwatch.GetElapsedTime(idleSince) < TimeSpan.FromSeconds(60))
+        while ((resident = ProcessMemory.ResidentBytes(gateway.Id)) >= 300 * MiB && Stopwatch.GetElapsedTime(idleSince) < TimeSpan.FromSeconds(60))
         {
             await Task.Delay(500);
         }
@@ -36,7 +35,4 @@ public sealed class MemoryReleaseTests
         Assert.True(resident < 300 * MiB, $"A minute after a peak of {peak / MiB} MiB the idle gateway still held {resident / MiB} MiB.");
         Assert.Contains("Gave memory back after a peak", gateway.Output);
     }
-
-    private static long Status(int processId, string field) =>
-        long.Parse(Regex.Match(File.ReadAllText($"/proc/{processId}/status"), $@"{field}:\s+(\d+) kB").Groups[1].Value, System.Globalization.CultureInfo.InvariantCulture) * 1024;
 }

@@ -119,7 +119,7 @@ public sealed partial class StalledViewerTests : IAsyncLifetime
     {
         var errors = _gateway.Output.Split(Environment.NewLine).Where(line => ErrorLine().IsMatch(line)).ToList();
         Assert.True(errors.Count == 0, string.Join(Environment.NewLine, errors));
-        var peak = PeakResidentBytes(_gateway.Id);
+        var peak = ProcessMemory.PeakResidentBytes(_gateway.Id);
         Assert.True(peak < MostResidentBytes, $"The gateway's resident memory peaked at {peak / 1048576} MiB.");
     }
 
@@ -135,10 +135,6 @@ public sealed partial class StalledViewerTests : IAsyncLifetime
 
         return events;
     }
-
-    /// <summary>The peak of the process's resident memory (VmHWM), which /proc keeps for its whole life.</summary>
-    private static long PeakResidentBytes(int processId) =>
-        long.Parse(Regex.Match(File.ReadAllText($"/proc/{processId}/status"), @"VmHWM:\s+(\d+) kB").Groups[1].Value, System.Globalization.CultureInfo.InvariantCulture) * 1024;
 
     [GeneratedRegex(@" (ERR|FTL)\] ")]
     private static partial Regex ErrorLine();

@@ -88,7 +88,7 @@ public sealed record LoadTestSettings(
 
     /// <summary>
     /// One plan, or for "all" one per strategy, each under its own load unless --load names one (the gateway's POST /api/suites);
-    /// with --workload, one plan per contender.
+    /// for compare's --workload, one plan per contender.
     /// </summary>
     private static bool TryPlans(ParseResult parsed, LoadTestCommand command, PlanLimits limits, out IReadOnlyList<RunPlan> plans, out bool isSuite, out string error)
     {
@@ -96,18 +96,6 @@ public sealed record LoadTestSettings(
         var strategy = parsed.GetValue(command.Strategy);
         var workload = parsed.GetValue(command.Workload);
         isSuite = strategy == LoadTestCommand.AllStrategies;
-        if (workload is not null && parsed.GetResult(command.Strategy) is { Implicit: false })
-        {
-            error = $"--strategy and --workload exclude each other: a workload run's contender is what runs (--protocol, or --contenders).";
-            return false;
-        }
-
-        if (workload is null && parsed.GetValue(command.Contenders) is not null)
-        {
-            error = "--contenders applies with --workload: name a workload, e.g. --workload small-ints --contenders all.";
-            return false;
-        }
-
         if (workload is null && !isSuite && !StrategyList.Names.Contains(strategy))
         {
             error = $"strategy was '{strategy}'; it must be {LoadTestCommand.AllStrategies} (each in turn) or one of: {string.Join(", ", StrategyList.Names)}.";

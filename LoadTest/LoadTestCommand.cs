@@ -181,7 +181,7 @@ public sealed class LoadTestCommand
 
     public LoadTestCommand()
     {
-        // Each command lists its own options first, then the plan's, then where and how to call and what to show.
+        // Each command lists --target, then its own options, the plan's, the listeners, and how long to wait and what to show.
         Option[] connection = [CallTimeout, ConnectTimeout, SilenceSeconds, ConnectFailureSeconds, MaxInFlight, Plain, Quiet, LogLevel];
         Option[] listeners = [Http1Target, TlsTarget, TrustCertificate];
         Option[] plan = [Count, Duration, Load, Concurrency, Rate, Stages, Warmup, DelayMs, PayloadBytes, PercentileList, Thresholds, Json, Report];

@@ -57,6 +57,7 @@ public static partial class GatewaySetup
     {
         app.MapStrategyEndpoints();
         app.MapRunApi();
+        app.MapPlanFacts();
         app.MapRunExport();
         app.MapLessonEndpoints();
         app.MapLessonApi();

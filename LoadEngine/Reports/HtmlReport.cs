@@ -11,11 +11,8 @@ namespace LoadEngine.Reports;
 /// </summary>
 public static class HtmlReport
 {
-    /// <summary>The chart page's palette (Okabe–Ito, ApiGateway/wwwroot/js/charts.js): a strategy keeps its colour on every chart.</summary>
-    public static IReadOnlyList<string> Palette { get; } = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#7F7F7F"];
-
     private static readonly Lazy<string> Stylesheet = new(() =>
-        ReportAssets.Css + string.Concat(Palette.Select((colour, index) => $".c{index} {{ --colour: {colour}; }}\n")));
+        ReportAssets.Css + string.Concat(ChartPalette.Colours.Select((colour, index) => $".c{index} {{ --colour: {colour}; }}\n")));
 
     public const string Product = "GrpcBestPractices";
 
@@ -56,7 +53,7 @@ public static class HtmlReport
         WriteFooter(html, content);
         html.Append("<script>").Append(chartJs).Append("</script>\n")
             .Append("<script type=\"application/json\" id=\"report-data\">")
-            .Append(ScriptJson(new ReportData(colours.ToDictionary(pair => pair.Key, pair => Palette[pair.Value]), content.Suite, content.Runs)))
+            .Append(ScriptJson(new ReportData(colours.ToDictionary(pair => pair.Key, pair => ChartPalette.Colours[pair.Value]), content.Suite, content.Runs)))
             .Append("</script>\n")
             .Append("<script>").Append(script).Append("</script>\n</body>\n</html>\n");
         return html.ToString();
@@ -74,7 +71,7 @@ public static class HtmlReport
         var indexes = new Dictionary<string, int>();
         foreach (var strategy in order)
         {
-            indexes[strategy] = indexes.Count % Palette.Count;
+            indexes[strategy] = indexes.Count % ChartPalette.Colours.Count;
         }
 
         return indexes;
@@ -151,6 +148,21 @@ public static class HtmlReport
             : $"{line} {notJudged} {Plural(notJudged, "run")} with thresholds ended without a verdict.".TrimStart();
     }
 
+    /// <summary>
+    /// The suite's load when every run had it; otherwise each load with its strategies, since a suite that left the load
+    /// out runs each strategy under its own.
+    /// </summary>
+    internal static string LoadModels(SuiteRecord suite, IReadOnlyList<RunRecord> runs)
+    {
+        var loads = runs.GroupBy(run => run.Plan.Load).ToList();
+        return loads.Count switch
+        {
+            0 => suite.Plan.Load.Words(),
+            1 => loads[0].Key.Words(),
+            _ => "each strategy's own: " + string.Join("; ", loads.Select(load => $"{load.Key.Words()} ({string.Join(", ", load.Select(run => run.Plan.Strategy))})")),
+        };
+    }
+
     private static void WriteSuite(StringBuilder html, SuiteRecord suite, IReadOnlyList<RunRecord> runs, Dictionary<string, int> colours)
     {
         html.Append("<section class=\"panel\" id=\"suite\" aria-labelledby=\"suite-title\"><h2 id=\"suite-title\">Suite: ")
@@ -164,7 +176,7 @@ public static class HtmlReport
         HtmlMarkup.Facts(html, "facts",
         [
             ("Strategies", string.Join(", ", suite.Strategies)),
-            ("Load model", LoadName(suite.Plan.Load)),
+            ("Load model", LoadModels(suite, runs)),
             ("Bounded by", Bound(suite.Plan)),
             ("Started", Time(suite.StartedAt)),
             ("Finished", Time(suite.FinishedAt)),

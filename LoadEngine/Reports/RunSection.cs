@@ -57,7 +57,7 @@ internal static class RunSection
     private static IEnumerable<(string, string?)> PlanFacts(RunRecord run)
     {
         var plan = run.Plan;
-        yield return ("Load model", LoadName(plan.Load));
+        yield return ("Load model", plan.Load.Words());
         yield return ("Bounded by", Bound(plan));
         yield return ("Concurrency", plan.Load == LoadKind.Sequential ? null : $"{Whole(plan.Concurrency)} in flight at most");
         yield return (plan.Load == LoadKind.Ramping ? "Starting rate" : "Rate", plan.Rate is { } rate ? $"{Number(rate)} calls/s" : null);

@@ -55,7 +55,7 @@ public sealed partial class HtmlReportTests
         Assert.Equal(SampleRuns.IntervalMs, data.GetProperty("series").GetProperty("intervalMs").GetDouble());
         Assert.Equal(run.Series!.Points.Select(point => point.Calls), data.GetProperty("series").GetProperty("points").EnumerateArray().Select(point => point.GetProperty("calls").GetInt64()));
         Assert.Equal(run.Stats!.Histogram.Select(bin => bin.Count), data.GetProperty("stats").GetProperty("histogram").EnumerateArray().Select(bin => bin.GetProperty("count").GetInt64()));
-        Assert.Equal(HtmlReport.Palette[0], report.Data.GetProperty("colours").GetProperty("client-wrapper").GetString());
+        Assert.Equal(ChartPalette.Colours[0], report.Data.GetProperty("colours").GetProperty("client-wrapper").GetString());
         // First bucket: 51 calls and 3 errors in 250 ms are 204 calls/s and 12 errors/s.
         Assert.Contains("0.250 51 204 3 12 Unavailable 3", report.Text);
         Assert.Contains("From (ms) To (ms) Calls 0.200 0.250 1 0.250 0.313 2", report.Text);
@@ -111,7 +111,7 @@ public sealed partial class HtmlReportTests
         for (var index = 0; index < content.Runs.Count; index++)
         {
             var strategy = content.Runs[index].Plan.Strategy;
-            Assert.Equal(HtmlReport.Palette[index], report.Data.GetProperty("colours").GetProperty(strategy).GetString());
+            Assert.Equal(ChartPalette.Colours[index], report.Data.GetProperty("colours").GetProperty(strategy).GetString());
             // The contents list, the comparison table and the section heading all paint the strategy with its one class.
             var swatches = Regex.Matches(report.Html, $"<span class=\"swatch (c\\d)\" aria-hidden=\"true\"></span>(?:<a href=\"#run-{index + 1}\">)?{Regex.Escape(strategy)}");
             Assert.Equal(3, swatches.Count);
@@ -130,19 +130,52 @@ public sealed partial class HtmlReportTests
 
         var colours = Parse(HtmlReport.Render(content)).Data.GetProperty("colours");
 
-        Assert.Equal(HtmlReport.Palette[1], colours.GetProperty("channel-per-call").GetString());
-        Assert.Equal(HtmlReport.Palette[2], colours.GetProperty("single-connection").GetString());
-        Assert.Equal(HtmlReport.Palette[3], colours.GetProperty("client-wrapper").GetString());
+        Assert.Equal(ChartPalette.Colours[1], colours.GetProperty("channel-per-call").GetString());
+        Assert.Equal(ChartPalette.Colours[2], colours.GetProperty("single-connection").GetString());
+        Assert.Equal(ChartPalette.Colours[3], colours.GetProperty("client-wrapper").GetString());
     }
 
     [Fact]
-    public void TheReportUsesTheChartPagesPalette()
+    public void ThePageAndTheReportTakeTheirPaletteFromTheOnePalette()
     {
-        var charts = File.ReadAllText(Path.Combine(AppProcess.RepositoryRoot, "ApiGateway", "wwwroot", "js", "charts.js"));
+        var report = Parse(HtmlReport.Render(SampleRuns.SuiteReport()));
+        var scripts = Directory.GetFiles(Path.Combine(AppProcess.RepositoryRoot, "ApiGateway", "wwwroot", "js"), "*.js")
+            .Append(Path.Combine(AppProcess.RepositoryRoot, "LoadEngine", "Reports", "report.js"));
 
-        var palette = PagePalette().Match(charts).Groups[1].Value.Split(',').Select(colour => colour.Trim().Trim('\''));
+        // The page reads GET /api/plan-facts, whose palette is the one the report paints with; no script keeps a copy.
+        Assert.Same(ChartPalette.Colours, ApiGateway.Endpoints.PlanFacts.Current.Palette);
+        Assert.All(ChartPalette.Colours.Select((colour, index) => $".c{index} {{ --colour: {colour}; }}"), rule => Assert.Contains(rule, report.Styles[0]));
+        Assert.All(scripts, script => Assert.DoesNotContain(ChartPalette.Colours, colour => File.ReadAllText(script).Contains(colour, StringComparison.OrdinalIgnoreCase)));
+        Assert.Subset(ChartPalette.Colours.ToHashSet(), ChartPalette.ApiColours.Values.ToHashSet());
+    }
 
-        Assert.Equal(palette, HtmlReport.Palette);
+    [Fact]
+    public void ASuiteWhoseRunsHadDifferentLoadsNamesEachLoadWithItsStrategies()
+    {
+        var suiteId = Guid.NewGuid();
+        RunRecord[] runs =
+        [
+            SampleRuns.Completed("factory-client", suiteId: suiteId) with { Plan = SampleRuns.Plan("factory-client", LoadKind.Sequential) with { Count = 2000, Duration = null } },
+            SampleRuns.Completed("single-connection", suiteId: suiteId) with { Plan = SampleRuns.Plan("single-connection") with { Concurrency = 2000 } },
+        ];
+        var content = ReportContent.ForSuite(SampleRuns.Suite(suiteId, [.. runs.Select(run => run.Plan.Strategy)]) with { Plan = runs[0].Plan }, runs, GeneratedAt);
+
+        var report = Parse(HtmlReport.Render(content));
+
+        Assert.Contains("Load model each strategy's own: sequential: one call in flight (factory-client); closed: a fixed number of calls in flight (single-connection) Bounded by", report.Text);
+        Assert.Matches("factory-client Completed .*Load model sequential: one call in flight .*single-connection Completed .*Load model closed: a fixed number of calls in flight Bounded by 1,000 calls Concurrency 2,000 in flight at most", report.Text);
+    }
+
+    [Fact]
+    public void ASuiteWhoseRunsSharedOneLoadNamesItOnce()
+    {
+        var suiteId = Guid.NewGuid();
+        RunRecord[] runs = [SampleRuns.Completed("client-wrapper", suiteId: suiteId), SampleRuns.Completed("channel-per-call", 2, suiteId: suiteId)];
+
+        var report = Parse(HtmlReport.Render(ReportContent.ForSuite(SampleRuns.Suite(suiteId, [.. runs.Select(run => run.Plan.Strategy)]), runs, GeneratedAt)));
+
+        Assert.Contains("Load model closed: a fixed number of calls in flight Bounded by", report.Text);
+        Assert.DoesNotContain("each strategy's own", report.Text);
     }
 
     /// <summary>
@@ -337,7 +370,4 @@ public sealed partial class HtmlReportTests
 
     [GeneratedRegex(@"/\*!.*?\*/", RegexOptions.Singleline)]
     private static partial Regex LicenseComment();
-
-    [GeneratedRegex(@"const palette = \[([^\]]*)\]")]
-    private static partial Regex PagePalette();
 }

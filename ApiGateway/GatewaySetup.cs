@@ -57,7 +57,6 @@ public static partial class GatewaySetup
     {
         app.MapStrategyEndpoints();
         app.MapRunApi();
-        app.MapPlanFacts();
         app.MapRunExport();
         app.MapLessonEndpoints();
         app.MapLessonApi();

@@ -1,9 +1,6 @@
 namespace LoadEngine.Reports;
 
-/// <summary>
-/// The one palette (Okabe–Ito, readable by colour-blind eyes) of the HTML reports and the chart page, which reads it from
-/// GET /api/plan-facts: a strategy keeps its colour on every chart of both.
-/// </summary>
+/// <summary>The one palette (Okabe–Ito, for colour-blind eyes too) of the reports and of the chart page, which reads GET /api/plan-facts.</summary>
 public static class ChartPalette
 {
     public static IReadOnlyList<string> Colours { get; } = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#7F7F7F"];
@@ -14,6 +11,5 @@ public static class ChartPalette
         ["grpc"] = Colours[0], ["grpc-code-first"] = Colours[5], ["rest-stj"] = Colours[1], ["rest-newtonsoft"] = Colours[3],
     };
 
-    /// <summary>What a strategy or API outside the palette's order is drawn in.</summary>
     public const string Unknown = "#555555";
 }

@@ -65,17 +65,9 @@ public static class HtmlReport
     private static string Generator() => $"{Product} LoadEngine {ReportAssets.EngineVersion} with Chart.js {ReportAssets.ChartJsVersion}";
 
     /// <summary>Palette index per strategy: the caller's order first (the gateway's catalog), then the suite's, then the runs'.</summary>
-    private static Dictionary<string, int> ColourIndexes(ReportContent content)
-    {
-        var order = content.ColourOrder.Concat(content.Suite?.Strategies ?? []).Concat(content.Runs.Select(run => run.Plan.Strategy)).Distinct();
-        var indexes = new Dictionary<string, int>();
-        foreach (var strategy in order)
-        {
-            indexes[strategy] = indexes.Count % ChartPalette.Colours.Count;
-        }
-
-        return indexes;
-    }
+    private static Dictionary<string, int> ColourIndexes(ReportContent content) =>
+        content.ColourOrder.Concat(content.Suite?.Strategies ?? []).Concat(content.Runs.Select(run => run.Plan.Strategy)).Distinct()
+            .Select((strategy, index) => (strategy, index)).ToDictionary(pair => pair.strategy, pair => pair.index % ChartPalette.Colours.Count);
 
     /// <summary>failed when any run failed or could not be judged, passed when the others all passed, none when no run had thresholds.</summary>
     private static string Summary(IReadOnlyList<RunRecord> runs)
@@ -88,13 +80,9 @@ public static class HtmlReport
 
     private static void WriteHeader(StringBuilder html, ReportContent content)
     {
-        html.Append("<header class=\"top\"><div><h1>").Append(Escape(content.Title)).Append("</h1><p class=\"meta\">");
-        if (content.Target is not null)
-        {
-            html.Append("Target: <strong>").Append(Escape(content.Target)).Append("</strong> · ");
-        }
-
-        html.Append("Generated ").Append(Escape(Time(content.GeneratedAt))).Append("</p></div>")
+        html.Append("<header class=\"top\"><div><h1>").Append(Escape(content.Title)).Append("</h1><p class=\"meta\">")
+            .Append(content.Target is null ? "" : $"Target: <strong>{Escape(content.Target)}</strong> · ")
+            .Append("Generated ").Append(Escape(Time(content.GeneratedAt))).Append("</p></div>")
             .Append("<label class=\"toggle needs-js\"><input type=\"checkbox\" id=\"large-type\"> Large type</label></header>\n");
     }
 
@@ -102,12 +90,7 @@ public static class HtmlReport
     {
         var runs = content.Runs;
         html.Append("<section class=\"panel summary verdict-").Append(verdict).Append("\" aria-labelledby=\"summary-title\"><h2 id=\"summary-title\">")
-            .Append(verdict switch
-            {
-                "passed" => "✓ PASSED",
-                "failed" => "✗ FAILED",
-                _ => "No verdict",
-            })
+            .Append(verdict switch { "passed" => "✓ PASSED", "failed" => "✗ FAILED", _ => "No verdict" })
             .Append("</h2><p class=\"summary-line\">").Append(Escape(VerdictLine(runs))).Append(' ')
             .Append(Escape(string.Join(", ", runs.GroupBy(run => run.State).Select(group => $"{group.Count()} of {runs.Count} {Plural(runs.Count, "run")} {group.Key.ToString().ToLowerInvariant()}"))))
             .Append(".</p>");
@@ -148,31 +131,18 @@ public static class HtmlReport
             : $"{line} {notJudged} {Plural(notJudged, "run")} with thresholds ended without a verdict.".TrimStart();
     }
 
-    /// <summary>
-    /// The suite's load when every run had it; otherwise each load with its strategies, since a suite that left the load
-    /// out runs each strategy under its own.
-    /// </summary>
-    internal static string LoadModels(SuiteRecord suite, IReadOnlyList<RunRecord> runs)
-    {
-        var loads = runs.GroupBy(run => run.Plan.Load).ToList();
-        return loads.Count switch
-        {
-            0 => suite.Plan.Load.Words(),
-            1 => loads[0].Key.Words(),
-            _ => "each strategy's own: " + string.Join("; ", loads.Select(load => $"{load.Key.Words()} ({string.Join(", ", load.Select(run => run.Plan.Strategy))})")),
-        };
-    }
+    /// <summary>The load every run had (the suite's, before any ran); else each load with its strategies, each under its own.</summary>
+    private static string LoadModels(SuiteRecord suite, IReadOnlyList<RunRecord> runs) =>
+        runs.GroupBy(run => run.Plan.Load).ToList() is { Count: > 1 } loads
+            ? "each strategy's own: " + string.Join("; ", loads.Select(load => $"{load.Key.Words()} ({string.Join(", ", load.Select(run => run.Plan.Strategy))})"))
+            : (runs.FirstOrDefault()?.Plan ?? suite.Plan).Load.Words();
 
     private static void WriteSuite(StringBuilder html, SuiteRecord suite, IReadOnlyList<RunRecord> runs, Dictionary<string, int> colours)
     {
         html.Append("<section class=\"panel\" id=\"suite\" aria-labelledby=\"suite-title\"><h2 id=\"suite-title\">Suite: ")
             .Append(suite.Strategies.Count).Append(" strategies, one after another <span class=\"state state-").Append(suite.State).Append("\">")
             .Append(suite.State).Append("</span></h2>");
-        if (suite.Error is not null)
-        {
-            html.Append("<p class=\"error\"><strong>Error:</strong> ").Append(Escape(suite.Error)).Append("</p>");
-        }
-
+        html.Labelled("Error", suite.Error);
         HtmlMarkup.Facts(html, "facts",
         [
             ("Strategies", string.Join(", ", suite.Strategies)),
@@ -228,13 +198,9 @@ public static class HtmlReport
 
     private static void WriteFooter(StringBuilder html, ReportContent content)
     {
-        html.Append("<footer class=\"made\"><p>Made by ").Append(Escape(Generator()));
-        if (content.Tool is not null)
-        {
-            html.Append(", run by ").Append(Escape(content.Tool));
-        }
-
-        html.Append(", on ").Append(Escape(Time(content.GeneratedAt)))
+        html.Append("<footer class=\"made\"><p>Made by ").Append(Escape(Generator()))
+            .Append(content.Tool is null ? "" : $", run by {Escape(content.Tool)}")
+            .Append(", on ").Append(Escape(Time(content.GeneratedAt)))
             .Append(". This file is complete in itself: its charts, data and code are inside it, and it loads nothing from any network.</p></footer>\n");
     }
 

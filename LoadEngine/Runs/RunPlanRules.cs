@@ -277,7 +277,7 @@ public static class RunPlanRules
     }
 
     /// <summary>The loads a concurrency means something under: calls in flight (closed), the most in flight (arrival rates).</summary>
-    public static IReadOnlyList<LoadKind> ConcurrencyLoads { get; } = [.. Enum.GetValues<LoadKind>().Where(LoadKinds.UsesConcurrency)];
+    public static IReadOnlyList<LoadKind> ConcurrencyLoads { get; } = [.. LoadFact.All.Where(load => load.UsesConcurrency).Select(load => load.Kind)];
 
     private static bool SomeUseConcurrency(IEnumerable<string> strategies) =>
         strategies.Any(name => StrategyList.Find(name) is { } strategy && ConcurrencyLoads.Contains(strategy.DefaultLoad));

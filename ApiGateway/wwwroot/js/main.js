@@ -74,7 +74,7 @@ function initLargeType() {
 
 /** The loads to pick from and the payload's default and limit, as the engine states them. */
 function initPlanFields() {
-  $('load').append(...facts.loads.map((load) => el('option', { text: load.label, attrs: { value: load.name } })));
+  $('load').append(...facts.loads.map((load) => el('option', { text: load.words, attrs: { value: load.name } })));
   $('load').addEventListener('change', showLoadFields);
   showLoadFields();
   $('payload').value = facts.defaultPayloadBytes;

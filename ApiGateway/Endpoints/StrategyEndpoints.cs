@@ -34,7 +34,7 @@ public sealed record ChapterRunResponse(
 /// <summary>What the chart page shows from the engine rather than from a copy: the loads, the payload's default and limit, the palette.</summary>
 public sealed record PlanFacts(IReadOnlyList<LoadFact> Loads, int DefaultPayloadBytes, int MaxPayloadBytes, IReadOnlyList<string> Palette, IReadOnlyDictionary<string, string> ApiColours, string UnknownColour)
 {
-    public static PlanFacts Current { get; } = new(LoadFact.All, RunPlanRules.DefaultPayloadBytes, RunPlanRules.MaxPayloadBytes, ChartPalette.Colours, ChartPalette.ApiColours, ChartPalette.Unknown);
+    public static PlanFacts Current { get; } = new(LoadFact.All, RunPlanRules.DefaultPayloadBytes, RunPlanRules.MaxPayloadBytes, HtmlReport.Palette, HtmlReport.ApiColours, HtmlReport.UnknownColour);
 }
 
 /// <summary>The chapter's routes, one per strategy of the list, each only parsing the plan for the run coordinator; and the facts its plans follow.</summary>

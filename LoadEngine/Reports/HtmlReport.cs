@@ -11,8 +11,19 @@ namespace LoadEngine.Reports;
 /// </summary>
 public static class HtmlReport
 {
+    /// <summary>The one palette (Okabe–Ito, for colour-blind eyes too), the chart page's as well (GET /api/plan-facts): a strategy keeps its colour on every chart.</summary>
+    public static IReadOnlyList<string> Palette { get; } = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#7F7F7F"];
+
+    /// <summary>The page's Protocols charts: one colour per API the service counts a call under; <see cref="UnknownColour"/> for anything else.</summary>
+    public static IReadOnlyDictionary<string, string> ApiColours { get; } = new Dictionary<string, string>
+    {
+        ["grpc"] = Palette[0], ["grpc-code-first"] = Palette[5], ["rest-stj"] = Palette[1], ["rest-newtonsoft"] = Palette[3],
+    };
+
+    public const string UnknownColour = "#555555";
+
     private static readonly Lazy<string> Stylesheet = new(() =>
-        ReportAssets.Css + string.Concat(ChartPalette.Colours.Select((colour, index) => $".c{index} {{ --colour: {colour}; }}\n")));
+        ReportAssets.Css + string.Concat(Palette.Select((colour, index) => $".c{index} {{ --colour: {colour}; }}\n")));
 
     public const string Product = "GrpcBestPractices";
 
@@ -53,7 +64,7 @@ public static class HtmlReport
         WriteFooter(html, content);
         html.Append("<script>").Append(chartJs).Append("</script>\n")
             .Append("<script type=\"application/json\" id=\"report-data\">")
-            .Append(ScriptJson(new ReportData(colours.ToDictionary(pair => pair.Key, pair => ChartPalette.Colours[pair.Value]), content.Suite, content.Runs)))
+            .Append(ScriptJson(new ReportData(colours.ToDictionary(pair => pair.Key, pair => Palette[pair.Value]), content.Suite, content.Runs)))
             .Append("</script>\n")
             .Append("<script>").Append(script).Append("</script>\n</body>\n</html>\n");
         return html.ToString();
@@ -67,7 +78,7 @@ public static class HtmlReport
     /// <summary>Palette index per strategy: the caller's order first (the gateway's catalog), then the suite's, then the runs'.</summary>
     private static Dictionary<string, int> ColourIndexes(ReportContent content) =>
         content.ColourOrder.Concat(content.Suite?.Strategies ?? []).Concat(content.Runs.Select(run => run.Plan.Strategy)).Distinct()
-            .Select((strategy, index) => (strategy, index)).ToDictionary(pair => pair.strategy, pair => pair.index % ChartPalette.Colours.Count);
+            .Select((strategy, index) => (strategy, index)).ToDictionary(pair => pair.strategy, pair => pair.index % Palette.Count);
 
     /// <summary>failed when any run failed or could not be judged, passed when the others all passed, none when no run had thresholds.</summary>
     private static string Summary(IReadOnlyList<RunRecord> runs)
@@ -134,8 +145,8 @@ public static class HtmlReport
     /// <summary>The load every run had (the suite's, before any ran); else each load with its strategies, each under its own.</summary>
     private static string LoadModels(SuiteRecord suite, IReadOnlyList<RunRecord> runs) =>
         runs.GroupBy(run => run.Plan.Load).ToList() is { Count: > 1 } loads
-            ? "each strategy's own: " + string.Join("; ", loads.Select(load => $"{load.Key.Words()} ({string.Join(", ", load.Select(run => run.Plan.Strategy))})"))
-            : (runs.FirstOrDefault()?.Plan ?? suite.Plan).Load.Words();
+            ? "each strategy's own: " + string.Join("; ", loads.Select(load => $"{LoadFact.Of(load.Key).Words} ({string.Join(", ", load.Select(run => run.Plan.Strategy))})"))
+            : LoadFact.Of((runs.FirstOrDefault()?.Plan ?? suite.Plan).Load).Words;
 
     private static void WriteSuite(StringBuilder html, SuiteRecord suite, IReadOnlyList<RunRecord> runs, Dictionary<string, int> colours)
     {

@@ -43,7 +43,7 @@ internal static class RunSection
     private static IEnumerable<(string, string?)> PlanFacts(RunRecord run)
     {
         var plan = run.Plan;
-        yield return ("Load model", plan.Load.Words());
+        yield return ("Load model", LoadFact.Of(plan.Load).Words);
         yield return ("Bounded by", Bound(plan));
         yield return ("Concurrency", !LoadFact.Of(plan.Load).UsesConcurrency ? null : $"{Whole(plan.Concurrency)} in flight at most");
         yield return (plan.Load == LoadKind.Ramping ? "Starting rate" : "Rate", plan.Rate is { } rate ? $"{Number(rate)} calls/s" : null);

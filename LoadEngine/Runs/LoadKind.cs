@@ -39,10 +39,3 @@ public sealed record LoadFact([property: JsonIgnore] LoadKind Kind, string Name,
     [JsonIgnore]
     public bool UsesConcurrency => Settings.Contains("concurrency");
 }
-
-public static class LoadKinds
-{
-    public static bool IsArrivalRate(this LoadKind load) => LoadFact.Of(load).ArrivalRate;
-
-    public static string Words(this LoadKind load) => LoadFact.Of(load).Words;
-}

@@ -62,7 +62,7 @@ public sealed record RunPlan
 
     /// <summary>An arrival-rate load: calls start on a schedule, not when an earlier one ends.</summary>
     [JsonIgnore]
-    public bool IsOpen => Load.IsArrivalRate();
+    public bool IsOpen => LoadFact.Of(Load).ArrivalRate;
 
     /// <summary>A workload of <see cref="WorkloadList"/>, run by the contender the next four fields name (<see cref="Strategy"/> is its name). Null for the strategies.</summary>
     [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]

@@ -305,7 +305,7 @@ public static class RunPlanRules
         }
 
         // Under an arrival rate, concurrency is the most calls in flight (k6's maxVUs): a call due beyond it waits, then drops.
-        if (load.IsArrivalRate())
+        if (LoadFact.Of(load).ArrivalRate)
         {
             return TryWhole(text, "concurrency", 1, limits.MaxConcurrency, Math.Min(PlanLimits.DefaultArrivalInFlight, limits.MaxConcurrency), out concurrency, out error,
                 " (for an arrival rate, the most calls in flight: a call due beyond it waits, and is dropped when as many already wait)");
@@ -363,7 +363,7 @@ public static class RunPlanRules
             return true;
         }
 
-        if (!load.IsArrivalRate())
+        if (!LoadFact.Of(load).ArrivalRate)
         {
             error = $"rate applies only to the open and ramping loads; load was '{Name(load)}'.";
             return false;

@@ -55,7 +55,7 @@ public sealed partial class HtmlReportTests
         Assert.Equal(SampleRuns.IntervalMs, data.GetProperty("series").GetProperty("intervalMs").GetDouble());
         Assert.Equal(run.Series!.Points.Select(point => point.Calls), data.GetProperty("series").GetProperty("points").EnumerateArray().Select(point => point.GetProperty("calls").GetInt64()));
         Assert.Equal(run.Stats!.Histogram.Select(bin => bin.Count), data.GetProperty("stats").GetProperty("histogram").EnumerateArray().Select(bin => bin.GetProperty("count").GetInt64()));
-        Assert.Equal(ChartPalette.Colours[0], report.Data.GetProperty("colours").GetProperty("client-wrapper").GetString());
+        Assert.Equal(HtmlReport.Palette[0], report.Data.GetProperty("colours").GetProperty("client-wrapper").GetString());
         // First bucket: 51 calls and 3 errors in 250 ms are 204 calls/s and 12 errors/s.
         Assert.Contains("0.250 51 204 3 12 Unavailable 3", report.Text);
         Assert.Contains("From (ms) To (ms) Calls 0.200 0.250 1 0.250 0.313 2", report.Text);
@@ -111,7 +111,7 @@ public sealed partial class HtmlReportTests
         for (var index = 0; index < content.Runs.Count; index++)
         {
             var strategy = content.Runs[index].Plan.Strategy;
-            Assert.Equal(ChartPalette.Colours[index], report.Data.GetProperty("colours").GetProperty(strategy).GetString());
+            Assert.Equal(HtmlReport.Palette[index], report.Data.GetProperty("colours").GetProperty(strategy).GetString());
             // The contents list, the comparison table and the section heading all paint the strategy with its one class.
             var swatches = Regex.Matches(report.Html, $"<span class=\"swatch (c\\d)\" aria-hidden=\"true\"></span>(?:<a href=\"#run-{index + 1}\">)?{Regex.Escape(strategy)}");
             Assert.Equal(3, swatches.Count);
@@ -130,9 +130,9 @@ public sealed partial class HtmlReportTests
 
         var colours = Parse(HtmlReport.Render(content)).Data.GetProperty("colours");
 
-        Assert.Equal(ChartPalette.Colours[1], colours.GetProperty("channel-per-call").GetString());
-        Assert.Equal(ChartPalette.Colours[2], colours.GetProperty("single-connection").GetString());
-        Assert.Equal(ChartPalette.Colours[3], colours.GetProperty("client-wrapper").GetString());
+        Assert.Equal(HtmlReport.Palette[1], colours.GetProperty("channel-per-call").GetString());
+        Assert.Equal(HtmlReport.Palette[2], colours.GetProperty("single-connection").GetString());
+        Assert.Equal(HtmlReport.Palette[3], colours.GetProperty("client-wrapper").GetString());
     }
 
     [Fact]
@@ -143,10 +143,10 @@ public sealed partial class HtmlReportTests
             .Append(Path.Combine(AppProcess.RepositoryRoot, "LoadEngine", "Reports", "report.js"));
 
         // The page reads GET /api/plan-facts, whose palette is the one the report paints with; no script keeps a copy.
-        Assert.Same(ChartPalette.Colours, ApiGateway.Endpoints.PlanFacts.Current.Palette);
-        Assert.All(ChartPalette.Colours.Select((colour, index) => $".c{index} {{ --colour: {colour}; }}"), rule => Assert.Contains(rule, report.Styles[0]));
-        Assert.All(scripts, script => Assert.DoesNotContain(ChartPalette.Colours, colour => File.ReadAllText(script).Contains(colour, StringComparison.OrdinalIgnoreCase)));
-        Assert.Subset(ChartPalette.Colours.ToHashSet(), ChartPalette.ApiColours.Values.ToHashSet());
+        Assert.Same(HtmlReport.Palette, ApiGateway.Endpoints.PlanFacts.Current.Palette);
+        Assert.All(HtmlReport.Palette.Select((colour, index) => $".c{index} {{ --colour: {colour}; }}"), rule => Assert.Contains(rule, report.Styles[0]));
+        Assert.All(scripts, script => Assert.DoesNotContain(HtmlReport.Palette, colour => File.ReadAllText(script).Contains(colour, StringComparison.OrdinalIgnoreCase)));
+        Assert.Subset(HtmlReport.Palette.ToHashSet(), HtmlReport.ApiColours.Values.ToHashSet());
     }
 
     [Fact]

@@ -17,7 +17,7 @@ public sealed class LoadFactTests
     [Fact]
     public void TheArrivalRateLoadsAreOpenAndRampingAndOnlyTheyReadARate()
     {
-        Assert.Equal([LoadKind.Open, LoadKind.Ramping], Enum.GetValues<LoadKind>().Where(load => load.IsArrivalRate()));
+        Assert.Equal([LoadKind.Open, LoadKind.Ramping], Enum.GetValues<LoadKind>().Where(load => LoadFact.Of(load).ArrivalRate));
         Assert.All(LoadFact.All, fact => Assert.Equal(fact.ArrivalRate, fact.Settings.Contains("rate")));
         Assert.Equal([LoadKind.Closed, LoadKind.Open, LoadKind.Ramping], RunPlanRules.ConcurrencyLoads);
         Assert.True(new RunPlan { Strategy = "streaming", Load = LoadKind.Ramping }.IsOpen);

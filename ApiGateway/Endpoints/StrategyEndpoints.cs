@@ -4,6 +4,7 @@ using ApiGateway.Errors;
 using ApiGateway.OpenApi;
 using ApiGateway.Runs;
 using LoadEngine.Clients;
+using LoadEngine.Reports;
 using LoadEngine.Strategies;
 using Microsoft.AspNetCore.Http.HttpResults;
 using Microsoft.Extensions.Options;
@@ -30,7 +31,13 @@ public sealed record ChapterRunResponse(
     TimeSeries? Series,
     IAsyncEnumerable<PerformanceStatus> PerformanceStatuses);
 
-/// <summary>The chapter's routes, one per strategy of the list. Each only parses the plan and hands it to the run coordinator.</summary>
+/// <summary>What the chart page shows from the engine rather than from a copy: the loads, the payload's default and limit, the palette.</summary>
+public sealed record PlanFacts(IReadOnlyList<LoadFact> Loads, int DefaultPayloadBytes, int MaxPayloadBytes, IReadOnlyList<string> Palette, IReadOnlyDictionary<string, string> ApiColours, string UnknownColour)
+{
+    public static PlanFacts Current { get; } = new(LoadFact.All, RunPlanRules.DefaultPayloadBytes, RunPlanRules.MaxPayloadBytes, HtmlReport.Palette, HtmlReport.ApiColours, HtmlReport.UnknownColour);
+}
+
+/// <summary>The chapter's routes, one per strategy of the list, each only parsing the plan for the run coordinator; and the facts its plans follow.</summary>
 public static class StrategyEndpoints
 {
     public static IEndpointRouteBuilder MapStrategyEndpoints(this IEndpointRouteBuilder app)
@@ -41,6 +48,8 @@ public static class StrategyEndpoints
             app.MapStrategy(strategy.Info, limits);
         }
 
+        app.MapGet("/api/plan-facts", () => PlanFacts.Current).WithTags("Strategies").WithParameters(RouteParameters.None)
+            .WithSummary("The loads (name, words, whether calls start on a schedule, the settings each reads), the payload's default and limit, and the charts' palette.");
         return app;
     }
 

@@ -88,7 +88,7 @@ public static class RunPlanRules
 
     public static readonly string LoadNames = string.Join(", ", Enum.GetValues<LoadKind>().Select(Name));
 
-    public static string Name(LoadKind load) => load.ToString().ToLowerInvariant();
+    public static string Name(LoadKind load) => LoadFact.Of(load).Name;
 
     /// <summary>
     /// A strategy's plan, or a workload's: <paramref name="strategies"/> are the strategies this caller may run; a workload
@@ -277,10 +277,7 @@ public static class RunPlanRules
     }
 
     /// <summary>The loads a concurrency means something under: calls in flight (closed), the most in flight (arrival rates).</summary>
-    public static IReadOnlyList<LoadKind> ConcurrencyLoads { get; } = [LoadKind.Closed, LoadKind.Open, LoadKind.Ramping];
-
-    /// <summary>The loads that start calls on a schedule, the only ones a rate (and, ramping, stages) means something under.</summary>
-    public static IReadOnlyList<LoadKind> ArrivalLoads { get; } = [LoadKind.Open, LoadKind.Ramping];
+    public static IReadOnlyList<LoadKind> ConcurrencyLoads { get; } = [.. LoadFact.All.Where(load => load.UsesConcurrency).Select(load => load.Kind)];
 
     private static bool SomeUseConcurrency(IEnumerable<string> strategies) =>
         strategies.Any(name => StrategyList.Find(name) is { } strategy && ConcurrencyLoads.Contains(strategy.DefaultLoad));
@@ -308,7 +305,7 @@ public static class RunPlanRules
         }
 
         // Under an arrival rate, concurrency is the most calls in flight (k6's maxVUs): a call due beyond it waits, then drops.
-        if (load is LoadKind.Open or LoadKind.Ramping)
+        if (LoadFact.Of(load).ArrivalRate)
         {
             return TryWhole(text, "concurrency", 1, limits.MaxConcurrency, Math.Min(PlanLimits.DefaultArrivalInFlight, limits.MaxConcurrency), out concurrency, out error,
                 " (for an arrival rate, the most calls in flight: a call due beyond it waits, and is dropped when as many already wait)");
@@ -366,7 +363,7 @@ public static class RunPlanRules
             return true;
         }
 
-        if (load is not (LoadKind.Open or LoadKind.Ramping))
+        if (!LoadFact.Of(load).ArrivalRate)
         {
             error = $"rate applies only to the open and ramping loads; load was '{Name(load)}'.";
             return false;

@@ -13,7 +13,7 @@ namespace LoadEngine.Lessons;
 /// Lesson 3: keep-alive pings keep an idle connection open, so the first call after a pause pays no new connection.
 /// https://learn.microsoft.com/aspnet/core/grpc/performance#keep-alive-pings
 /// </summary>
-public sealed class KeepAliveLesson(MonitorChannelFactory channels, IOptions<EngineOptions> options)
+public sealed class KeepAliveLesson(ChannelFactory channels, IOptions<EngineOptions> options)
 {
     public const string Name = "keep-alive";
     public const string Lesson = "Keep-alive pings keep an idle connection open, so the first call after a pause pays no new connection and handshake.";

@@ -1,13 +1,15 @@
 using System.Diagnostics;
 using System.Runtime.InteropServices;
-using System.Text.Json;
 using System.Text;
-using LoadEngine.Clients;
-using LoadEngine.Runs;
+using System.Text.Json;
 using Google.Protobuf;
 using Grpc.Core;
+using LoadEngine.Clients;
+using LoadEngine.Runs;
+using LoadEngine.Targets;
 using Microsoft.Extensions.Options;
 using Performance;
+
 
 namespace LoadEngine.Lessons;
 
@@ -15,7 +17,7 @@ namespace LoadEngine.Lessons;
 /// Lesson 5: bytes fields carry binary data compactly; wrapping an array without copying is faster, but unsafe if the array changes afterwards.
 /// https://learn.microsoft.com/aspnet/core/grpc/performance#send-binary-payloads
 /// </summary>
-public sealed class PayloadLesson(MonitorClientWrapper wrapper, MonitorChannelFactory channels, IOptions<EngineOptions> options)
+public sealed class PayloadLesson(ClientWrapper wrapper, ChannelFactory channels, IOptions<EngineOptions> options)
 {
     public const string Name = "payload";
     public const string Lesson = "bytes fields carry binary data compactly; UnsafeWrap avoids a copy but shares the array, so it is safe only if nobody changes the array afterwards.";
@@ -37,7 +39,7 @@ public sealed class PayloadLesson(MonitorClientWrapper wrapper, MonitorChannelFa
         var start = Stopwatch.GetTimestamp();
         try
         {
-            response = await wrapper.CreateClient().GetPerformanceAsync(request, new CallOptions(deadline: DateTime.UtcNow + options.Value.CallTimeout, cancellationToken: callerGone));
+            response = await new Monitor.MonitorClient(wrapper.Channel).GetPerformanceAsync(request, new CallOptions(deadline: DateTime.UtcNow + options.Value.CallTimeout, cancellationToken: callerGone));
         }
         catch (RpcException error) when (!callerGone.IsCancellationRequested)
         {

@@ -1,59 +1,46 @@
 using Grpc.Core;
-using LoadEngine.Protocols;
 using LoadEngine.Runs;
-using Performance;
 
 namespace LoadEngine.Strategies;
 
 /// <summary>
-/// A way of calling the service that one lesson is about: how the channel or client is made, and what one call is.
-/// It is a recipe: the engine owns the loop, the clock and the recording, so no strategy can time itself wrong.
+/// A way of making gRPC calls that one lesson is about: how the channel or client is made, reused or thrown away. It is a
+/// recipe: it knows no contract (the target says what is called) and no clock (the engine times and records).
 /// </summary>
-public interface IClientStrategy
+public interface IChannelStrategy : IDisposable
 {
     StrategyInfo Info { get; }
 
     /// <summary>One sentence on what exactly is measured, shown beside the figures.</summary>
     string DescribeMeasurement();
+
+    /// <summary>What one call is made on; disposing the lease releases what only that call used (a channel made for it).</summary>
+    ChannelLease Acquire();
 }
 
-/// <summary>A strategy whose calls are unary calls.</summary>
-public interface IUnaryStrategy : IClientStrategy
+/// <summary>The invoker one call is made on, and what it alone owns (a new channel, disposed after the call; null when the channel is kept).</summary>
+public readonly struct ChannelLease(CallInvoker invoker, IDisposable? owned = null) : IDisposable
 {
-    /// <summary>One call, made the way this strategy makes calls. Failures are the RpcException the client throws.</summary>
-    Task<PerformanceStatusResponse> CallAsync(PerformanceStatusRequest request, CallOptions options);
+    public CallInvoker Invoker { get; } = invoker;
+
+    public void Dispose() => owned?.Dispose();
 }
 
-/// <summary>A strategy whose calls are messages on one bidirectional stream.</summary>
-public interface IStreamingStrategy : IClientStrategy
+/// <summary>How a strategy's calls reach the service: whole calls, or messages on one bidirectional stream.</summary>
+public enum CallShape
 {
-    AsyncDuplexStreamingCall<PerformanceStatusRequest, PerformanceStatusResponse> OpenStream(CallOptions options);
-}
+    /// <summary>Each call is a call of the target's method, timed whole.</summary>
+    Calls,
 
-/// <summary>
-/// A strategy whose calls are any async call (a workload's, on one of the service's APIs): the engine loops, times and
-/// records them as it does unary calls, and measures what the calls put on the wire.
-/// </summary>
-public interface IWorkloadStrategy : IClientStrategy
-{
-    /// <summary>One call; a failure, a wrong answer included, is the RpcException it throws.</summary>
-    Task CallAsync(long index, CallOptions options);
-
-    /// <summary>Counts the bytes on every connection this strategy's channels or HttpClients open.</summary>
-    WireCounter Wire { get; }
-
-    /// <summary>Which of the service's request counters its calls land in (GET /diagnostics, "protocols").</summary>
-    string ServiceApi { get; }
-
-    /// <summary>Service calls one of its calls makes (a bulk read's pages): its deadline is that many call timeouts.</summary>
-    int ServiceCallsPerCall { get; }
+    /// <summary>Every call is a message on one bidirectional stream of a method of the same request and answer types.</summary>
+    OneStream,
 }
 
 /// <summary>
 /// Name and route segment, the group it belongs to, what it does, the lesson, the matching section of Microsoft's
-/// guide, and the load it runs under when a request names none (the chapter's way of running it).
+/// guide, the load it runs under when a request names none (the chapter's way of running it), and its calls' shape.
 /// </summary>
-public sealed record StrategyInfo(string Name, string Group, string Summary, string Lesson, string Link, LoadKind DefaultLoad)
+public sealed record StrategyInfo(string Name, string Group, string Summary, string Lesson, string Link, LoadKind DefaultLoad, CallShape Shape = CallShape.Calls)
 {
     public string Route => $"/{Group}/{Name}/{{count}}";
 }

@@ -3,6 +3,7 @@ using System.Net.Sockets;
 using Grpc.Core;
 using GrpcBestPractices.Tests.Fakes;
 using LoadEngine;
+using LoadEngine.Calls;
 using LoadEngine.Strategies;
 using Microsoft.Extensions.Logging.Abstractions;
 using Microsoft.Extensions.Options;
@@ -214,6 +215,6 @@ public sealed class ConnectFailureTests
     {
         var engine = new RunEngine(Options.Create(options));
         return engine.ExecuteAsync(
-            new FactoryClientStrategy(client, NullLoggerFactory.Instance), new RunRecord(Guid.NewGuid(), plan, RunState.Running, DateTimeOffset.UtcNow, null, null, null, null), new LiveRun(), CancellationToken.None);
+            RunCallsFactory.Compose(client.As(FactoryClientStrategy.Definition), plan), new RunRecord(Guid.NewGuid(), plan, RunState.Running, DateTimeOffset.UtcNow, null, null, null, null), new LiveRun(), CancellationToken.None);
     }
 }

@@ -29,11 +29,6 @@ public sealed class GrpcCalls<TRequest, TResponse>(IChannelStrategy strategy, IM
         _ => DuplexAsync(context),
     };
 
-    // The strategy's channel (and, for initialized-client, the channel made for this call) is held until the call ends.
-    public void Dispose()
-    {
-    }
-
     private async Task UnaryAsync(CallContext context)
     {
         using var lease = strategy.Acquire();
@@ -102,10 +97,6 @@ public sealed class GrpcStream<TRequest, TResponse>(IChannelStrategy strategy, I
     {
         var lease = strategy.Acquire();
         return new Stream(lease, lease.Invoker.AsyncDuplexStreamingCall(target.Method, null, context.Options), target, context);
-    }
-
-    public void Dispose()
-    {
     }
 
     private sealed class Stream(ChannelLease lease, AsyncDuplexStreamingCall<TRequest, TResponse> call, IMethodTarget<TRequest, TResponse> target, StreamContext context)

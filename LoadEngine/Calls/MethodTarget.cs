@@ -14,9 +14,6 @@ public interface IMethodTarget<TRequest, TResponse>
 {
     Method<TRequest, TResponse> Method { get; }
 
-    /// <summary>What the target is called in sentences: "performance.Monitor/GetPerformance at http://127.0.0.1:5000".</summary>
-    string Describe { get; }
-
     /// <summary>The request of call <paramref name="index"/> (its first message, for a client stream).</summary>
     TRequest Request(long index, RunPhase phase);
 

@@ -19,6 +19,11 @@ public interface IRunCalls : IDisposable
 
     /// <summary>Where the run keeps each answer when its plan asks for them (the chapter routes'); null when it keeps none.</summary>
     IAnswerSpool? KeepAnswers(RunPlan plan) => null;
+
+    // A strategy's calls own nothing: its channel outlives the run, and a channel made for one call goes with that call.
+    void IDisposable.Dispose()
+    {
+    }
 }
 
 /// <summary>Runs whose calls are whole calls of any kind: each is timed from its start (or when it was due) to its end.</summary>

@@ -10,7 +10,6 @@ using LoadEngine.Targets;
 using Microsoft.Extensions.Options;
 using Performance;
 
-
 namespace LoadEngine.Lessons;
 
 /// <summary>
@@ -35,18 +34,17 @@ public sealed class PayloadLesson(ClientWrapper wrapper, ChannelFactory channels
     public async Task<PayloadLessonResult> RunAsync(int payloadBytes, CancellationToken callerGone)
     {
         var request = new PerformanceStatusRequest { ClientName = Name, PayloadBytes = payloadBytes };
+        double callMs;
         PerformanceStatusResponse response;
-        var start = Stopwatch.GetTimestamp();
         try
         {
-            response = await new Monitor.MonitorClient(wrapper.Channel).GetPerformanceAsync(request, new CallOptions(deadline: DateTime.UtcNow + options.Value.CallTimeout, cancellationToken: callerGone));
+            (callMs, response) = await MonitorTarget.TimedCallAsync(wrapper.Channel, request, options.Value.CallTimeout, callerGone);
         }
         catch (RpcException error) when (!callerGone.IsCancellationRequested)
         {
             throw new LessonFailedException(Name, channels.ServerUri, 1, 0, error);
         }
 
-        var callMs = Stopwatch.GetElapsedTime(start).TotalMilliseconds;
         callerGone.ThrowIfCancellationRequested();
         return new PayloadLessonResult(Lesson, Link, payloadBytes, callMs, MeasureSizes(response), Benchmark(payloadBytes), UnsafeWrapSharesTheArray());
     }

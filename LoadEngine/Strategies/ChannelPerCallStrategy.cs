@@ -23,8 +23,4 @@ public sealed class ChannelPerCallStrategy(ChannelFactory channels) : IChannelSt
         var channel = channels.CreateChannel(channels.CreateHandler());
         return new(channel.CreateCallInvoker(), channel);
     }
-
-    public void Dispose()
-    {
-    }
 }

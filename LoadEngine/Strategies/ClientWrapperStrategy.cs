@@ -21,9 +21,4 @@ public sealed class ClientWrapperStrategy(ClientWrapper wrapper) : IChannelStrat
 
     // What a generated client's constructor does with a channel: a new invoker on it.
     public ChannelLease Acquire() => new(wrapper.Channel.CreateCallInvoker());
-
-    // The wrapper's channel is the app's, not this strategy's.
-    public void Dispose()
-    {
-    }
 }

@@ -26,9 +26,4 @@ public sealed class FactoryClientStrategy(TargetClient client, ILoggerFactory lo
             : "their start and end lines are filtered here (System.Net.Http.HttpClient below Information), so only the scope and the checks are part of this time.");
 
     public ChannelLease Acquire() => new(client.Invoker);
-
-    // The factory owns the client's handler and its connections.
-    public void Dispose()
-    {
-    }
 }

@@ -9,7 +9,7 @@ namespace LoadEngine.Strategies;
 /// Calls on one long-lived channel whose handler decides how many HTTP/2 connections it may use: the chapter's
 /// single-connection and multiple-connections strategies are this one recipe with two handler settings.
 /// </summary>
-public sealed class SharedChannelStrategy : IChannelStrategy
+public sealed class SharedChannelStrategy : IChannelStrategy, IDisposable
 {
     public static StrategyInfo SingleConnection { get; } = new(
         "single-connection",

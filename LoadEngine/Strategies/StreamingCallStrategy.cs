@@ -23,8 +23,4 @@ public sealed class StreamingCallStrategy(ClientWrapper wrapper) : IChannelStrat
         "A message's latency runs from its write (or, under an arrival rate, from when it was due) to its answer, so it includes the wait behind messages written before it.";
 
     public ChannelLease Acquire() => new(wrapper.Channel.CreateCallInvoker());
-
-    public void Dispose()
-    {
-    }
 }

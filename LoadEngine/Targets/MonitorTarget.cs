@@ -1,3 +1,4 @@
+using System.Diagnostics;
 using System.Globalization;
 using Grpc.Core;
 using LoadEngine.Calls;
@@ -29,6 +30,15 @@ public static class MonitorTarget
     public static IMethodTarget<PerformanceStatusRequest, PerformanceStatusResponse> For(RunPlan plan, bool oneStream) =>
         new Calls(oneStream ? GetManyPerformanceStats : GetPerformance, plan);
 
+    /// <summary>One call of GetPerformance on <paramref name="channel"/> as a lesson makes it, outside any run: its time (fractional ms) and its answer.</summary>
+    public static async Task<(double Milliseconds, PerformanceStatusResponse Answer)> TimedCallAsync(
+        ChannelBase channel, PerformanceStatusRequest request, TimeSpan timeout, CancellationToken cancellation)
+    {
+        var start = Stopwatch.GetTimestamp();
+        var answer = await channel.CreateCallInvoker().AsyncUnaryCall(GetPerformance, null, new CallOptions(deadline: DateTime.UtcNow + timeout, cancellationToken: cancellation), request);
+        return (Stopwatch.GetElapsedTime(start).TotalMilliseconds, answer);
+    }
+
     private sealed class Calls(Method<PerformanceStatusRequest, PerformanceStatusResponse> method, RunPlan plan)
         : IMethodTarget<PerformanceStatusRequest, PerformanceStatusResponse>
     {
@@ -36,8 +46,6 @@ public static class MonitorTarget
         private readonly string _warmup = plan.Strategy + " warm-up #";
 
         public Method<PerformanceStatusRequest, PerformanceStatusResponse> Method => method;
-
-        public string Describe => method.FullName;
 
         public PerformanceStatusRequest Request(long index, RunPhase phase) => new()
         {

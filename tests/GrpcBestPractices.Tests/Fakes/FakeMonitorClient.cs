@@ -88,9 +88,5 @@ public sealed class FakeMonitorClient : CallInvoker
         public string DescribeMeasurement() => $"{info.Name} on a fake invoker.";
 
         public ChannelLease Acquire() => new(invoker);
-
-        public void Dispose()
-        {
-        }
     }
 }

@@ -7,7 +7,7 @@ namespace LoadEngine.Strategies;
 /// A way of making gRPC calls that one lesson is about: how the channel or client is made, reused or thrown away. It is a
 /// recipe: it knows no contract (the target says what is called) and no clock (the engine times and records).
 /// </summary>
-public interface IChannelStrategy : IDisposable
+public interface IChannelStrategy
 {
     StrategyInfo Info { get; }
 

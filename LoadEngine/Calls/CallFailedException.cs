@@ -27,8 +27,8 @@ public readonly record struct CallFailure(StatusCode Status, string Detail, stri
     /// <summary>The failure a call threw, or null when it is not a call's failure (a bug, which the engine re-throws).</summary>
     public static CallFailure? From(Exception error) => error switch
     {
-        RpcException rpc => new CallFailure(rpc.StatusCode, rpc.Status.Detail, Describe(rpc.Status.Detail, rpc.Status.DebugException), ConnectErrors.IsRefused(rpc)),
-        CallFailedException failed => new CallFailure(failed.Status, failed.Detail, Describe(failed.Detail, failed.InnerException), ConnectErrors.IsRefused(failed.InnerException)),
+        RpcException rpc => new CallFailure(rpc.StatusCode, rpc.Status.Detail, Describe(rpc.Status.Detail, rpc.Status.DebugException), IsRefused(rpc.Status.DebugException)),
+        CallFailedException failed => new CallFailure(failed.Status, failed.Detail, Describe(failed.Detail, failed.InnerException), IsRefused(failed.InnerException)),
         _ => null,
     };
 
@@ -43,16 +43,9 @@ public readonly record struct CallFailure(StatusCode Status, string Detail, stri
         var because = cause?.Message.TrimEnd('.');
         return string.IsNullOrEmpty(because) || detail.Contains(because, StringComparison.Ordinal) ? detail : $"{detail} ({because})";
     }
-}
 
-/// <summary>What a call that failed to connect says about the service.</summary>
-public static class ConnectErrors
-{
-    /// <summary>Whether the connection was refused: nothing listens at the address (a closed port answers at once).</summary>
-    public static bool IsRefused(RpcException error) => IsRefused(error.Status.DebugException);
-
-    /// <summary>Whether <paramref name="error"/> or an exception beneath it is the socket's refusal.</summary>
-    public static bool IsRefused(Exception? error)
+    /// <summary>Whether <paramref name="error"/> or an exception beneath it is the socket's refusal: nothing listens at the address.</summary>
+    private static bool IsRefused(Exception? error)
     {
         for (var cause = error; cause is not null; cause = cause.InnerException)
         {

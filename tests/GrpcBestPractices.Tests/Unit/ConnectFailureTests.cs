@@ -163,9 +163,9 @@ public sealed class ConnectFailureTests
     [Fact]
     public void OnlyAConnectionTheSocketRefusedCountsAsRefused()
     {
-        Assert.True(ConnectErrors.IsRefused(Refused()));
-        Assert.False(ConnectErrors.IsRefused(TimedOut()));
-        Assert.False(ConnectErrors.IsRefused(new RpcException(new Status(StatusCode.Unavailable, "Connection reset by peer", new SocketException((int)SocketError.ConnectionReset)))));
+        Assert.True(IsRefused(Refused()));
+        Assert.False(IsRefused(TimedOut()));
+        Assert.False(IsRefused(new RpcException(new Status(StatusCode.Unavailable, "Connection reset by peer", new SocketException((int)SocketError.ConnectionReset)))));
     }
 
     [Fact]
@@ -177,7 +177,7 @@ public sealed class ConnectFailureTests
         var error = await Assert.ThrowsAsync<RpcException>(() => new Monitor.MonitorClient(channel).GetPerformanceAsync(new PerformanceStatusRequest()).ResponseAsync);
 
         Assert.Equal(StatusCode.Unavailable, error.StatusCode);
-        Assert.True(ConnectErrors.IsRefused(error), error.ToString());
+        Assert.True(IsRefused(error), error.ToString());
     }
 
     [Fact]
@@ -217,4 +217,6 @@ public sealed class ConnectFailureTests
         return engine.ExecuteAsync(
             RunCallsFactory.Compose(client.As(FactoryClientStrategy.Definition), plan), new RunRecord(Guid.NewGuid(), plan, RunState.Running, DateTimeOffset.UtcNow, null, null, null, null), new LiveRun(), CancellationToken.None);
     }
+
+    private static bool IsRefused(RpcException error) => CallFailure.From(error)!.Value.Refused;
 }

@@ -1,4 +1,5 @@
 using LoadEngine;
+using LoadEngine.Calls;
 using LoadEngine.Clients;
 using LoadEngine.Strategies;
 using LoadEngine.Thresholds;
@@ -82,8 +83,8 @@ public sealed partial class LoadTestRunner(RunEngine engine, IServiceProvider se
         try
         {
             await using var scope = services.CreateAsyncScope();
-            var strategy = StrategyList.Resolve(scope.ServiceProvider, run.Plan);
-            var ended = await engine.ExecuteAsync(strategy, run, live, stop.Token);
+            using var calls = scope.ServiceProvider.GetRequiredService<RunCallsFactory>().Create(run.Plan);
+            var ended = await engine.ExecuteAsync(calls, run, live, stop.Token);
             return ended.State != RunState.Cancelled ? ended
                 : interrupt.Signal is { } signal ? ThresholdJudge.WithVerdict(ended with { Error = $"Interrupted by {signal} before the run finished." })
                 : ThresholdJudge.WithVerdict(ended with { State = RunState.Failed, Error = $"The run was stopped at the time limit of {limit.TotalSeconds:0} s." });

@@ -3,12 +3,15 @@ using ApiGateway.Configuration;
 using ApiGateway.Errors;
 using ApiGateway.OpenApi;
 using ApiGateway.Runs;
+using ApiGateway.Security;
+using LoadEngine;
+using LoadEngine.Calls;
 using LoadEngine.Clients;
 using LoadEngine.Reports;
 using LoadEngine.Strategies;
+using LoadEngine.Targets;
 using Microsoft.AspNetCore.Http.HttpResults;
 using Microsoft.Extensions.Options;
-using ApiGateway.Security;
 
 namespace ApiGateway.Endpoints;
 
@@ -75,7 +78,7 @@ public static class StrategyEndpoints
         app.MapGet(info.Route, async Task<Results<Ok<ChapterRunResponse>, ProblemHttpResult>> (
                 string count, string? concurrency, string? warmup, string? delayMs, string? payloadBytes, string? includeStatuses,
                 string? load, string? rate, string? duration, string? stages, string? percentiles, string[]? thresholds,
-                RunCoordinator runs, MonitorChannelFactory channels, IOptions<RunLimitsOptions> options, HttpContext http) =>
+                RunCoordinator runs, ChannelFactory channels, IOptions<RunLimitsOptions> options, HttpContext http) =>
             {
                 var input = new RunPlanInput(info.Name, count, concurrency, warmup, delayMs, payloadBytes, includeStatuses)
                 {
@@ -99,7 +102,7 @@ public static class StrategyEndpoints
                 return ended is { State: RunState.Completed, Stats: { } stats }
                     ? TypedResults.Ok(new ChapterRunResponse(
                         ended.Id, info.Name, plan.Count ?? (int)stats.Calls, plan.DelayMs, stats.WallTimeMs, stats.ConnectionsUsed, ended.Measured, ended.Note, plan, stats,
-                        ended.Verdict, ended.Series, run.Live.Statuses?.ReadAsync(http.RequestAborted) ?? AsyncEnumerable.Empty<PerformanceStatus>()))
+                        ended.Verdict, ended.Series, (run.Live.Answers as StatusSpool)?.ReadAsync(http.RequestAborted) ?? AsyncEnumerable.Empty<PerformanceStatus>()))
                     : ended.State == RunState.Cancelled && runs.IsStopping ? ProblemResponses.GatewayStopping(ended)
                     : ProblemResponses.RunDidNotComplete(channels.ServerUri, ended);
             })

@@ -41,7 +41,8 @@ public static class EngineWarmup
 
             await using var scope = services.CreateAsyncScope();
             var run = new RunRecord(Guid.NewGuid(), plan, RunState.Running, DateTimeOffset.UtcNow, null, null, null, null);
-            var ended = await engine.ExecuteAsync(StrategyList.Resolve(scope.ServiceProvider, plan), run, new LiveRun(), budget.Token);
+            using var calls = scope.ServiceProvider.GetRequiredService<Calls.RunCallsFactory>().Create(plan);
+            var ended = await engine.ExecuteAsync(calls, run, new LiveRun(), budget.Token);
             if (ended.State != RunState.Completed || ended.Stats is not { Failed: 0 })
             {
                 var why = budget.IsCancellationRequested && !stopping.IsCancellationRequested

@@ -1,5 +1,6 @@
 using GrpcBestPractices.Tests.WorkloadService;
 using LoadEngine;
+using LoadEngine.Calls;
 using LoadEngine.Clients;
 using LoadEngine.Protocols;
 using LoadEngine.Strategies;
@@ -188,8 +189,8 @@ public sealed class ContenderRoundTripTests(WorkloadServiceFixture service)
         });
         await using var provider = services.BuildServiceProvider();
         await using var scope = provider.CreateAsyncScope();
-        var strategy = StrategyList.Resolve(scope.ServiceProvider, plan);
+        using var calls = scope.ServiceProvider.GetRequiredService<RunCallsFactory>().Create(plan);
         return await provider.GetRequiredService<RunEngine>().ExecuteAsync(
-            strategy, new RunRecord(Guid.NewGuid(), plan, RunState.Running, DateTimeOffset.UtcNow, null, null, null, null), new LiveRun(), CancellationToken.None);
+            calls, new RunRecord(Guid.NewGuid(), plan, RunState.Running, DateTimeOffset.UtcNow, null, null, null, null), new LiveRun(), CancellationToken.None);
     }
 }

@@ -1,4 +1,5 @@
 using Google.Protobuf;
+using LoadEngine.Targets;
 using Performance;
 
 namespace GrpcBestPractices.Tests.Unit;

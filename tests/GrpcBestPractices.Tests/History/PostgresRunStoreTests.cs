@@ -56,6 +56,34 @@ public sealed class PostgresRunStoreTests(PostgresServer server) : RunStoreContr
     }
 
     [Fact]
+    public async Task AVersion1DatabaseKeepsItsRunsAndGainsNotes()
+    {
+        var runId = Guid.NewGuid();
+        // The version 1 tables, as the gateway before notes made them.
+        await ScalarAsync($"""
+            CREATE TABLE history_schema (version integer NOT NULL PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now());
+            INSERT INTO history_schema (version) VALUES (1);
+            CREATE TABLE runs (id uuid NOT NULL PRIMARY KEY, suite_id uuid NULL, strategy text NOT NULL, state text NOT NULL, started_at timestamptz NOT NULL,
+                finished_at timestamptz NULL, plan_json text NOT NULL, stats_json text NULL, error text NULL, measured text NULL, series_json text NULL,
+                verdict_json text NULL, experiment_id uuid NULL, saved bigserial NOT NULL);
+            CREATE TABLE suites (id uuid NOT NULL PRIMARY KEY, state text NOT NULL, started_at timestamptz NOT NULL, finished_at timestamptz NULL, plan_json text NOT NULL,
+                strategies_json text NOT NULL, error text NULL, comparison_json text NULL, saved bigserial NOT NULL);
+            CREATE TABLE experiments (id uuid NOT NULL PRIMARY KEY, lesson text NOT NULL, state text NOT NULL, started_at timestamptz NOT NULL, record_json text NOT NULL,
+                saved bigserial NOT NULL);
+            INSERT INTO runs (id, strategy, state, started_at, plan_json, measured) VALUES ('{runId:D}', 'client-wrapper', 'Completed', '2026-11-22T12:00:00Z', '{Json(Plan("client-wrapper"))}', 'as measured');
+            """);
+
+        var store = await OpenStoreAsync();
+
+        var kept = await store.GetAsync(runId);
+        Assert.Equal(("as measured", Noon, null), (kept?.Measured, kept?.StartedAt, kept?.Note));
+        var noted = Run("client-wrapper", Noon, RunState.Completed) with { Note = "3 of 100 calls failed to connect." };
+        await store.SaveAsync(noted);
+        Assert.Equal(noted.Note, (await store.GetAsync(noted.Id))?.Note);
+        Assert.Equal("1,2", await ScalarAsync("SELECT string_agg(version::text, ',' ORDER BY version) FROM history_schema;"));
+    }
+
+    [Fact]
     public void TheConnectionStringShownNamesTheServerAndNeverThePassword()
     {
         var store = Track(new PostgresRunStore(_connectionString));

@@ -1,3 +1,4 @@
+using AgentStore;
 using ApiGateway.History;
 using ApiGateway.Runs;
 using GrpcBestPractices.Tests.Infrastructure;
@@ -20,7 +21,7 @@ public sealed class PostgresRunStoreTests(PostgresServer server) : RunStoreContr
     [Fact]
     public async Task GatewaysStartingTogetherOnAnEmptyDatabaseAllFindOneSchema()
     {
-        var stores = Enumerable.Range(0, 4).Select(_ => Track(new PostgresRunStore(_connectionString))).ToArray();
+        var stores = Enumerable.Range(0, 4).Select(_ => Track(new RunStore(HistoryDatabase.OpenPostgres(_connectionString)))).ToArray();
 
         await Task.WhenAll(stores.Select(store => Task.Run(store.InitializeAsync)));
 
@@ -34,7 +35,7 @@ public sealed class PostgresRunStoreTests(PostgresServer server) : RunStoreContr
     [Fact]
     public async Task TwoGatewaysSavingTheSameRunAtOnceNeverFailEachOther()
     {
-        var (first, second) = (Track(new PostgresRunStore(_connectionString)), Track(new PostgresRunStore(_connectionString)));
+        var (first, second) = (Track(new RunStore(HistoryDatabase.OpenPostgres(_connectionString))), Track(new RunStore(HistoryDatabase.OpenPostgres(_connectionString))));
         await first.InitializeAsync();
         var run = Run("client-wrapper", Noon);
 
@@ -50,7 +51,7 @@ public sealed class PostgresRunStoreTests(PostgresServer server) : RunStoreContr
         await (await OpenStoreAsync()).CountAsync(null);
         await ScalarAsync("INSERT INTO history_schema (version) VALUES (3);");
 
-        var refused = await Assert.ThrowsAsync<InvalidDataException>(() => Track(new PostgresRunStore(_connectionString)).InitializeAsync());
+        var refused = await Assert.ThrowsAsync<InvalidDataException>(() => Track(new RunStore(HistoryDatabase.OpenPostgres(_connectionString))).InitializeAsync());
 
         Assert.Equal("it holds history schema version 3, newer than this gateway's 2", refused.Message);
     }
@@ -86,7 +87,7 @@ public sealed class PostgresRunStoreTests(PostgresServer server) : RunStoreContr
     [Fact]
     public void TheConnectionStringShownNamesTheServerAndNeverThePassword()
     {
-        var store = Track(new PostgresRunStore(_connectionString));
+        var store = Track(new RunStore(HistoryDatabase.OpenPostgres(_connectionString)));
         var backend = new PostgresHistoryBackend(store);
 
         Assert.DoesNotContain(server.Password, backend.Setting + backend.Location);
@@ -97,7 +98,7 @@ public sealed class PostgresRunStoreTests(PostgresServer server) : RunStoreContr
     public async Task AServerNobodyListensOnIsReportedAsUnreachableWithoutItsPassword()
     {
         var port = Ports.Unused();
-        var backend = new PostgresHistoryBackend(Track(new PostgresRunStore($"Host=127.0.0.1;Port={port};Database=history;Username=gateway;Password={server.Password}")));
+        var backend = new PostgresHistoryBackend(Track(new RunStore(HistoryDatabase.OpenPostgres($"Host=127.0.0.1;Port={port};Database=history;Username=gateway;Password={server.Password}"))));
 
         var problem = await backend.ProbeAsync(TimeSpan.FromSeconds(5), CancellationToken.None);
 
@@ -108,11 +109,11 @@ public sealed class PostgresRunStoreTests(PostgresServer server) : RunStoreContr
 
     protected override (IRunStore Store, Func<Task> Initialize) CreateStore()
     {
-        var store = new PostgresRunStore(_connectionString);
+        var store = new RunStore(HistoryDatabase.OpenPostgres(_connectionString));
         return (store, store.InitializeAsync);
     }
 
-    private PostgresRunStore Track(PostgresRunStore store)
+    private RunStore Track(RunStore store)
     {
         Stores.Add(store);
         return store;

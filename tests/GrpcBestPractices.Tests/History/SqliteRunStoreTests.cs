@@ -1,4 +1,5 @@
 using System.Text.Json.Nodes;
+using AgentStore;
 using ApiGateway.History;
 using ApiGateway.Runs;
 using GrpcBestPractices.Tests.Infrastructure;
@@ -72,7 +73,7 @@ public sealed class SqliteRunStoreTests : RunStoreContract
         Assert.Null((await store.GetAsync(runId))?.ExperimentId);
         Assert.Equal(experiment.Id, (await store.GetAsync(arm.Id))?.ExperimentId);
         var interrupted = await store.GetExperimentAsync(experiment.Id);
-        Assert.Equal((RunState.Failed, SqliteRunStore.InterruptedError), (interrupted?.State, interrupted?.Error));
+        Assert.Equal((RunState.Failed, RunStore.InterruptedError), (interrupted?.State, interrupted?.Error));
         Assert.NotNull(interrupted?.FinishedAt);
         Assert.Equal([experiment.Id], (await store.ListExperimentsAsync("streaming", 10, 0)).Select(stored => stored.Id));
         Assert.Equal(0, await store.CountExperimentsAsync("keep-alive"));
@@ -160,7 +161,7 @@ public sealed class SqliteRunStoreTests : RunStoreContract
 
     protected override (IRunStore Store, Func<Task> Initialize) CreateStore()
     {
-        var store = new SqliteRunStore(DatabasePath);
+        var store = new RunStore(HistoryDatabase.OpenSqlite(DatabasePath));
         return (store, store.InitializeAsync);
     }
 
@@ -209,7 +210,7 @@ public sealed class SqliteRunStoreTests : RunStoreContract
 
     private static async Task InitializeAsync(string path)
     {
-        using var store = new SqliteRunStore(path);
+        using var store = new RunStore(HistoryDatabase.OpenSqlite(path));
         await store.InitializeAsync();
     }
 }

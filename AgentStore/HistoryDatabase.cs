@@ -49,21 +49,23 @@ public abstract class HistoryDatabase : IDisposable
 
     /// <summary>
     /// The database for a history provider: <see cref="Sqlite"/> with the file's path (or a connection string), or
-    /// <see cref="Postgres"/> with an Npgsql connection string.
+    /// <see cref="Postgres"/> with an Npgsql connection string, waiting Npgsql's own 15 s to connect: the agents' tables,
+    /// which four agents and a gateway open at once, on machines busy running load.
     /// </summary>
     public static HistoryDatabase Open(string provider, string connection) => provider switch
     {
         _ when string.Equals(provider, Sqlite, StringComparison.OrdinalIgnoreCase) => connection.Contains('=', StringComparison.Ordinal)
             ? new SqliteHistoryDatabase(new SqliteConnectionStringBuilder(connection), writeWait: null)
             : OpenSqlite(connection),
-        _ when string.Equals(provider, Postgres, StringComparison.OrdinalIgnoreCase) => OpenPostgres(connection),
+        _ when string.Equals(provider, Postgres, StringComparison.OrdinalIgnoreCase) => new PostgresHistoryDatabase(connection, connectTimeoutSeconds: null),
         _ => throw new ArgumentException($"The history provider was '{provider}'; it is {Sqlite} or {Postgres}.", nameof(provider)),
     };
 
     /// <summary>The SQLite file at <paramref name="path"/>, created when missing; a write waits up to <paramref name="writeWait"/> (10 s unless given) for another writer's lock.</summary>
     public static HistoryDatabase OpenSqlite(string path, TimeSpan? writeWait = null) => new SqliteHistoryDatabase(new SqliteConnectionStringBuilder { DataSource = path }, writeWait);
 
-    public static HistoryDatabase OpenPostgres(string connectionString) => new PostgresHistoryDatabase(connectionString);
+    /// <summary>The PostgreSQL database of <paramref name="connectionString"/>; unless it names a Timeout, a server that does not answer is given up after 5 s.</summary>
+    public static HistoryDatabase OpenPostgres(string connectionString) => new PostgresHistoryDatabase(connectionString, PostgresHistoryDatabase.DefaultConnectTimeoutSeconds);
 
     /// <summary>The one of two values that belongs to this database: what a store keeps apart per database (its schema's upgrades).</summary>
     public abstract T Pick<T>(T sqlite, T postgres);

@@ -12,11 +12,11 @@ namespace AgentStore;
 /// </summary>
 internal sealed class PostgresHistoryDatabase : HistoryDatabase
 {
-    /// <summary>Npgsql waits 15 s for a server that does not answer; a gateway or agent starting against a black-holed host gives up sooner.</summary>
+    /// <summary>Npgsql waits 15 s for a server that does not answer; a gateway starting against a black-holed host gives up sooner.</summary>
     public const int DefaultConnectTimeoutSeconds = 5;
 
-    public PostgresHistoryDatabase(string connectionString)
-        : this(Settings(connectionString))
+    public PostgresHistoryDatabase(string connectionString, int? connectTimeoutSeconds)
+        : this(Settings(connectionString, connectTimeoutSeconds))
     {
     }
 
@@ -93,12 +93,12 @@ internal sealed class PostgresHistoryDatabase : HistoryDatabase
     private protected override Task LockSchemaAsync(DbConnection connection, DbTransaction transaction, long lockKey, CancellationToken cancellationToken) =>
         NonQueryAsync(connection, transaction, $"SELECT pg_advisory_xact_lock({lockKey});", cancellationToken);
 
-    private static NpgsqlConnectionStringBuilder Settings(string connectionString)
+    private static NpgsqlConnectionStringBuilder Settings(string connectionString, int? connectTimeoutSeconds)
     {
         var settings = new NpgsqlConnectionStringBuilder(connectionString);
-        if (!new DbConnectionStringBuilder { ConnectionString = connectionString }.ContainsKey(nameof(settings.Timeout)))
+        if (connectTimeoutSeconds is { } timeout && !new DbConnectionStringBuilder { ConnectionString = connectionString }.ContainsKey(nameof(settings.Timeout)))
         {
-            settings.Timeout = DefaultConnectTimeoutSeconds;
+            settings.Timeout = timeout;
         }
 
         return settings;

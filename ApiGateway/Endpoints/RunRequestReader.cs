@@ -2,6 +2,7 @@ using System.ComponentModel.DataAnnotations;
 using System.Globalization;
 using System.Text;
 using System.Text.Json;
+using ApiGateway.Configuration;
 using ApiGateway.Errors;
 using ApiGateway.OpenApi;
 using Microsoft.AspNetCore.Http.Features;
@@ -71,7 +72,7 @@ public static class RunRequestReader
         ["workload", "contenders", "repetitions", "count", "duration", "load", "concurrency", "rate", "warmup", .. WorkloadParameters.All.Select(parameter => parameter.Name)],
         "contenders", "contender", "[\"grpc-h2-cleartext\", \"rest-stj-h1-cleartext\"]");
 
-    /// <summary>The plan as text; <see cref="Names"/> the suite's strategies or the comparison's contenders; <see cref="Repetitions"/> a comparison's.</summary>
+    /// <summary>The plan; <see cref="Names"/> the suite's strategies or the comparison's contenders; <see cref="Repetitions"/> a comparison's.</summary>
     public sealed record RunRequest(RunPlanInput Input, IReadOnlyList<string>? Names, string? Repetitions, string? Agents = null);
 
     public static async Task<(RunRequest? Request, string Error)> ReadAsync(HttpRequest http, RequestShape shape)
@@ -96,7 +97,9 @@ public static class RunRequestReader
         {
             try
             {
-                return Read(document, shape);
+                // The limits name the range in a sentence on a number that does not read; a bare request (a unit test's) has the defaults.
+                var limits = http.HttpContext.RequestServices?.GetService<IOptions<RunLimitsOptions>>()?.Value.PlanLimits() ?? PlanLimits.Defaults;
+                return Read(document, shape, limits);
             }
             catch (InvalidOperationException notUnicode) when (notUnicode.InnerException is null or DecoderFallbackException)
             {
@@ -106,7 +109,7 @@ public static class RunRequestReader
         }
     }
 
-    private static (RunRequest? Request, string Error) Read(JsonDocument document, RequestShape shape)
+    private static (RunRequest? Request, string Error) Read(JsonDocument document, RequestShape shape, PlanLimits limits)
     {
         if (document.RootElement.ValueKind != JsonValueKind.Object)
         {
@@ -176,28 +179,11 @@ public static class RunRequestReader
             };
         }
 
-        var input = new RunPlanInput(
-            values.GetValueOrDefault("strategy"), values.GetValueOrDefault("count"), values.GetValueOrDefault("concurrency"),
-            values.GetValueOrDefault("warmup"), values.GetValueOrDefault("delayMs"), values.GetValueOrDefault("payloadBytes"),
-            values.GetValueOrDefault("includeStatuses"))
+        if (!RunPlanText.TryRead(values, thresholds, limits, out var input, out var error))
         {
-            Load = values.GetValueOrDefault("load"),
-            Rate = values.GetValueOrDefault("rate"),
-            Duration = values.GetValueOrDefault("duration"),
-            Stages = values.GetValueOrDefault("stages"),
-            Percentiles = values.GetValueOrDefault("percentiles"),
-            Thresholds = thresholds,
-            Workload = values.GetValueOrDefault("workload"),
-            Protocol = values.GetValueOrDefault("protocol"),
-            Serializer = values.GetValueOrDefault("serializer"),
-            HttpVersion = values.GetValueOrDefault("httpVersion"),
-            Security = values.GetValueOrDefault("security"),
-            FileBytes = values.GetValueOrDefault("fileBytes"),
-            Connection = values.GetValueOrDefault("connection"),
-            Clients = values.GetValueOrDefault("clients"),
-            Variant = values.GetValueOrDefault("variant"),
-            Users = values.GetValueOrDefault("users"),
-        };
+            return (null, error);
+        }
+
         foreach (var field in new[] { "repetitions", "agents" })
         {
             if (InputBounds.TooLong(field, values.GetValueOrDefault(field), InputBounds.MaxValueLength) is { } tooLong)

@@ -68,11 +68,13 @@ public static class StrategyEndpoints
                 string? load, string? rate, string? duration, string? stages, string? percentiles, string[]? thresholds,
                 RunCoordinator runs, MonitorChannelFactory channels, IOptions<RunLimitsOptions> options, HttpContext http) =>
             {
-                var input = new RunPlanInput(info.Name, count, concurrency, warmup, delayMs, payloadBytes, includeStatuses)
+                var text = new Dictionary<string, string?>
                 {
-                    Load = load, Rate = rate, Duration = duration, Stages = stages, Percentiles = percentiles, Thresholds = thresholds,
+                    ["strategy"] = info.Name, ["count"] = count, ["concurrency"] = concurrency, ["warmup"] = warmup, ["delayMs"] = delayMs, ["payloadBytes"] = payloadBytes,
+                    ["includeStatuses"] = includeStatuses, ["load"] = load, ["rate"] = rate, ["duration"] = duration, ["stages"] = stages, ["percentiles"] = percentiles,
                 };
-                if (!RunPlanRules.TryCreate(input, options.Value.PlanLimits(), [info.Name], out var plan, out var error))
+                if (!RunPlanText.TryRead(text, thresholds, options.Value.PlanLimits(), out var input, out var error)
+                    || !RunPlanRules.TryCreate(input, options.Value.PlanLimits(), [info.Name], out var plan, out error))
                 {
                     return ProblemResponses.InvalidParameters(error);
                 }

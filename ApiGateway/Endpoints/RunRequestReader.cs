@@ -2,6 +2,7 @@ using System.ComponentModel.DataAnnotations;
 using System.Globalization;
 using System.Text;
 using System.Text.Json;
+using System.Text.Json.Serialization;
 using ApiGateway.Configuration;
 using ApiGateway.Errors;
 using ApiGateway.OpenApi;
@@ -51,8 +52,8 @@ public sealed record ComparisonRequestBody(
 public sealed record RequestShape(string What, IReadOnlyList<string> Fields, string? NamesField, string NamesOf, string NamesExample);
 
 /// <summary>
-/// Reads a run plan from a JSON body into the same text form the query string gives, so both are validated
-/// by one set of rules and say the same thing when something is wrong.
+/// Reads a run plan from a JSON body: its fields checked against the shape and bounded, then bound by System.Text.Json to
+/// a typed <see cref="RunPlanInput"/>; a value that does not bind gets the sentence its text would get in a query string.
 /// </summary>
 public static class RunRequestReader
 {
@@ -116,83 +117,70 @@ public static class RunRequestReader
             return (null, $"The body must be a JSON object, not {document.RootElement.ValueKind}.");
         }
 
-        var allowed = shape.Fields;
-        var values = new Dictionary<string, string?>(StringComparer.Ordinal);
         IReadOnlyList<string>? names = null;
-        IReadOnlyList<string>? thresholds = null;
         foreach (var property in document.RootElement.EnumerateObject())
         {
-            if (!allowed.Contains(property.Name, StringComparer.Ordinal))
+            var problem = !shape.Fields.Contains(property.Name, StringComparer.Ordinal) ? NotASetting(shape, property.Name)
+                : property.Name == shape.NamesField ? ReadNames(shape, property.Value, out names)
+                : property.Name is "stages" or "percentiles" or "thresholds" && property.Value.ValueKind == JsonValueKind.Array ? CheckList(property.Name, property.Value)
+                : InputBounds.TooLong(property.Name, property.Value.ValueKind == JsonValueKind.String ? property.Value.GetString() : property.Value.GetRawText(), InputBounds.MaxValueLength);
+            if (problem is not null)
             {
-                return (null, NotASetting(shape, property.Name));
+                return (null, problem);
             }
-
-            if (property.Name is "stages" or "percentiles" or "thresholds" && property.Value.ValueKind == JsonValueKind.Array)
-            {
-                var (text, list, problem) = ReadList(property.Name, property.Value);
-                if (problem is not null)
-                {
-                    return (null, problem);
-                }
-
-                if (property.Name == "thresholds")
-                {
-                    thresholds = list;
-                }
-                else
-                {
-                    values[property.Name] = text;
-                }
-
-                continue;
-            }
-
-            if (property.Name == "thresholds" && property.Value.ValueKind == JsonValueKind.String)
-            {
-                thresholds = [property.Value.GetString()!];
-                continue;
-            }
-
-            if (property.Name == shape.NamesField)
-            {
-                if (property.Value.ValueKind != JsonValueKind.Array || property.Value.EnumerateArray().Any(item => item.ValueKind != JsonValueKind.String))
-                {
-                    return (null, $"{shape.NamesField} must be an array of {shape.NamesOf} names, e.g. {shape.NamesExample}.");
-                }
-
-                names = property.Value.EnumerateArray().Select(item => item.GetString()!).ToList();
-                if (InputBounds.Names(shape.NamesField, names) is { } tooMany)
-                {
-                    return (null, tooMany);
-                }
-
-                continue;
-            }
-
-            values[property.Name] = property.Value.ValueKind switch
-            {
-                JsonValueKind.String => property.Value.GetString(),
-                JsonValueKind.Null => null,
-                JsonValueKind.True => "true",
-                JsonValueKind.False => "false",
-                _ => property.Value.GetRawText(),
-            };
         }
 
-        if (!RunPlanText.TryRead(values, thresholds, limits, out var input, out var error))
+        RunPlanInput input;
+        try
         {
-            return (null, error);
+            input = document.Deserialize<RunPlanInput>(BodyOptions)!;
         }
-
-        foreach (var field in new[] { "repetitions", "agents" })
+        catch (JsonException unbound) when (unbound.Path is { } path)
         {
-            if (InputBounds.TooLong(field, values.GetValueOrDefault(field), InputBounds.MaxValueLength) is { } tooLong)
-            {
-                return (null, tooLong);
-            }
+            return (null, Unbound(document.RootElement, path, limits));
         }
 
-        return (new RunRequest(input, names, values.GetValueOrDefault("repetitions"), values.GetValueOrDefault("agents")), string.Empty);
+        return (new RunRequest(input with { SharedBy = [] }, names, Text(document.RootElement, "repetitions"), Text(document.RootElement, "agents")), string.Empty);
+    }
+
+    // Numbers may come as JSON numbers or strings; enums by their wire names only; stages and percentiles as lists or text; thresholds as a list or one string.
+    private static readonly JsonSerializerOptions BodyOptions = new(JsonSerializerDefaults.Web)
+    {
+        PropertyNameCaseInsensitive = false,
+        Converters =
+        {
+            new JsonStringEnumConverter<LoadKind>(allowIntegerValues: false), new JsonStringEnumConverter<ApiProtocol>(allowIntegerValues: false),
+            new JsonStringEnumConverter<PayloadSerializer>(allowIntegerValues: false), new JsonStringEnumConverter<WireVersion>(allowIntegerValues: false),
+            new JsonStringEnumConverter<WireSecurity>(allowIntegerValues: false), new JsonStringEnumConverter<ConnectionUse>(allowIntegerValues: false),
+            new JsonStringEnumConverter<BulkReadVariant>(allowIntegerValues: false), new ListReader<RampStage>("stages", input => input.Stages), new ListReader<double>("percentiles", input => input.Percentiles), new OneOrManyReader(),
+        },
+    };
+
+    /// <summary>A value System.Text.Json could not bind, refused as its text would be in a query string: the same sentence, naming the field and what is allowed.</summary>
+    private static string Unbound(JsonElement body, string path, PlanLimits limits)
+    {
+        var field = path.TrimStart('$', '.').Split('.', '[')[0];
+        var text = Text(body, field) ?? "";
+        return RunPlanText.TryRead(new Dictionary<string, string?> { [field] = text }, null, limits, out _, out var error)
+            ? $"{field} was '{Excerpt.Of(text)}'; it is not a value of its type: {(field == "includeStatuses" ? "true or false" : "see the OpenAPI document's schema")}."
+            : error;
+    }
+
+    /// <summary>A field's value as text (a string's own text, else its JSON), or null when the body does not hold it.</summary>
+    private static string? Text(JsonElement body, string field) =>
+        !body.TryGetProperty(field, out var value) || value.ValueKind == JsonValueKind.Null ? null
+        : value.ValueKind == JsonValueKind.String ? value.GetString() : value.GetRawText();
+
+    private static string? ReadNames(RequestShape shape, JsonElement value, out IReadOnlyList<string>? names)
+    {
+        names = null;
+        if (value.ValueKind != JsonValueKind.Array || value.EnumerateArray().Any(item => item.ValueKind != JsonValueKind.String))
+        {
+            return $"{shape.NamesField} must be an array of {shape.NamesOf} names, e.g. {shape.NamesExample}.";
+        }
+
+        names = [.. value.EnumerateArray().Select(item => item.GetString()!)];
+        return InputBounds.Names(shape.NamesField!, names);
     }
 
     public static string NotASetting(RequestShape shape, string name) => $"'{Excerpt.Of(name)}' is not a {shape.What} setting; the body may hold: {string.Join(", ", shape.Fields)}.";
@@ -224,10 +212,10 @@ public static class RunRequestReader
     }
 
     /// <summary>
-    /// A JSON array as the text form the rules read: stages as [{"duration": 10, "target": 5000}] (or ["10:5000"]) become
-    /// "10:5000"; percentiles [50, 99.9] become "50,99.9"; thresholds stay a list of strings.
+    /// A JSON list bounded before it is bound: stages as [{"duration": 10, "target": 5000}] (or ["10:5000"]), percentiles
+    /// [50, 99.9], thresholds a list of strings; null when it is one.
     /// </summary>
-    private static (string? Text, IReadOnlyList<string> List, string? Problem) ReadList(string name, JsonElement array)
+    private static string? CheckList(string name, JsonElement array)
     {
         var (most, example) = name switch
         {
@@ -237,33 +225,76 @@ public static class RunRequestReader
         };
         if (InputBounds.Items(name, array.GetArrayLength(), most, example) is { } tooMany)
         {
-            return (null, [], tooMany);
+            return tooMany;
         }
 
-        var items = new List<string>();
-        foreach (var item in array.EnumerateArray())
+        foreach (var (item, index) in array.EnumerateArray().Select((item, index) => (item, index)))
         {
-            var text = (name, item.ValueKind) switch
+            var fits = (name, item.ValueKind) switch
             {
-                ("stages", JsonValueKind.Object) when item.TryGetProperty("duration", out var duration) && item.TryGetProperty("target", out var target)
-                    && duration.ValueKind == JsonValueKind.Number && target.ValueKind == JsonValueKind.Number => $"{duration.GetRawText()}:{target.GetRawText()}",
-                ("percentiles", JsonValueKind.Number) => item.GetRawText(),
-                (_, JsonValueKind.String) => item.GetString(),
-                _ => null,
+                ("stages", JsonValueKind.Object) => item.TryGetProperty("duration", out var duration) && item.TryGetProperty("target", out var target)
+                    && duration.ValueKind == JsonValueKind.Number && target.ValueKind == JsonValueKind.Number,
+                ("percentiles", JsonValueKind.Number) or (_, JsonValueKind.String) => true,
+                _ => false,
             };
-            if (text is null)
+            if (!fits)
             {
-                return (null, [], name switch
+                return name switch
                 {
                     "stages" => $"stages must be an array of {{\"duration\": seconds, \"target\": calls per second}}, e.g. {example}; it held {Excerpt.Of(item.GetRawText())}.",
                     "percentiles" => $"percentiles must be an array of numbers, e.g. {example}; it held {Excerpt.Of(item.GetRawText())}.",
                     _ => $"thresholds must be an array of strings; it held {Excerpt.Of(item.GetRawText())}. {Threshold.AcceptedForm}",
-                });
+                };
             }
 
-            items.Add(text);
+            if (name == "percentiles" && InputBounds.TooLong($"percentiles[{index}]", item.ValueKind == JsonValueKind.String ? item.GetString() : item.GetRawText(), InputBounds.MaxValueLength) is { } tooLong)
+            {
+                return tooLong;
+            }
         }
 
-        return (string.Join(',', items), items, null);
+        return null;
+    }
+
+    /// <summary>
+    /// Stages or percentiles as a JSON list, or as a query string writes them ("10:5000,20:5000", "p50,99.9"), whole or item
+    /// by item: text is read as <see cref="RunPlanText"/> reads a query string.
+    /// </summary>
+    private sealed class ListReader<T>(string field, Func<RunPlanInput, IReadOnlyList<T>?> pick) : JsonConverter<IReadOnlyList<T>>
+    {
+        public override IReadOnlyList<T> Read(ref Utf8JsonReader reader, Type typeToConvert, JsonSerializerOptions options)
+        {
+            if (reader.TokenType == JsonTokenType.String)
+            {
+                return FromText(reader.GetString()!);
+            }
+
+            if (reader.TokenType != JsonTokenType.StartArray)
+            {
+                throw new JsonException();
+            }
+
+            var items = new List<T>();
+            while (reader.Read() && reader.TokenType != JsonTokenType.EndArray)
+            {
+                items.AddRange(reader.TokenType == JsonTokenType.String ? FromText(reader.GetString()!) : [JsonSerializer.Deserialize<T>(ref reader, options)!]);
+            }
+
+            return items;
+        }
+
+        private IReadOnlyList<T> FromText(string text) =>
+            RunPlanText.TryRead(new Dictionary<string, string?> { [field] = text }, null, PlanLimits.Defaults, out var input, out _) && pick(input) is { } list ? list : throw new JsonException();
+
+        public override void Write(Utf8JsonWriter writer, IReadOnlyList<T> value, JsonSerializerOptions options) => throw new NotSupportedException();
+    }
+
+    /// <summary>Thresholds as a list of strings, or one string.</summary>
+    private sealed class OneOrManyReader : JsonConverter<IReadOnlyList<string>>
+    {
+        public override IReadOnlyList<string> Read(ref Utf8JsonReader reader, Type typeToConvert, JsonSerializerOptions options) =>
+            reader.TokenType == JsonTokenType.String ? [reader.GetString()!] : JsonSerializer.Deserialize<List<string>>(ref reader, options) ?? [];
+
+        public override void Write(Utf8JsonWriter writer, IReadOnlyList<string> value, JsonSerializerOptions options) => throw new NotSupportedException();
     }
 }

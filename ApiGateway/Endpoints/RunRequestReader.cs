@@ -57,8 +57,24 @@ public sealed record RequestShape(string What, IReadOnlyList<string> Fields, str
 /// </summary>
 public static class RunRequestReader
 {
+    // Numbers may come as JSON numbers or strings; enums by their wire names only; stages and percentiles as lists or text; thresholds as a list or one string.
+    private static readonly JsonSerializerOptions BodyOptions = new(JsonSerializerDefaults.Web)
+    {
+        PropertyNameCaseInsensitive = false,
+        TypeInfoResolver = new System.Text.Json.Serialization.Metadata.DefaultJsonTypeInfoResolver(),
+        Converters =
+        {
+            new JsonStringEnumConverter<LoadKind>(allowIntegerValues: false), new JsonStringEnumConverter<ApiProtocol>(allowIntegerValues: false),
+            new JsonStringEnumConverter<PayloadSerializer>(allowIntegerValues: false), new JsonStringEnumConverter<WireVersion>(allowIntegerValues: false),
+            new JsonStringEnumConverter<WireSecurity>(allowIntegerValues: false), new JsonStringEnumConverter<ConnectionUse>(allowIntegerValues: false),
+            new JsonStringEnumConverter<BulkReadVariant>(allowIntegerValues: false), new ListReader<RampStage>("stages", input => input.Stages), new ListReader<double>("percentiles", input => input.Percentiles), new OneOrManyReader(), new BooleanReader(),
+        },
+    };
+
+    // A plan's fields are the typed input's, as the body binds them (SharedBy is the caller's, never the request's).
     private static readonly string[] PlanFields =
-        ["strategy", "count", "load", "concurrency", "rate", "duration", "stages", "warmup", "delayMs", "payloadBytes", "includeStatuses", "percentiles", "thresholds", .. WorkloadRules.Fields];
+        [.. BodyOptions.GetTypeInfo(typeof(RunPlanInput)).Properties.Select(property => property.Name).Where(name => name != "sharedBy")];
+
 
     // A run (not a suite) may be shared among load agents.
     public static RequestShape Run { get; } = new("run", [.. PlanFields, "agents"], null, "", "");
@@ -143,26 +159,13 @@ public static class RunRequestReader
         return (new RunRequest(input with { SharedBy = [] }, names, Text(document.RootElement, "repetitions"), Text(document.RootElement, "agents")), string.Empty);
     }
 
-    // Numbers may come as JSON numbers or strings; enums by their wire names only; stages and percentiles as lists or text; thresholds as a list or one string.
-    private static readonly JsonSerializerOptions BodyOptions = new(JsonSerializerDefaults.Web)
-    {
-        PropertyNameCaseInsensitive = false,
-        Converters =
-        {
-            new JsonStringEnumConverter<LoadKind>(allowIntegerValues: false), new JsonStringEnumConverter<ApiProtocol>(allowIntegerValues: false),
-            new JsonStringEnumConverter<PayloadSerializer>(allowIntegerValues: false), new JsonStringEnumConverter<WireVersion>(allowIntegerValues: false),
-            new JsonStringEnumConverter<WireSecurity>(allowIntegerValues: false), new JsonStringEnumConverter<ConnectionUse>(allowIntegerValues: false),
-            new JsonStringEnumConverter<BulkReadVariant>(allowIntegerValues: false), new ListReader<RampStage>("stages", input => input.Stages), new ListReader<double>("percentiles", input => input.Percentiles), new OneOrManyReader(),
-        },
-    };
-
     /// <summary>A value System.Text.Json could not bind, refused as its text would be in a query string: the same sentence, naming the field and what is allowed.</summary>
     private static string Unbound(JsonElement body, string path, PlanLimits limits)
     {
         var field = path.TrimStart('$', '.').Split('.', '[')[0];
         var text = Text(body, field) ?? "";
         return RunPlanText.TryRead(new Dictionary<string, string?> { [field] = text }, null, limits, out _, out var error)
-            ? $"{field} was '{Excerpt.Of(text)}'; it is not a value of its type: {(field == "includeStatuses" ? "true or false" : "see the OpenAPI document's schema")}."
+            ? $"{field} was '{Excerpt.Of(text)}'; it must be a JSON string."
             : error;
     }
 
@@ -287,6 +290,16 @@ public static class RunRequestReader
             RunPlanText.TryRead(new Dictionary<string, string?> { [field] = text }, null, PlanLimits.Defaults, out var input, out _) && pick(input) is { } list ? list : throw new JsonException();
 
         public override void Write(Utf8JsonWriter writer, IReadOnlyList<T> value, JsonSerializerOptions options) => throw new NotSupportedException();
+    }
+
+    /// <summary>true or false, as JSON or as text.</summary>
+    private sealed class BooleanReader : JsonConverter<bool>
+    {
+        public override bool Read(ref Utf8JsonReader reader, Type typeToConvert, JsonSerializerOptions options) =>
+            reader.TokenType is JsonTokenType.True or JsonTokenType.False ? reader.GetBoolean()
+            : reader.TokenType == JsonTokenType.String && bool.TryParse(reader.GetString(), out var value) ? value : throw new JsonException();
+
+        public override void Write(Utf8JsonWriter writer, bool value, JsonSerializerOptions options) => writer.WriteBooleanValue(value);
     }
 
     /// <summary>Thresholds as a list of strings, or one string.</summary>

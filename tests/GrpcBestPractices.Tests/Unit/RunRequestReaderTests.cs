@@ -12,7 +12,7 @@ public sealed class RunRequestReaderTests
     public async Task NumbersBindAsJsonNumbersOrStringsAndListsAsJsonOrAsTheQueryStringWritesThem()
     {
         var (request, error) = await ReadAsync("""
-            {"strategy": "single-connection", "count": "100", "concurrency": 8, "load": "ramping", "rate": 2.5, "includeStatuses": false,
+            {"strategy": "single-connection", "count": "100", "concurrency": 8, "load": "ramping", "rate": 2.5, "includeStatuses": "false",
              "stages": [{"duration": 10, "target": 5000}, "20:5000"], "percentiles": "p50,99.9", "thresholds": "p99 < 5ms"}
             """);
 
@@ -43,6 +43,8 @@ public sealed class RunRequestReaderTests
     [InlineData("""{"rate": "soon"}""", "rate was 'soon'; it must be a number of calls per second from 0.001 to 1000000.")]
     [InlineData("""{"protocol": "soap"}""", "protocol was 'soap'; it must be grpc, grpc-code-first or rest.")]
     [InlineData("""{"stages": "10:5000,soon"}""", "stages was '10:5000,soon'; 'soon' is not a stage.")]
+    [InlineData("""{"strategy": 5}""", "strategy was '5'; it must be a JSON string.")]
+    [InlineData("""{"includeStatuses": "maybe"}""", "includeStatuses was 'maybe'; it must be true or false.")]
     [InlineData("""{"concurency": 4}""", "'concurency' is not a run setting; the body may hold: strategy, count,")]
     public async Task AValueThatDoesNotBindIsRefusedNamingTheFieldAndWhatIsAllowed(string body, string expected)
     {

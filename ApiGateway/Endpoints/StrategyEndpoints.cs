@@ -76,15 +76,14 @@ public static class StrategyEndpoints
 
     private static RouteHandlerBuilder MapStrategy(this IEndpointRouteBuilder app, StrategyInfo info, RunLimitsOptions limits) =>
         app.MapGet(info.Route, async Task<Results<Ok<ChapterRunResponse>, ProblemHttpResult>> (
-                string count, string? concurrency, string? warmup, string? delayMs, string? payloadBytes, string? includeStatuses,
-                string? load, string? rate, string? duration, string? stages, string? percentiles, string[]? thresholds,
-                RunCoordinator runs, ChannelFactory channels, IOptions<RunLimitsOptions> options, HttpContext http) =>
+                string count, RunCoordinator runs, ChannelFactory channels, IOptions<RunLimitsOptions> options, HttpContext http) =>
             {
-                var input = new RunPlanInput(info.Name, count, concurrency, warmup, delayMs, payloadBytes, includeStatuses)
-                {
-                    Load = load, Rate = rate, Duration = duration, Stages = stages, Percentiles = percentiles, Thresholds = thresholds,
-                };
-                if (!RunPlanRules.TryCreate(input, options.Value.PlanLimits(), [info.Name], out var plan, out var error))
+                // The plan's settings as the query names them (its parameter filter has refused any other), count from the path.
+                var text = http.Request.Query.ToDictionary(pair => pair.Key, pair => (string?)pair.Value.ToString(), StringComparer.OrdinalIgnoreCase);
+                text["count"] = count;
+                text["strategy"] = info.Name;
+                if (!RunPlanText.TryRead(text, [.. http.Request.Query["thresholds"].OfType<string>()], options.Value.PlanLimits(), out var input, out var error)
+                    || !RunPlanRules.TryCreate(input, options.Value.PlanLimits(), [info.Name], out var plan, out error))
                 {
                     return ProblemResponses.InvalidParameters(error);
                 }

@@ -111,12 +111,12 @@ public sealed class ContenderRoundTripTests(WorkloadServiceFixture service)
     [InlineData("ramping")]
     public async Task AWorkloadRunsUnderEachLoadModelAgainstTheService(string load)
     {
-        var input = new RunPlanInput(null, "60", "4")
+        var input = new PlanText(null, "60", "4")
         {
             Workload = "log-write", Protocol = "rest", HttpVersion = "2", Clients = "3", Load = load,
             Rate = load == "open" ? "300" : null, Stages = load == "ramping" ? "0.3:300" : null,
         };
-        Assert.True(RunPlanRules.TryCreate(input, PlanLimits.Defaults, [], out var plan, out var error), error);
+        Assert.True(PlanText.TryCreate(input, PlanLimits.Defaults, [], out var plan, out var error), error);
 
         var run = await RunAsync(plan);
 
@@ -162,7 +162,7 @@ public sealed class ContenderRoundTripTests(WorkloadServiceFixture service)
 
     private static RunPlan Plan(string workload, Contender contender, int count, int warmup = 0)
     {
-        var input = new RunPlanInput(null, count.ToString(System.Globalization.CultureInfo.InvariantCulture), Warmup: warmup.ToString(System.Globalization.CultureInfo.InvariantCulture))
+        var input = new PlanText(null, count.ToString(System.Globalization.CultureInfo.InvariantCulture), Warmup: warmup.ToString(System.Globalization.CultureInfo.InvariantCulture))
         {
             Workload = workload,
             Protocol = WireNames<ApiProtocol>.Name(contender.Protocol),
@@ -170,7 +170,7 @@ public sealed class ContenderRoundTripTests(WorkloadServiceFixture service)
             HttpVersion = WireNames<WireVersion>.Name(contender.HttpVersion),
             Security = WireNames<WireSecurity>.Name(contender.Security),
         };
-        Assert.True(RunPlanRules.TryCreate(input, PlanLimits.Defaults, [], out var plan, out var error), error);
+        Assert.True(PlanText.TryCreate(input, PlanLimits.Defaults, [], out var plan, out var error), error);
         return plan;
     }
 

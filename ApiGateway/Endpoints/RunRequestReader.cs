@@ -2,7 +2,6 @@ using System.ComponentModel.DataAnnotations;
 using System.Globalization;
 using System.Text;
 using System.Text.Json;
-using System.Text.Json.Serialization;
 using ApiGateway.Configuration;
 using ApiGateway.Errors;
 using ApiGateway.OpenApi;
@@ -53,35 +52,16 @@ public sealed record RequestShape(string What, IReadOnlyList<string> Fields, str
 
 /// <summary>
 /// Reads a run plan from a JSON body: its fields checked against the shape and bounded, then bound by System.Text.Json to
-/// a typed <see cref="RunPlanInput"/>; a value that does not bind gets the sentence its text would get in a query string.
+/// a typed <see cref="RunPlanInput"/> by <see cref="RunPlanText"/>, the same way a query string or the command line is bound.
 /// </summary>
 public static class RunRequestReader
 {
-    // Numbers may come as JSON numbers or strings; enums by their wire names only; stages and percentiles as lists or text; thresholds as a list or one string.
-    private static readonly JsonSerializerOptions BodyOptions = new(JsonSerializerDefaults.Web)
-    {
-        PropertyNameCaseInsensitive = false,
-        TypeInfoResolver = new System.Text.Json.Serialization.Metadata.DefaultJsonTypeInfoResolver(),
-        Converters =
-        {
-            new JsonStringEnumConverter<LoadKind>(allowIntegerValues: false), new JsonStringEnumConverter<ApiProtocol>(allowIntegerValues: false),
-            new JsonStringEnumConverter<PayloadSerializer>(allowIntegerValues: false), new JsonStringEnumConverter<WireVersion>(allowIntegerValues: false),
-            new JsonStringEnumConverter<WireSecurity>(allowIntegerValues: false), new JsonStringEnumConverter<ConnectionUse>(allowIntegerValues: false),
-            new JsonStringEnumConverter<BulkReadVariant>(allowIntegerValues: false), new ListReader<RampStage>("stages", input => input.Stages), new ListReader<double>("percentiles", input => input.Percentiles), new OneOrManyReader(), new BooleanReader(),
-        },
-    };
-
-    // A plan's fields are the typed input's, as the body binds them (SharedBy is the caller's, never the request's).
-    private static readonly string[] PlanFields =
-        [.. BodyOptions.GetTypeInfo(typeof(RunPlanInput)).Properties.Select(property => property.Name).Where(name => name != "sharedBy")];
-
-
     // A run (not a suite) may be shared among load agents.
-    public static RequestShape Run { get; } = new("run", [.. PlanFields, "agents"], null, "", "");
+    public static RequestShape Run { get; } = new("run", [.. RunPlanText.Fields, "agents"], null, "", "");
 
     // A suite runs strategies; workloads are compared by POST /api/comparisons.
     public static RequestShape Suite { get; } = new(
-        "run", [.. PlanFields.Except(WorkloadRules.Fields).Where(name => name != "strategy"), "strategies"], "strategies", "strategy", "[\"client-wrapper\", \"streaming-call\"]");
+        "run", [.. RunPlanText.Fields.Except(WorkloadRules.Fields).Where(name => name != "strategy"), "strategies"], "strategies", "strategy", "[\"client-wrapper\", \"streaming-call\"]");
 
     // A comparison names its workload and contenders; each contender's four fields come from its name.
     public static RequestShape Comparison { get; } = new(
@@ -146,33 +126,10 @@ public static class RunRequestReader
             }
         }
 
-        RunPlanInput input;
-        try
-        {
-            input = document.Deserialize<RunPlanInput>(BodyOptions)!;
-        }
-        catch (JsonException unbound) when (unbound.Path is { } path)
-        {
-            return (null, Unbound(document.RootElement, path, limits));
-        }
-
-        return (new RunRequest(input with { SharedBy = [] }, names, Text(document.RootElement, "repetitions"), Text(document.RootElement, "agents")), string.Empty);
+        return RunPlanText.TryBind(document.RootElement, limits, out var input, out var error)
+            ? (new RunRequest(input, names, RunPlanText.Text(document.RootElement, "repetitions"), RunPlanText.Text(document.RootElement, "agents")), string.Empty)
+            : (null, error);
     }
-
-    /// <summary>A value System.Text.Json could not bind, refused as its text would be in a query string: the same sentence, naming the field and what is allowed.</summary>
-    private static string Unbound(JsonElement body, string path, PlanLimits limits)
-    {
-        var field = path.TrimStart('$', '.').Split('.', '[')[0];
-        var text = Text(body, field) ?? "";
-        return RunPlanText.TryRead(new Dictionary<string, string?> { [field] = text }, null, limits, out _, out var error)
-            ? $"{field} was '{Excerpt.Of(text)}'; it must be a JSON string."
-            : error;
-    }
-
-    /// <summary>A field's value as text (a string's own text, else its JSON), or null when the body does not hold it.</summary>
-    private static string? Text(JsonElement body, string field) =>
-        !body.TryGetProperty(field, out var value) || value.ValueKind == JsonValueKind.Null ? null
-        : value.ValueKind == JsonValueKind.String ? value.GetString() : value.GetRawText();
 
     private static string? ReadNames(RequestShape shape, JsonElement value, out IReadOnlyList<string>? names)
     {
@@ -257,57 +214,5 @@ public static class RunRequestReader
         }
 
         return null;
-    }
-
-    /// <summary>
-    /// Stages or percentiles as a JSON list, or as a query string writes them ("10:5000,20:5000", "p50,99.9"), whole or item
-    /// by item: text is read as <see cref="RunPlanText"/> reads a query string.
-    /// </summary>
-    private sealed class ListReader<T>(string field, Func<RunPlanInput, IReadOnlyList<T>?> pick) : JsonConverter<IReadOnlyList<T>>
-    {
-        public override IReadOnlyList<T> Read(ref Utf8JsonReader reader, Type typeToConvert, JsonSerializerOptions options)
-        {
-            if (reader.TokenType == JsonTokenType.String)
-            {
-                return FromText(reader.GetString()!);
-            }
-
-            if (reader.TokenType != JsonTokenType.StartArray)
-            {
-                throw new JsonException();
-            }
-
-            var items = new List<T>();
-            while (reader.Read() && reader.TokenType != JsonTokenType.EndArray)
-            {
-                items.AddRange(reader.TokenType == JsonTokenType.String ? FromText(reader.GetString()!) : [JsonSerializer.Deserialize<T>(ref reader, options)!]);
-            }
-
-            return items;
-        }
-
-        private IReadOnlyList<T> FromText(string text) =>
-            RunPlanText.TryRead(new Dictionary<string, string?> { [field] = text }, null, PlanLimits.Defaults, out var input, out _) && pick(input) is { } list ? list : throw new JsonException();
-
-        public override void Write(Utf8JsonWriter writer, IReadOnlyList<T> value, JsonSerializerOptions options) => throw new NotSupportedException();
-    }
-
-    /// <summary>true or false, as JSON or as text.</summary>
-    private sealed class BooleanReader : JsonConverter<bool>
-    {
-        public override bool Read(ref Utf8JsonReader reader, Type typeToConvert, JsonSerializerOptions options) =>
-            reader.TokenType is JsonTokenType.True or JsonTokenType.False ? reader.GetBoolean()
-            : reader.TokenType == JsonTokenType.String && bool.TryParse(reader.GetString(), out var value) ? value : throw new JsonException();
-
-        public override void Write(Utf8JsonWriter writer, bool value, JsonSerializerOptions options) => writer.WriteBooleanValue(value);
-    }
-
-    /// <summary>Thresholds as a list of strings, or one string.</summary>
-    private sealed class OneOrManyReader : JsonConverter<IReadOnlyList<string>>
-    {
-        public override IReadOnlyList<string> Read(ref Utf8JsonReader reader, Type typeToConvert, JsonSerializerOptions options) =>
-            reader.TokenType == JsonTokenType.String ? [reader.GetString()!] : JsonSerializer.Deserialize<List<string>>(ref reader, options) ?? [];
-
-        public override void Write(Utf8JsonWriter writer, IReadOnlyList<string> value, JsonSerializerOptions options) => throw new NotSupportedException();
     }
 }

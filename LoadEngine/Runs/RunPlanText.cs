@@ -1,46 +1,134 @@
 using System.Globalization;
+using System.Text.Json;
+using System.Text.Json.Nodes;
+using System.Text.Json.Serialization;
+using System.Text.Json.Serialization.Metadata;
 using LoadEngine.Protocols;
 
 namespace LoadEngine.Runs;
 
 /// <summary>
-/// A plan written as text, a query string's or the command line's values by their request names: each read once into its
-/// type for <see cref="RunPlanInput"/>, or refused with a sentence naming the field, what it held and what is allowed.
-/// The range of a number that reads is <see cref="RunPlanRules"/>' to check, on the typed value.
+/// The one way a plan is bound to <see cref="RunPlanInput"/>, whoever wrote it: a JSON body, or a query string's or the
+/// command line's values by their names, which become a JSON object of strings. System.Text.Json reads every value into its
+/// type; one that does not read is refused with a sentence naming the field, what it held and what is allowed. The range of
+/// a number that reads is <see cref="RunPlanRules"/>' to check, on the typed value.
 /// </summary>
 public static class RunPlanText
 {
+    // Numbers may come as JSON numbers or strings; enums by their wire names only; stages and percentiles as lists or text; thresholds as a list or one string.
+    private static readonly JsonSerializerOptions Options = new(JsonSerializerDefaults.Web)
+    {
+        PropertyNameCaseInsensitive = false,
+        TypeInfoResolver = new DefaultJsonTypeInfoResolver(),
+        Converters =
+        {
+            new JsonStringEnumConverter<LoadKind>(allowIntegerValues: false), new JsonStringEnumConverter<ApiProtocol>(allowIntegerValues: false),
+            new JsonStringEnumConverter<PayloadSerializer>(allowIntegerValues: false), new JsonStringEnumConverter<WireVersion>(allowIntegerValues: false),
+            new JsonStringEnumConverter<WireSecurity>(allowIntegerValues: false), new JsonStringEnumConverter<ConnectionUse>(allowIntegerValues: false),
+            new JsonStringEnumConverter<BulkReadVariant>(allowIntegerValues: false), new ListReader<RampStage>(Stage), new ListReader<double>(Percentile),
+            new OneOrManyReader(), new BooleanReader(),
+        },
+    };
+
+    /// <summary>A plan's fields, the typed input's own JSON names in their order (SharedBy is the caller's, never the request's).</summary>
+    public static IReadOnlyList<string> Fields { get; } =
+        [.. Options.GetTypeInfo(typeof(RunPlanInput)).Properties.Select(property => property.Name).Where(name => name != "sharedBy")];
+
+    /// <summary>Values by name (any case), each a string, and the thresholds given; bounded, then bound as a body is.</summary>
     public static bool TryRead(IReadOnlyDictionary<string, string?> values, IReadOnlyList<string>? thresholds, PlanLimits limits, out RunPlanInput input, out string error)
     {
         input = null!;
-        var fields = new Reader(values);
-        input = new RunPlanInput(
-            fields.Text("strategy"), fields.Whole("count", 1, limits.MaxCount), fields.Whole("concurrency", 1, limits.MaxConcurrency),
-            fields.Whole("warmup", 0, limits.MaxWarmup), fields.Whole("delayMs", 0, RunPlanRules.MaxDelayMs), fields.Whole("payloadBytes", 1, RunPlanRules.MaxPayloadBytes),
-            fields.Read<bool>("includeStatuses", text => bool.TryParse(text, out var include) ? include : null, "true or false"))
+        var plan = new JsonObject();
+        foreach (var field in Fields)
         {
-            Load = fields.Read<LoadKind>("load", text => RunPlanRules.TryLoad(text, out var load) ? load : null, $"one of: {RunPlanRules.LoadNames}"),
-            Rate = fields.Number("rate", text => RunPlanRules.RateRefused(text, RunPlanRules.TryLoad(values.GetValueOrDefault("load") ?? "", out var load) ? load : LoadKind.Open)),
-            Duration = fields.Number("duration", text => RunPlanRules.SecondsRefused(text, limits.MaxRunSeconds)),
-            Stages = fields.List<RampStage>("stages", PlanLimits.MaxStages, InputBounds.MaxStageLength, "\"10:5000,20:5000\"", Stage, RunPlanRules.NotAStage),
-            Percentiles = fields.List<double>("percentiles", PlanLimits.MaxPercentiles, InputBounds.MaxValueLength, "\"50,90,99,99.9\"", Percentile, RunPlanRules.NotAPercentile),
-            Thresholds = thresholds,
-            Workload = fields.Text("workload"),
-            Protocol = fields.Wire<ApiProtocol>("protocol"),
-            Serializer = fields.Wire<PayloadSerializer>("serializer"),
-            HttpVersion = fields.Wire<WireVersion>("httpVersion"),
-            Security = fields.Wire<WireSecurity>("security"),
-            FileBytes = fields.Read<long>("fileBytes", text => long.TryParse(text, NumberStyles.AllowLeadingSign, CultureInfo.InvariantCulture, out var bytes) ? bytes : (long?)null, WorkloadRules.FileBytesAllowed),
-            Connection = fields.Wire<ConnectionUse>("connection", WorkloadParameters.Connection.Allowed),
-            Clients = fields.Whole("clients", 1, WorkloadParameters.MaxClients),
-            Variant = fields.Wire<BulkReadVariant>("variant", WorkloadParameters.Variant.Allowed),
-            Users = fields.Whole("users", 1, int.MaxValue, $"a whole number from {WorkloadParameters.Users.Allowed}"),
-        };
-        error = fields.Error ?? string.Empty;
-        return fields.Error is null;
+            var text = values.FirstOrDefault(pair => string.Equals(pair.Key, field, StringComparison.OrdinalIgnoreCase)).Value;
+            if (!string.IsNullOrEmpty(text) && !(field is "stages" or "percentiles" && string.IsNullOrWhiteSpace(text)))
+            {
+                plan[field] = text;
+            }
+        }
+
+        // Every value is bounded before it is read: a list by its items, as it is written.
+        error = plan.Select(pair => (Field: pair.Key, Text: pair.Value!.GetValue<string>()))
+            .Select(pair => pair.Field is "stages" or "percentiles" ? Refused(pair.Field, pair.Text, limits, null) : InputBounds.TooLong(pair.Field, pair.Text, InputBounds.MaxValueLength))
+            .FirstOrDefault(problem => problem is not null) ?? string.Empty;
+        if (thresholds is not null)
+        {
+            plan["thresholds"] = new JsonArray([.. thresholds.Select(threshold => JsonValue.Create(threshold))]);
+        }
+
+        using var document = JsonSerializer.SerializeToDocument(plan);
+        return error.Length == 0 && TryBind(document.RootElement, limits, out input, out error);
     }
 
+    /// <summary>A JSON object whose fields are the plan's (the caller has refused any other, and bounded each).</summary>
+    public static bool TryBind(JsonElement plan, PlanLimits limits, out RunPlanInput input, out string error)
+    {
+        input = null!;
+        error = string.Empty;
+        try
+        {
+            input = plan.Deserialize<RunPlanInput>(Options)! with { SharedBy = [] };
+            return true;
+        }
+        catch (JsonException unbound) when (unbound.Path is { } path)
+        {
+            var field = path.TrimStart('$', '.').Split('.', '[')[0];
+            var text = Text(plan, field) ?? "";
+            error = Refused(field, text, limits, Text(plan, "load")) ?? $"{field} was '{Excerpt.Of(text)}'; it must be a JSON string.";
+            return false;
+        }
+    }
+
+    /// <summary>A field's value as text (a string's own text, else its JSON), or null when the plan does not hold it.</summary>
+    public static string? Text(JsonElement plan, string field) =>
+        !plan.TryGetProperty(field, out var value) || value.ValueKind == JsonValueKind.Null ? null
+        : value.ValueKind == JsonValueKind.String ? value.GetString() : value.GetRawText();
+
+    /// <summary>The sentence for a field whose text does not read as its type; null when it does.</summary>
+    private static string? Refused(string field, string text, PlanLimits limits, string? load) => field switch
+    {
+        "count" => Whole(field, text, 1, limits.MaxCount),
+        "concurrency" => Whole(field, text, 1, limits.MaxConcurrency),
+        "warmup" => Whole(field, text, 0, limits.MaxWarmup),
+        "delayMs" => Whole(field, text, 0, RunPlanRules.MaxDelayMs),
+        "payloadBytes" => Whole(field, text, 1, RunPlanRules.MaxPayloadBytes),
+        "clients" => Whole(field, text, 1, WorkloadParameters.MaxClients),
+        "users" => Whole(field, text, 1, int.MaxValue) is null ? null : Must(field, text, $"a whole number from {WorkloadParameters.Users.Allowed}"),
+        "fileBytes" => long.TryParse(text, NumberStyles.AllowLeadingSign, CultureInfo.InvariantCulture, out _) ? null : Must(field, text, WorkloadRules.FileBytesAllowed),
+        "includeStatuses" => bool.TryParse(text, out _) ? null : Must(field, text, "true or false"),
+        "load" => RunPlanRules.TryLoad(text, out _) ? null : Must(field, text, $"one of: {RunPlanRules.LoadNames}"),
+        "rate" => TryNumber(text, out _) ? null : RunPlanRules.RateRefused(text, RunPlanRules.TryLoad(load ?? "", out var kind) ? kind : LoadKind.Open),
+        "duration" => TryNumber(text, out _) ? null : RunPlanRules.SecondsRefused(text, limits.MaxRunSeconds),
+        "stages" => List<RampStage>(field, text, PlanLimits.MaxStages, InputBounds.MaxStageLength, "\"10:5000,20:5000\"", Stage, RunPlanRules.NotAStage),
+        "percentiles" => List<double>(field, text, PlanLimits.MaxPercentiles, InputBounds.MaxValueLength, "\"50,90,99,99.9\"", Percentile, RunPlanRules.NotAPercentile),
+        "protocol" => Wire<ApiProtocol>(field, text),
+        "serializer" => Wire<PayloadSerializer>(field, text),
+        "httpVersion" => Wire<WireVersion>(field, text),
+        "security" => Wire<WireSecurity>(field, text),
+        "connection" => Wire<ConnectionUse>(field, text, WorkloadParameters.Connection.Allowed),
+        "variant" => Wire<BulkReadVariant>(field, text, WorkloadParameters.Variant.Allowed),
+        _ => null,
+    };
+
+    private static string Must(string field, string text, string allowed) => $"{field} was '{text}'; it must be {allowed}.";
+
+    private static string? Whole(string field, string text, int min, int max) =>
+        int.TryParse(text, NumberStyles.AllowLeadingSign, CultureInfo.InvariantCulture, out _) ? null : RunPlanRules.WholeRefused(field, text, min, max);
+
+    private static string? Wire<TEnum>(string field, string text, string? allowed = null) where TEnum : struct, Enum =>
+        WireNames<TEnum>.TryParse(text, out _) ? null : Must(field, text, allowed ?? WireNames<TEnum>.Listed);
+
     private delegate bool Parse<T>(string text, out T value);
+
+    /// <summary>A comma-separated list, bounded before its items are read; the sentence for its first item that does not read.</summary>
+    private static string? List<T>(string field, string text, int maxItems, int maxItemLength, string example, Parse<T> parse, Func<string, string, string> refused)
+    {
+        var items = text.Split(',', StringSplitOptions.TrimEntries);
+        return InputBounds.Items(field, items.Length, maxItems, example)
+            ?? items.Select((item, index) => InputBounds.TooLong($"{field}[{index}]", item, maxItemLength)).FirstOrDefault(problem => problem is not null)
+            ?? items.Where(item => !parse(item, out _)).Select(item => refused(text, item)).FirstOrDefault();
+    }
 
     private static bool Stage(string pair, out RampStage stage)
     {
@@ -56,59 +144,55 @@ public static class RunPlanText
 
     private static bool TryNumber(string text, out double value) => double.TryParse(text, NumberStyles.AllowDecimalPoint | NumberStyles.AllowLeadingSign, CultureInfo.InvariantCulture, out value);
 
-    /// <summary>Reads fields until the first that does not read, whose sentence is then <see cref="Error"/>.</summary>
-    private sealed class Reader(IReadOnlyDictionary<string, string?> values)
+    /// <summary>
+    /// Stages or percentiles as a JSON list, or as a query string writes them ("10:5000,20:5000", "p50,99.9"), whole or item
+    /// by item.
+    /// </summary>
+    private sealed class ListReader<T>(Parse<T> parse) : JsonConverter<IReadOnlyList<T>>
     {
-        public string? Error { get; private set; }
-
-        private string? Given(string name, int maxLength = InputBounds.MaxValueLength)
+        public override IReadOnlyList<T> Read(ref Utf8JsonReader reader, Type typeToConvert, JsonSerializerOptions options)
         {
-            var text = values.GetValueOrDefault(name);
-            Error ??= InputBounds.TooLong(name, text, maxLength);
-            return Error is null && !string.IsNullOrEmpty(text) ? text : null;
-        }
-
-        public string? Text(string name) => Given(name);
-
-        public T? Read<T>(string name, Func<string, T?> parse, string allowed) where T : struct =>
-            Refused(name, parse, text => $"{name} was '{text}'; it must be {allowed}.");
-
-        public int? Whole(string name, int min, int max, string? allowed = null) =>
-            Refused(name, text => int.TryParse(text, NumberStyles.AllowLeadingSign, CultureInfo.InvariantCulture, out var value) ? value : (int?)null,
-                text => allowed is null ? RunPlanRules.WholeRefused(name, text, min, max) : $"{name} was '{text}'; it must be {allowed}.");
-
-        public double? Number(string name, Func<string, string> refused) =>
-            Refused(name, text => TryNumber(text, out var value) ? value : (double?)null, refused);
-
-        public TEnum? Wire<TEnum>(string name, string? allowed = null) where TEnum : struct, Enum =>
-            Read(name, text => WireNames<TEnum>.TryParse(text, out var value) ? value : (TEnum?)null, allowed ?? WireNames<TEnum>.Listed);
-
-        private T? Refused<T>(string name, Func<string, T?> parse, Func<string, string> refused) where T : struct
-        {
-            if (Given(name) is not { } text)
+            if (reader.TokenType == JsonTokenType.String)
             {
-                return null;
+                return FromText(reader.GetString()!);
             }
 
-            var value = parse(text);
-            Error ??= value is null ? refused(text) : null;
-            return value;
-        }
-
-        /// <summary>A comma-separated list, bounded before its items are read; each item as <paramref name="parse"/> reads it.</summary>
-        public IReadOnlyList<T>? List<T>(string name, int maxItems, int maxItemLength, string example, Parse<T> parse, Func<string, string, string> refused)
-        {
-            var text = values.GetValueOrDefault(name);
-            if (Error is not null || string.IsNullOrWhiteSpace(text))
+            if (reader.TokenType != JsonTokenType.StartArray)
             {
-                return null;
+                throw new JsonException();
             }
 
-            var items = text.Split(',', StringSplitOptions.TrimEntries);
-            Error = InputBounds.Items(name, items.Length, maxItems, example)
-                ?? items.Select((item, index) => InputBounds.TooLong($"{name}[{index}]", item, maxItemLength)).FirstOrDefault(problem => problem is not null)
-                ?? items.Where(item => !parse(item, out _)).Select(item => refused(text, item)).FirstOrDefault();
-            return Error is null ? [.. items.Select(item => parse(item, out var value) ? value : default!)] : null;
+            var items = new List<T>();
+            while (reader.Read() && reader.TokenType != JsonTokenType.EndArray)
+            {
+                items.AddRange(reader.TokenType == JsonTokenType.String ? FromText(reader.GetString()!) : [JsonSerializer.Deserialize<T>(ref reader, options)!]);
+            }
+
+            return items;
         }
+
+        private List<T> FromText(string text) =>
+            [.. text.Split(',', StringSplitOptions.TrimEntries).Select(item => parse(item, out var value) ? value : throw new JsonException())];
+
+        public override void Write(Utf8JsonWriter writer, IReadOnlyList<T> value, JsonSerializerOptions options) => throw new NotSupportedException();
+    }
+
+    /// <summary>true or false, as JSON or as text.</summary>
+    private sealed class BooleanReader : JsonConverter<bool>
+    {
+        public override bool Read(ref Utf8JsonReader reader, Type typeToConvert, JsonSerializerOptions options) =>
+            reader.TokenType is JsonTokenType.True or JsonTokenType.False ? reader.GetBoolean()
+            : reader.TokenType == JsonTokenType.String && bool.TryParse(reader.GetString(), out var value) ? value : throw new JsonException();
+
+        public override void Write(Utf8JsonWriter writer, bool value, JsonSerializerOptions options) => writer.WriteBooleanValue(value);
+    }
+
+    /// <summary>Thresholds as a list of strings, or one string.</summary>
+    private sealed class OneOrManyReader : JsonConverter<IReadOnlyList<string>>
+    {
+        public override IReadOnlyList<string> Read(ref Utf8JsonReader reader, Type typeToConvert, JsonSerializerOptions options) =>
+            reader.TokenType == JsonTokenType.String ? [reader.GetString()!] : JsonSerializer.Deserialize<List<string>>(ref reader, options) ?? [];
+
+        public override void Write(Utf8JsonWriter writer, IReadOnlyList<string> value, JsonSerializerOptions options) => throw new NotSupportedException();
     }
 }

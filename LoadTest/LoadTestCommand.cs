@@ -245,8 +245,10 @@ public sealed class LoadTestCommand
     }
 
     /// <summary>"--file-bytes" for fileBytes: the run API's name, as options are spelled on a command line.</summary>
-    public static string OptionName(WorkloadParameter parameter) =>
-        "--" + string.Concat(parameter.Name.Select(letter => char.IsUpper(letter) ? "-" + char.ToLowerInvariant(letter) : letter.ToString()));
+    public static string OptionName(WorkloadParameter parameter) => OptionName(parameter.Name);
+
+    public static string OptionName(string name) =>
+        "--" + string.Concat(name.Select(letter => char.IsUpper(letter) ? "-" + char.ToLowerInvariant(letter) : letter.ToString()));
 
     private const string RunExitCodes =
         "Exit codes: 0 every run completed and every threshold held; 99 a threshold failed (with thresholds, so does a run that did not complete); " +

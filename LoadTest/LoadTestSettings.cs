@@ -102,20 +102,10 @@ public sealed record LoadTestSettings(
             return false;
         }
 
-        // Nobody reads the answers of a CLI run one by one, so they are never kept.
-        var text = new Dictionary<string, string?>
-        {
-            ["count"] = parsed.GetValue(command.Count), ["concurrency"] = parsed.GetValue(command.Concurrency), ["warmup"] = parsed.GetValue(command.Warmup),
-            ["delayMs"] = parsed.GetValue(command.DelayMs), ["payloadBytes"] = parsed.GetValue(command.PayloadBytes), ["load"] = parsed.GetValue(command.Load),
-            ["rate"] = parsed.GetValue(command.Rate), ["duration"] = parsed.GetValue(command.Duration), ["stages"] = parsed.GetValue(command.Stages),
-            ["percentiles"] = parsed.GetValue(command.PercentileList), ["workload"] = workload, ["protocol"] = parsed.GetValue(command.Protocol),
-            ["serializer"] = parsed.GetValue(command.Serializer), ["httpVersion"] = parsed.GetValue(command.HttpVersion), ["security"] = parsed.GetValue(command.Security),
-        };
-        foreach (var (parameter, option) in command.WorkloadSettings)
-        {
-            text[parameter.Name] = parsed.GetValue(option);
-        }
-
+        // Each plan setting is read from its option by name (--delay-ms for delayMs), so a new setting needs only its option; the strategy is set per plan.
+        var options = parsed.CommandResult.Command.Options.OfType<Option<string>>().ToDictionary(option => option.Name);
+        var text = RunPlanText.Fields.Where(field => field != "strategy")
+            .ToDictionary(field => field, field => options.TryGetValue(LoadTestCommand.OptionName(field), out var option) ? parsed.GetValue(option) : null);
         if (!RunPlanText.TryRead(text, parsed.GetValue(command.Thresholds), limits, out var input, out error))
         {
             return false;

@@ -15,18 +15,14 @@ namespace LoadEngine.Runs;
 /// </summary>
 public static class RunPlanText
 {
-    // Numbers may come as JSON numbers or strings; enums by their wire names only; stages and percentiles as lists or text; thresholds as a list or one string.
+    // Numbers may come as JSON numbers or strings; enums by their wire names in any case; stages and percentiles as lists or text; thresholds as a list or one string.
     private static readonly JsonSerializerOptions Options = new(JsonSerializerDefaults.Web)
     {
         PropertyNameCaseInsensitive = false,
         TypeInfoResolver = new DefaultJsonTypeInfoResolver(),
         Converters =
         {
-            new JsonStringEnumConverter<LoadKind>(allowIntegerValues: false), new JsonStringEnumConverter<ApiProtocol>(allowIntegerValues: false),
-            new JsonStringEnumConverter<PayloadSerializer>(allowIntegerValues: false), new JsonStringEnumConverter<WireVersion>(allowIntegerValues: false),
-            new JsonStringEnumConverter<WireSecurity>(allowIntegerValues: false), new JsonStringEnumConverter<ConnectionUse>(allowIntegerValues: false),
-            new JsonStringEnumConverter<BulkReadVariant>(allowIntegerValues: false), new ListReader<RampStage>(Stage), new ListReader<double>(Percentile),
-            new OneOrManyReader(), new BooleanReader(),
+            new WireNameReader(), new ListReader<RampStage>(Stage), new ListReader<double>(Percentile), new OneOrManyReader(), new BooleanReader(),
         },
     };
 
@@ -39,7 +35,7 @@ public static class RunPlanText
     {
         input = null!;
         var plan = new JsonObject();
-        foreach (var field in Fields)
+        foreach (var field in Fields.Where(field => field != "thresholds"))
         {
             var text = values.FirstOrDefault(pair => string.Equals(pair.Key, field, StringComparison.OrdinalIgnoreCase)).Value;
             if (!string.IsNullOrEmpty(text) && !(field is "stages" or "percentiles" && string.IsNullOrWhiteSpace(text)))
@@ -175,6 +171,23 @@ public static class RunPlanText
             [.. text.Split(',', StringSplitOptions.TrimEntries).Select(item => parse(item, out var value) ? value : throw new JsonException())];
 
         public override void Write(Utf8JsonWriter writer, IReadOnlyList<T> value, JsonSerializerOptions options) => throw new NotSupportedException();
+    }
+
+    /// <summary>Any enum by its wire name in any case, as a query string has always taken it; never by its number.</summary>
+    private sealed class WireNameReader : JsonConverterFactory
+    {
+        public override bool CanConvert(Type typeToConvert) => typeToConvert.IsEnum;
+
+        public override JsonConverter CreateConverter(Type typeToConvert, JsonSerializerOptions options) =>
+            (JsonConverter)Activator.CreateInstance(typeof(Reader<>).MakeGenericType(typeToConvert))!;
+
+        private sealed class Reader<TEnum> : JsonConverter<TEnum> where TEnum : struct, Enum
+        {
+            public override TEnum Read(ref Utf8JsonReader reader, Type typeToConvert, JsonSerializerOptions options) =>
+                reader.TokenType == JsonTokenType.String && WireNames<TEnum>.TryParse(reader.GetString(), out var value) ? value : throw new JsonException();
+
+            public override void Write(Utf8JsonWriter writer, TEnum value, JsonSerializerOptions options) => writer.WriteStringValue(WireNames<TEnum>.Name(value));
+        }
     }
 
     /// <summary>true or false, as JSON or as text.</summary>

@@ -6,8 +6,8 @@ using LoadEngine.Thresholds;
 namespace LoadEngine.Runs;
 
 /// <summary>
-/// A run plan as a caller asked for it, typed: a JSON body as System.Text.Json bound it, a query string or command line as
-/// <see cref="RunPlanText"/> read it, or a plan a lesson, a comparison or the warm-up builds. Null means left out.
+/// A run plan as a caller asked for it, typed: a JSON body, a query string or a command line as <see cref="RunPlanText"/>
+/// bound it, or a plan a lesson, a comparison or the warm-up builds. Null means left out.
 /// </summary>
 public sealed record RunPlanInput(
     string? Strategy,
@@ -226,9 +226,6 @@ public static class RunPlanRules
         workload = choice;
         return true;
     }
-
-    public static bool TryLoad(string text, out LoadKind load) =>
-        Enum.TryParse(text, ignoreCase: true, out load) && Enum.IsDefined(load) && !int.TryParse(text, out _);
 
     /// <summary>A whole number written as text, in [<paramref name="min"/>, <paramref name="max"/>]; missing text means <paramref name="fallback"/> when there is one.</summary>
     public static bool TryWhole(string? text, string name, int min, int max, int? fallback, out int value, out string error, string hint = "")

@@ -43,7 +43,7 @@ public sealed partial class RunCoordinator
     {
         try
         {
-            var ended = await LessonExperiment.RunAsync(experiment.Plan, experiment.Record, new CoordinatedRuns(this, experiment), services, experiment.Update, experiment.Cancellation);
+            var ended = await LessonExperiment.RunAsync(experiment.Plan, experiment.Record, Sequence(experiment, "The experiment was cancelled.", experimentId: experiment.Id), services, experiment.Update, experiment.Cancellation);
             if (ended.State != RunState.Completed && experiment.StopReason is { } stop)
             {
                 ended = ended with { State = stop.State, Error = stop.Reason };
@@ -67,23 +67,6 @@ public sealed partial class RunCoordinator
             _experiments.TryRemove(experiment.Id, out _);
             experiment.Dispose();
             Release();
-        }
-    }
-
-    /// <summary>An arm's run, launched as a stored run of the experiment, its progress passed on to the experiment's followers.</summary>
-    private sealed class CoordinatedRuns(RunCoordinator coordinator, ActiveExperiment experiment) : ILessonRuns
-    {
-        public async Task<RunRecord> RunAsync(RunPlan plan, ExperimentStep step, CancellationToken cancellation)
-        {
-            var run = await coordinator.LaunchAsync(plan, suiteId: null, cancellation, experiment.StopReason?.Reason ?? "The experiment was cancelled.", slot: null, experiment.Id);
-            experiment.Current = run;
-            experiment.CurrentStep = step;
-            await foreach (var progress in run.Live.FollowAsync())
-            {
-                experiment.Events.Publish(new ExperimentProgress(step, run.Id, progress));
-            }
-
-            return await run.Completion;
         }
     }
 

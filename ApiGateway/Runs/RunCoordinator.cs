@@ -3,7 +3,6 @@ using ApiGateway.Agents;
 using ApiGateway.Configuration;
 using ApiGateway.History;
 using LoadEngine.Strategies;
-using LoadEngine.Thresholds;
 using Microsoft.Extensions.Options;
 
 namespace ApiGateway.Runs;
@@ -15,6 +14,8 @@ namespace ApiGateway.Runs;
 /// </summary>
 public sealed partial class RunCoordinator(
     IServiceProvider services,
+    IHostApplicationLifetime lifetime,
+    AgentRuns agentRuns,
     RunEngine engine,
     DurableRunStore store,
     RunMetrics metrics,
@@ -106,7 +107,7 @@ public sealed partial class RunCoordinator(
     /// </summary>
     public Task StartingAsync(CancellationToken cancellationToken)
     {
-        services.GetRequiredService<IHostApplicationLifetime>().ApplicationStopping.Register(StopEverything);
+        lifetime.ApplicationStopping.Register(StopEverything);
         return Task.CompletedTask;
     }
 
@@ -166,7 +167,7 @@ public sealed partial class RunCoordinator(
         if (plan.Agents is not null)
         {
             // Written before the run is announced: an agent started the moment POST answers finds its plan.
-            await SaveAsync(() => services.GetRequiredService<AgentRuns>().CreateAsync(run.Record), "The distributed run");
+            await SaveAsync(() => agentRuns.CreateAsync(run.Record), "The distributed run");
         }
 
         _runs[run.Id] = run;
@@ -185,9 +186,10 @@ public sealed partial class RunCoordinator(
         try
         {
             var ended = await ExecuteStrategyAsync(run);
+            // Judged where it ended: a run that measured something fails its thresholds alike whichever stop ended it.
             if (ended.State == RunState.Cancelled && (run.StopReason ?? (IsStopping ? (RunState.Cancelled, GatewayStoppedReason) : ((RunState, string)?)null)) is { } stop)
             {
-                ended = ThresholdJudge.WithVerdict(ended with { State = stop.State, Error = stop.Reason });
+                ended = ended with { State = stop.State, Error = stop.Reason };
             }
 
             // Its end is served from the history's memory from here on, not as the Running run this coordinator holds.
@@ -215,7 +217,7 @@ public sealed partial class RunCoordinator(
         {
             if (run.Record.Plan.Agents is not null)
             {
-                return await services.GetRequiredService<AgentRuns>().WaitForAgentsAsync(run.Record, run.Live, run.Cancellation);
+                return await agentRuns.WaitForAgentsAsync(run.Record, run.Live, run.Cancellation);
             }
 
             // A scope per run, so a one-per-run strategy (the factory client's) is disposed with its run.
@@ -233,40 +235,23 @@ public sealed partial class RunCoordinator(
 
     private async Task<SuiteRecord> ExecuteSuiteAsync(ActiveSuite suite)
     {
-        (RunState State, string? Reason)? refused = null;
-        var runs = new List<RunRecord>();
         try
         {
-            for (var index = 0; index < suite.Plans.Count && !suite.Cancellation.IsCancellationRequested; index++)
+            (RunState State, string? Reason) end;
+            try
             {
-                ActiveRun current;
-                try
-                {
-                    current = await LaunchAsync(suite.Plans[index], suite.Record.Id, suite.Cancellation, suite.StopReason?.Reason ?? "The suite was cancelled.", slot: null);
-                }
-                catch (HistoryWriteException notStarted)
-                {
-                    refused = (RunState.Failed, notStarted.Message);
-                    break;
-                }
-
-                suite.Current = current;
-                await foreach (var progress in current.Live.FollowAsync())
-                {
-                    suite.Events.Publish(new SuiteRunProgress(current.Id, current.Record.Plan.Strategy, index + 1, suite.Plans.Count, progress));
-                }
-
-                var ended = await current.Completion;
-                runs.Add(ended);
-                suite.Events.Publish(new SuiteRunEnded(ended));
+                var runs = await Sequence(suite, "The suite was cancelled.", suite.Record.Id).RunAllAsync(suite.Plans, suite.Cancellation);
+                end = suite.StopReason is { } stop ? stop
+                    : IsStopping ? (RunState.Cancelled, GatewayStoppedReason)
+                    : runs.Count > 0 && runs.All(run => run.State == RunState.Failed) ? (RunState.Failed, $"Every run failed; the first: {runs[0].Error}")
+                    : (RunState.Completed, null);
+            }
+            catch (HistoryWriteException notStarted)
+            {
+                end = (RunState.Failed, notStarted.Message);
             }
 
-            var (state, error) = refused is { } refusal ? (refusal.State, refusal.Reason)
-                : suite.StopReason is { } stop ? (stop.State, stop.Reason)
-                : IsStopping ? (RunState.Cancelled, GatewayStoppedReason)
-                : runs.Count > 0 && runs.All(run => run.State == RunState.Failed) ? (RunState.Failed, $"Every run failed; the first: {runs[0].Error}")
-                : (RunState.Completed, (string?)null);
-            var record = suite.Record with { State = state, FinishedAt = DateTimeOffset.UtcNow, Error = error };
+            var record = suite.Record with { State = end.State, FinishedAt = DateTimeOffset.UtcNow, Error = end.Reason };
             var saving = store.SaveEndedAsync(record);
             _suites.TryRemove(suite.Record.Id, out _);
             await saving;
@@ -280,6 +265,14 @@ public sealed partial class RunCoordinator(
             Release();
         }
     }
+
+    /// <summary>The runs of a suite or an experiment: stored runs that name it, stopped with it, each its current run while it goes.</summary>
+    private RunSequence Sequence(ActiveSequence owner, string cancelled, Guid? suiteId = null, Guid? experimentId = null) => new(async plan =>
+    {
+        var run = await LaunchAsync(plan, suiteId, owner.Cancellation, owner.StopReason?.Reason ?? cancelled, slot: null, experimentId);
+        owner.Current = run;
+        return new StartedRun(run.Record, run.Live, run.Completion);
+    }, owner);
 
     /// <summary>The first write of a run, suite or experiment: when the history refuses it, nothing starts and the caller is told so.</summary>
     private static async Task SaveAsync(Func<Task> save, string what)

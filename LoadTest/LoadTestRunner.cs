@@ -5,6 +5,7 @@ using LoadEngine.Thresholds;
 using LoadTest.Output;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Logging;
+using Microsoft.Extensions.Options;
 
 namespace LoadTest;
 
@@ -24,19 +25,7 @@ public sealed partial class LoadTestRunner(RunEngine engine, IServiceProvider se
             .AddConsole(console => console.LogToStandardErrorThreshold = LogLevel.Trace)
             .AddSimpleConsole(format => format.SingleLine = true));
         services.AddLoadEngine();
-        services.Configure<EngineOptions>(engine =>
-        {
-            engine.ServerUri = settings.Engine.ServerUri;
-            engine.CallTimeout = settings.Engine.CallTimeout;
-            engine.ConnectTimeout = settings.Engine.ConnectTimeout;
-            engine.SilenceTimeout = settings.Engine.SilenceTimeout;
-            engine.ConnectFailureWindow = settings.Engine.ConnectFailureWindow;
-            engine.MaxInFlight = settings.Engine.MaxInFlight;
-            engine.Http1Uri = settings.Engine.Http1Uri;
-            engine.TlsUri = settings.Engine.TlsUri;
-            engine.TrustedCertificatePath = settings.Engine.TrustedCertificatePath;
-            engine.SettingNames = settings.Engine.SettingNames;
-        });
+        services.AddSingleton(Options.Create(settings.Engine));
         services.AddSingleton<LoadTestRunner>();
         return services.BuildServiceProvider();
     }

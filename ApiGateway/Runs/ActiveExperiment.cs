@@ -13,8 +13,6 @@ public sealed class ActiveExperiment(LessonPlan plan, ExperimentRecord record, C
 
     public ExperimentRecord Record => Volatile.Read(ref _record);
 
-    public IReadOnlyList<ExperimentStep> Steps { get; } = plan.Schedule();
-
     public ExperimentStep? CurrentStep { get; internal set; }
 
     /// <summary>
@@ -31,7 +29,7 @@ public sealed class ActiveExperiment(LessonPlan plan, ExperimentRecord record, C
     /// <summary>An arm's run: its progress passed on as the step's (a step's position in the sequence is its index).</summary>
     public override async Task FollowAsync(RunRecord run, int position, int of, LiveRun live)
     {
-        var step = CurrentStep = Steps[position - 1];
+        var step = CurrentStep = Plan.Schedule()[position - 1];
         await foreach (var progress in live.FollowAsync())
         {
             Events.Publish(new ExperimentProgress(step, run.Id, progress));

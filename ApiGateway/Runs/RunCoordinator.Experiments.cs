@@ -13,33 +13,20 @@ public sealed partial class RunCoordinator
     public ActiveExperiment? RunningExperimentOf(string lesson) => _experiments.Values.FirstOrDefault(experiment => experiment.Record.Lesson == lesson);
 
     /// <summary>Starts the experiment in the background; null when too many runs are already going.</summary>
-    public async Task<ActiveExperiment?> StartExperimentAsync(LessonPlan plan)
+    public Task<ActiveExperiment?> StartExperimentAsync(LessonPlan plan) => HoldingAsync(TryTakeSlot(), async slot =>
     {
-        if (!TryReserve())
-        {
-            return null;
-        }
-
-        try
-        {
-            var experiment = new ActiveExperiment(plan, plan.NewRecord(), _stopping.Token);
-            await SaveAsync(() => store.SaveExperimentAsync(experiment.Record), "The experiment");
-            _experiments[experiment.Id] = experiment;
-            experiment.Completion = Task.Run(() => ExecuteExperimentAsync(experiment));
-            return experiment;
-        }
-        catch
-        {
-            Release();
-            throw;
-        }
-    }
+        var experiment = new ActiveExperiment(plan, plan.NewRecord(), _stopping.Token);
+        await SaveAsync(() => store.SaveExperimentAsync(experiment.Record), "The experiment");
+        _experiments[experiment.Id] = experiment;
+        experiment.Completion = Task.Run(() => ExecuteExperimentAsync(experiment, slot));
+        return experiment;
+    });
 
     private IEnumerable<ActiveWork> ActiveExperiments => _experiments.Values;
 
     private IEnumerable<Task> ExperimentCompletions => _experiments.Values.Select(experiment => (Task)experiment.Completion);
 
-    private async Task<ExperimentRecord> ExecuteExperimentAsync(ActiveExperiment experiment)
+    private async Task<ExperimentRecord> ExecuteExperimentAsync(ActiveExperiment experiment, IDisposable slot)
     {
         try
         {
@@ -66,7 +53,7 @@ public sealed partial class RunCoordinator
             experiment.Events.Complete();
             _experiments.TryRemove(experiment.Id, out _);
             experiment.Dispose();
-            Release();
+            slot.Dispose();
         }
     }
 

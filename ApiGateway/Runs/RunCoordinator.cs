@@ -33,13 +33,12 @@ public sealed partial class RunCoordinator(
     private readonly ConcurrentDictionary<Guid, ActiveRun> _runs = new();
     private readonly ConcurrentDictionary<Guid, ActiveSuite> _suites = new();
     private readonly CancellationTokenSource _stopping = new();
-    private int _slots;
 
     /// <summary>Whether the gateway is shutting down: what it cancels now was stopped by that, not by its caller.</summary>
     public bool IsStopping => _stopping.IsCancellationRequested;
 
     /// <summary>No run, suite, experiment or lesson holds a slot: nothing the gateway measures is going on.</summary>
-    public bool IsIdle => Volatile.Read(ref _slots) == 0;
+    public bool IsIdle => _localSlots.Taken == 0;
 
     public ActiveRun? FindRun(Guid id) => _runs.GetValueOrDefault(id);
 
@@ -50,54 +49,26 @@ public sealed partial class RunCoordinator(
     /// (for a distributed run, <see cref="AgentOptions.MaxRunsInFlight"/> distributed runs).
     /// <paramref name="callerGone"/> cancels it (the chapter routes pass the request's abort token).
     /// </summary>
-    public async Task<ActiveRun?> StartRunAsync(RunPlan plan, CancellationToken callerGone = default)
-    {
+    public Task<ActiveRun?> StartRunAsync(RunPlan plan, CancellationToken callerGone = default) =>
         // A distributed run makes no calls here: waiting for its agents takes none of the slots local runs need.
-        if ((plan.Agents is null ? TryTakeSlot() : TryTakeAgentSlot()) is not { } slot)
-        {
-            return null;
-        }
-
-        try
-        {
-            return await LaunchAsync(plan, suiteId: null, callerGone, "The caller disconnected before the run finished.", slot);
-        }
-        catch
-        {
-            slot.Dispose();
-            throw;
-        }
-    }
+        HoldingAsync(plan.Agents is null ? TryTakeSlot() : TryTakeAgentSlot(), slot => LaunchAsync(plan, suiteId: null, callerGone, "The caller disconnected before the run finished.", slot));
 
     /// <summary>
     /// Starts a suite (one run per plan, in turn) in the background; null when too many runs are already going. A protocol
     /// comparison is a suite whose plans are its <paramref name="comparison"/>'s schedule.
     /// </summary>
-    public async Task<ActiveSuite?> StartSuiteAsync(IReadOnlyList<RunPlan> plans, ComparisonPlan? comparison = null)
+    public Task<ActiveSuite?> StartSuiteAsync(IReadOnlyList<RunPlan> plans, ComparisonPlan? comparison = null) => HoldingAsync(TryTakeSlot(), async slot =>
     {
-        if (!TryReserve())
+        var record = new SuiteRecord(Guid.NewGuid(), plans[0], [.. plans.Select(plan => plan.Strategy)], RunState.Running, DateTimeOffset.UtcNow, null, null)
         {
-            return null;
-        }
-
-        try
-        {
-            var record = new SuiteRecord(Guid.NewGuid(), plans[0], [.. plans.Select(plan => plan.Strategy)], RunState.Running, DateTimeOffset.UtcNow, null, null)
-            {
-                Comparison = comparison,
-            };
-            var suite = new ActiveSuite(record, plans, _stopping.Token);
-            await SaveAsync(() => store.SaveSuiteAsync(suite.Record), "The suite");
-            _suites[suite.Record.Id] = suite;
-            suite.Completion = Task.Run(() => ExecuteSuiteAsync(suite));
-            return suite;
-        }
-        catch
-        {
-            Release();
-            throw;
-        }
-    }
+            Comparison = comparison,
+        };
+        var suite = new ActiveSuite(record, plans, _stopping.Token);
+        await SaveAsync(() => store.SaveSuiteAsync(suite.Record), "The suite");
+        _suites[suite.Record.Id] = suite;
+        suite.Completion = Task.Run(() => ExecuteSuiteAsync(suite, slot));
+        return suite;
+    });
 
     public Task StartAsync(CancellationToken cancellationToken) => Task.CompletedTask;
 
@@ -233,7 +204,7 @@ public sealed partial class RunCoordinator(
         }
     }
 
-    private async Task<SuiteRecord> ExecuteSuiteAsync(ActiveSuite suite)
+    private async Task<SuiteRecord> ExecuteSuiteAsync(ActiveSuite suite, IDisposable slot)
     {
         try
         {
@@ -262,7 +233,7 @@ public sealed partial class RunCoordinator(
             suite.Events.Complete();
             _suites.TryRemove(suite.Record.Id, out _);
             suite.Dispose();
-            Release();
+            slot.Dispose();
         }
     }
 
@@ -287,18 +258,25 @@ public sealed partial class RunCoordinator(
         }
     }
 
-    private bool TryReserve()
+    /// <summary>Starts what <paramref name="slot"/> was taken for, or null when none was free; the slot is given back if it does not start.</summary>
+    private static async Task<T?> HoldingAsync<T>(IDisposable? slot, Func<IDisposable, Task<T>> start)
+        where T : class
     {
-        if (Interlocked.Increment(ref _slots) > limits.Value.MaxRunsInFlight)
+        if (slot is null)
         {
-            Interlocked.Decrement(ref _slots);
-            return false;
+            return null;
         }
 
-        return true;
+        try
+        {
+            return await start(slot);
+        }
+        catch
+        {
+            slot.Dispose();
+            throw;
+        }
     }
-
-    private void Release() => Interlocked.Decrement(ref _slots);
 
     [LoggerMessage(Level = LogLevel.Information, Message = "Run {RunId} ({Strategy}) ended {State} after {DurationMs} ms {Error}")]
     private static partial void LogRunEnded(ILogger logger, Guid runId, string strategy, RunState state, double durationMs, string error);

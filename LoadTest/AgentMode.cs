@@ -169,10 +169,6 @@ public static class AgentMode
                 await beating;
             }
         }
-
-        public void Ended(RunRecord run, int position, int of)
-        {
-        }
     }
 
     /// <summary>Every second: the calls made so far, and whether the gateway cancelled the run (then the share stops as if interrupted).</summary>

@@ -3,7 +3,7 @@ using LoadEngine.Lessons;
 namespace ApiGateway.Runs;
 
 /// <summary>A lesson experiment in progress: its record as the samples arrive, the run going now, and its followers.</summary>
-public sealed class ActiveExperiment(LessonPlan plan, ExperimentRecord record, CancellationToken stopping) : ActiveSequence(stopping)
+public sealed class ActiveExperiment(LessonPlan plan, ExperimentRecord record, CancellationToken stopping) : ActiveSequence(stopping), IRunFollower
 {
     private ExperimentRecord _record = record;
 
@@ -27,7 +27,7 @@ public sealed class ActiveExperiment(LessonPlan plan, ExperimentRecord record, C
     public Task<ExperimentRecord> Completion { get; internal set; } = null!;
 
     /// <summary>An arm's run: its progress passed on as the step's (a step's position in the sequence is its index).</summary>
-    public override async Task FollowAsync(RunRecord run, int position, int of, LiveRun live)
+    public async Task FollowAsync(RunRecord run, int position, int of, LiveRun live)
     {
         var step = CurrentStep = Plan.Schedule()[position - 1];
         await foreach (var progress in live.FollowAsync())

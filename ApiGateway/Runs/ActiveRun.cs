@@ -37,19 +37,13 @@ public sealed class ActiveRun(RunRecord record, CancellationToken stopping) : Ac
     public Task<RunRecord> Completion { get; internal set; } = null!;
 }
 
-/// <summary>A suite or experiment: runs one after another, and follows each as it goes (<see cref="RunSequence"/>).</summary>
-public abstract class ActiveSequence(CancellationToken stopping) : ActiveWork(stopping), IRunFollower
+/// <summary>A suite or experiment: runs one after another (<see cref="RunSequence"/>), the one going now its current run.</summary>
+public abstract class ActiveSequence(CancellationToken stopping) : ActiveWork(stopping)
 {
     public ActiveRun? Current { get; internal set; }
-
-    public abstract Task FollowAsync(RunRecord run, int position, int of, LiveRun live);
-
-    public virtual void Ended(RunRecord run, int position, int of)
-    {
-    }
 }
 
-public sealed class ActiveSuite(SuiteRecord record, IReadOnlyList<RunPlan> plans, CancellationToken stopping) : ActiveSequence(stopping)
+public sealed class ActiveSuite(SuiteRecord record, IReadOnlyList<RunPlan> plans, CancellationToken stopping) : ActiveSequence(stopping), IRunFollower
 {
     public SuiteRecord Record { get; } = record;
 
@@ -67,7 +61,7 @@ public sealed class ActiveSuite(SuiteRecord record, IReadOnlyList<RunPlan> plans
 
     public Task<SuiteRecord> Completion { get; internal set; } = null!;
 
-    public override async Task FollowAsync(RunRecord run, int position, int of, LiveRun live)
+    public async Task FollowAsync(RunRecord run, int position, int of, LiveRun live)
     {
         await foreach (var progress in live.FollowAsync())
         {
@@ -75,7 +69,7 @@ public sealed class ActiveSuite(SuiteRecord record, IReadOnlyList<RunPlan> plans
         }
     }
 
-    public override void Ended(RunRecord run, int position, int of) => Events.Publish(new SuiteRunEnded(run));
+    public void Ended(RunRecord run, int position, int of) => Events.Publish(new SuiteRunEnded(run));
 }
 
 /// <summary>Something a suite's followers are told.</summary>

@@ -22,10 +22,6 @@ public sealed partial class RunCoordinator
         return experiment;
     });
 
-    private IEnumerable<ActiveWork> ActiveExperiments => _experiments.Values;
-
-    private IEnumerable<Task> ExperimentCompletions => _experiments.Values.Select(experiment => (Task)experiment.Completion);
-
     private async Task<ExperimentRecord> ExecuteExperimentAsync(ActiveExperiment experiment, IDisposable slot)
     {
         try

@@ -101,7 +101,7 @@ public sealed partial class RunCoordinator(
     {
         StopEverything();
 
-        var pending = _runs.Values.Select(run => (Task)run.Completion).Concat(_suites.Values.Select(suite => (Task)suite.Completion)).Concat(ExperimentCompletions).ToArray();
+        var pending = _runs.Values.Select(run => (Task)run.Completion).Concat(_suites.Values.Select(suite => (Task)suite.Completion)).Concat(_experiments.Values.Select(experiment => (Task)experiment.Completion)).ToArray();
         try
         {
             await Task.WhenAll(pending).WaitAsync(cancellationToken);
@@ -120,7 +120,7 @@ public sealed partial class RunCoordinator(
 
     private void StopEverything()
     {
-        foreach (var work in _runs.Values.Cast<ActiveWork>().Concat(_suites.Values).Concat(ActiveExperiments))
+        foreach (var work in _runs.Values.Cast<ActiveWork>().Concat(_suites.Values).Concat(_experiments.Values))
         {
             work.Stop(RunState.Cancelled, GatewayStoppedReason);
         }
@@ -238,12 +238,14 @@ public sealed partial class RunCoordinator(
     }
 
     /// <summary>The runs of a suite or an experiment: stored runs that name it, stopped with it, each its current run while it goes.</summary>
-    private RunSequence Sequence(ActiveSequence owner, string cancelled, Guid? suiteId = null, Guid? experimentId = null) => new(async plan =>
-    {
-        var run = await LaunchAsync(plan, suiteId, owner.Cancellation, owner.StopReason?.Reason ?? cancelled, slot: null, experimentId);
-        owner.Current = run;
-        return new StartedRun(run.Record, run.Live, run.Completion);
-    }, owner);
+    private RunSequence Sequence<T>(T owner, string cancelled, Guid? suiteId = null, Guid? experimentId = null)
+        where T : ActiveSequence, IRunFollower =>
+        new(async plan =>
+        {
+            var run = await LaunchAsync(plan, suiteId, owner.Cancellation, owner.StopReason?.Reason ?? cancelled, slot: null, experimentId);
+            owner.Current = run;
+            return new StartedRun(run.Record, run.Live, run.Completion);
+        }, owner);
 
     /// <summary>The first write of a run, suite or experiment: when the history refuses it, nothing starts and the caller is told so.</summary>
     private static async Task SaveAsync(Func<Task> save, string what)

@@ -9,7 +9,9 @@ public interface IRunFollower
     /// <summary>Follows one run until the engine finishes it; <paramref name="position"/> of <paramref name="of"/> in its sequence.</summary>
     Task FollowAsync(RunRecord run, int position, int of, LiveRun live);
 
-    void Ended(RunRecord run, int position, int of);
+    void Ended(RunRecord run, int position, int of)
+    {
+    }
 }
 
 /// <summary>

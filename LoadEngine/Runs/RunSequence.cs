@@ -9,6 +9,7 @@ public interface IRunFollower
     /// <summary>Follows one run until the engine finishes it; <paramref name="position"/> of <paramref name="of"/> in its sequence.</summary>
     Task FollowAsync(RunRecord run, int position, int of, LiveRun live);
 
+    /// <summary>The run as it ended, thresholds judged; a follower that only shows progress need not listen.</summary>
     void Ended(RunRecord run, int position, int of)
     {
     }

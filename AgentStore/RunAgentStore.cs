@@ -1,8 +1,7 @@
 using System.Data.Common;
 using System.Globalization;
 using System.Text.Json;
-using Microsoft.Data.Sqlite;
-using Npgsql;
+using static AgentStore.HistoryDatabase;
 
 namespace AgentStore;
 
@@ -12,10 +11,13 @@ namespace AgentStore;
 /// runs and writes what it recorded; the gateway reads the shards back and merges them. Two tables, the same SQL on
 /// both databases; each side creates them if they are missing, so neither has to start first.
 /// </summary>
-public abstract class RunAgentStore : IAsyncDisposable
+public sealed class RunAgentStore(HistoryDatabase database) : IAsyncDisposable
 {
-    public const string Sqlite = "Sqlite";
-    public const string Postgres = "Postgres";
+    public const string Sqlite = HistoryDatabase.Sqlite;
+    public const string Postgres = HistoryDatabase.Postgres;
+
+    // Any fixed number: the key of the advisory lock that the agents' tables' creators take in turn on PostgreSQL.
+    private const long SchemaLock = 0x6772_7063_6270_0001;
 
     private const string Schema = """
         CREATE TABLE IF NOT EXISTS agent_runs (
@@ -40,70 +42,47 @@ public abstract class RunAgentStore : IAsyncDisposable
             PRIMARY KEY (run_id, shard));
         """;
 
-    private readonly DbDataSource _source;
-
-    private protected RunAgentStore(DbDataSource source, string description)
-    {
-        _source = source;
-        Description = description;
-    }
-
     /// <summary>The database in words, without any password: for messages.</summary>
-    public string Description { get; }
+    public string Description => database.SqliteFile is null ? database.Location : $"the SQLite file {database.Location}";
 
     /// <summary>The SQLite file, when the store is one; null for PostgreSQL.</summary>
-    public virtual string? SqliteFile => null;
+    public string? SqliteFile => database.SqliteFile;
 
     /// <summary>
     /// The store for a history provider: <c>Sqlite</c> with the database file's path (or a connection string), or
     /// <c>Postgres</c> with an Npgsql connection string.
     /// </summary>
-    public static RunAgentStore Open(string provider, string connection) => provider switch
-    {
-        _ when string.Equals(provider, Sqlite, StringComparison.OrdinalIgnoreCase) => new SqliteAgentStore(connection),
-        _ when string.Equals(provider, Postgres, StringComparison.OrdinalIgnoreCase) => new PostgresAgentStore(connection),
-        _ => throw new ArgumentException($"The history provider was '{provider}'; it is {Sqlite} or {Postgres}.", nameof(provider)),
-    };
+    public static RunAgentStore Open(string provider, string connection) => new(HistoryDatabase.Open(provider, connection));
 
     /// <summary>
     /// What the store throws when its database is unreachable, refuses, or holds something unreadable: a caller reports
     /// it and carries on or retries; anything else is a bug and propagates.
     /// </summary>
     public static bool IsStoreFailure(Exception exception) =>
-        exception is DbException or InvalidOperationException or IOException or TimeoutException or System.Net.Sockets.SocketException or JsonException;
+        exception is DbException or InvalidOperationException or IOException or InvalidDataException or TimeoutException or System.Net.Sockets.SocketException or JsonException;
 
-    public async Task EnsureSchemaAsync(CancellationToken cancellationToken = default)
-    {
-        await using var connection = await _source.OpenConnectionAsync(cancellationToken);
-        await using var transaction = await connection.BeginTransactionAsync(cancellationToken);
-        await LockSchemaAsync(connection, transaction, cancellationToken);
-        await ExecuteAsync(connection, transaction, Schema, cancellationToken);
-        await transaction.CommitAsync(cancellationToken);
-    }
+    public Task EnsureSchemaAsync(CancellationToken cancellationToken = default) =>
+        database.ChangeSchemaAsync(SchemaLock, change => change.ExecuteAsync(Schema), cancellationToken);
 
-    public Task CreateRunAsync(Guid runId, RunPlan plan, DateTimeOffset at, CancellationToken cancellationToken = default) => WriteAsync(
+    public Task CreateRunAsync(Guid runId, RunPlan plan, DateTimeOffset at, CancellationToken cancellationToken = default) => database.ExecuteAsync(
         "INSERT INTO agent_runs (run_id, agents, plan_json, created_ms, cancelled) VALUES (@run, @agents, @plan, @at, 0)",
         cancellationToken,
         ("run", Id(runId)), ("agents", plan.Agents ?? 1), ("plan", Json(plan)), ("at", at.ToUnixTimeMilliseconds()));
 
-    public async Task<AgentRun?> GetRunAsync(Guid runId, CancellationToken cancellationToken = default)
-    {
-        await using var connection = await _source.OpenConnectionAsync(cancellationToken);
-        await using var command = Command(connection, null, "SELECT plan_json, created_ms, cancelled FROM agent_runs WHERE run_id = @run", ("run", Id(runId)));
-        await using var reader = await command.ExecuteReaderAsync(cancellationToken);
-        return await reader.ReadAsync(cancellationToken)
-            ? new AgentRun(runId, FromJson<RunPlan>(reader.GetString(0)), Time(reader.GetInt64(1)), reader.GetInt64(2) != 0)
-            : null;
-    }
+    public async Task<AgentRun?> GetRunAsync(Guid runId, CancellationToken cancellationToken = default) => (await database.QueryAsync(
+        "SELECT plan_json, created_ms, cancelled FROM agent_runs WHERE run_id = @run",
+        reader => new AgentRun(runId, FromJson<RunPlan>(reader.GetString(0)), Time(reader.GetInt64(1)), reader.GetInt64(2) != 0),
+        cancellationToken,
+        ("run", Id(runId)))).SingleOrDefault();
 
     /// <summary>Agents see it at their next heartbeat and stop.</summary>
     public Task CancelRunAsync(Guid runId, CancellationToken cancellationToken = default) =>
-        WriteAsync("UPDATE agent_runs SET cancelled = 1 WHERE run_id = @run", cancellationToken, ("run", Id(runId)));
+        database.ExecuteAsync("UPDATE agent_runs SET cancelled = 1 WHERE run_id = @run", cancellationToken, ("run", Id(runId)));
 
     /// <summary>Deletes the run's plan and every shard's figures, as deleting the run from the history does.</summary>
     public async Task DeleteRunAsync(Guid runId, CancellationToken cancellationToken = default)
     {
-        await using var connection = await _source.OpenConnectionAsync(cancellationToken);
+        await using var connection = await database.OpenAsync(cancellationToken);
         await using var transaction = await connection.BeginTransactionAsync(cancellationToken);
         foreach (var table in new[] { "agent_shards", "agent_runs" })
         {
@@ -120,7 +99,7 @@ public abstract class RunAgentStore : IAsyncDisposable
     /// </summary>
     public async Task<ShardHolder?> ClaimAsync(Guid runId, AgentShard shard, string agent, DateTimeOffset at, CancellationToken cancellationToken = default)
     {
-        await using var connection = await _source.OpenConnectionAsync(cancellationToken);
+        await using var connection = await database.OpenAsync(cancellationToken);
         await using var insert = Command(
             connection,
             null,
@@ -145,7 +124,7 @@ public abstract class RunAgentStore : IAsyncDisposable
     /// The gateway's word on a shard whose share the ended run lacks (no agent took it, or its agent went silent): kept,
     /// so the run reads the same sentence ever after, and the agent's late figures cannot replace it.
     /// </summary>
-    public Task DeclareMissingAsync(Guid runId, int shard, string why, DateTimeOffset at, CancellationToken cancellationToken = default) => WriteAsync(
+    public Task DeclareMissingAsync(Guid runId, int shard, string why, DateTimeOffset at, CancellationToken cancellationToken = default) => database.ExecuteAsync(
         """
         INSERT INTO agent_shards (run_id, shard, agent, state, started_ms, seen_ms, calls, error) VALUES (@run, @shard, '', @missing, @at, @at, 0, @why)
         ON CONFLICT (run_id, shard) DO UPDATE SET state = @missing, error = @why
@@ -156,7 +135,7 @@ public abstract class RunAgentStore : IAsyncDisposable
     /// <summary>The agent is alive with <paramref name="calls"/> calls made so far. Returns true when the run was cancelled.</summary>
     public async Task<bool> HeartbeatAsync(Guid runId, int shard, long calls, DateTimeOffset at, CancellationToken cancellationToken = default)
     {
-        await using var connection = await _source.OpenConnectionAsync(cancellationToken);
+        await using var connection = await database.OpenAsync(cancellationToken);
         await using (var beat = Command(
             connection,
             null,
@@ -174,7 +153,7 @@ public abstract class RunAgentStore : IAsyncDisposable
     /// The agent's end: its state, and what it recorded (null when it recorded nothing). False when the gateway had already
     /// ended the run without this share (declared it missing): nothing is written.
     /// </summary>
-    public async Task<bool> FinishAsync(Guid runId, int shard, AgentState state, string? error, RunRecord? run, DateTimeOffset at, CancellationToken cancellationToken = default) => 1 == await WriteAsync(
+    public async Task<bool> FinishAsync(Guid runId, int shard, AgentState state, string? error, RunRecord? run, DateTimeOffset at, CancellationToken cancellationToken = default) => 1 == await database.ExecuteAsync(
         """
         UPDATE agent_shards SET state = @state, error = @error, finished_ms = @at, seen_ms = @at, calls = @calls,
             stats_json = @stats, figures_json = @figures, series_json = @series
@@ -188,75 +167,30 @@ public abstract class RunAgentStore : IAsyncDisposable
         ("series", run?.Series is { } series ? Json(series) : null));
 
     /// <summary>The shards agents have claimed, in shard order; <paramref name="withFigures"/> also decodes their histograms.</summary>
-    public async Task<IReadOnlyList<ShardRow>> ListShardsAsync(Guid runId, bool withFigures, CancellationToken cancellationToken = default)
-    {
-        await using var connection = await _source.OpenConnectionAsync(cancellationToken);
-        var figures = withFigures ? "figures_json, series_json" : "NULL, NULL";
-        await using var command = Command(
-            connection,
-            null,
-            $"SELECT shard, agent, state, started_ms, seen_ms, finished_ms, calls, error, stats_json, {figures} FROM agent_shards WHERE run_id = @run ORDER BY shard",
-            ("run", Id(runId)));
-        await using var reader = await command.ExecuteReaderAsync(cancellationToken);
-        var rows = new List<ShardRow>();
-        while (await reader.ReadAsync(cancellationToken))
-        {
-            rows.Add(new ShardRow(
-                reader.GetInt32(0),
-                reader.GetString(1),
-                Enum.Parse<AgentState>(reader.GetString(2)),
-                Time(reader.GetInt64(3)),
-                Time(reader.GetInt64(4)),
-                reader.IsDBNull(5) ? null : Time(reader.GetInt64(5)),
-                reader.GetInt64(6),
-                reader.IsDBNull(7) ? null : reader.GetString(7),
-                reader.IsDBNull(8) ? null : FromJson<RunStats>(reader.GetString(8)),
-                reader.IsDBNull(9) ? null : FromJson<RunFigures>(reader.GetString(9)),
-                reader.IsDBNull(10) ? null : FromJson<TimeSeries>(reader.GetString(10))));
-        }
-
-        return rows;
-    }
+    public Task<IReadOnlyList<ShardRow>> ListShardsAsync(Guid runId, bool withFigures, CancellationToken cancellationToken = default) => database.QueryAsync(
+        $"SELECT shard, agent, state, started_ms, seen_ms, finished_ms, calls, error, stats_json, {(withFigures ? "figures_json, series_json" : "NULL, NULL")} FROM agent_shards WHERE run_id = @run ORDER BY shard",
+        reader => new ShardRow(
+            reader.GetInt32(0),
+            reader.GetString(1),
+            Enum.Parse<AgentState>(reader.GetString(2)),
+            Time(reader.GetInt64(3)),
+            Time(reader.GetInt64(4)),
+            reader.IsDBNull(5) ? null : Time(reader.GetInt64(5)),
+            reader.GetInt64(6),
+            reader.IsDBNull(7) ? null : reader.GetString(7),
+            reader.IsDBNull(8) ? null : FromJson<RunStats>(reader.GetString(8)),
+            reader.IsDBNull(9) ? null : FromJson<RunFigures>(reader.GetString(9)),
+            reader.IsDBNull(10) ? null : FromJson<TimeSeries>(reader.GetString(10))),
+        cancellationToken,
+        ("run", Id(runId)));
 
     public ValueTask DisposeAsync()
     {
-        GC.SuppressFinalize(this);
-        return _source.DisposeAsync();
+        database.Dispose();
+        return ValueTask.CompletedTask;
     }
 
-    /// <summary>Makes concurrent first starts (a gateway and four agents at once) create the tables one at a time.</summary>
-    private protected abstract Task LockSchemaAsync(DbConnection connection, DbTransaction transaction, CancellationToken cancellationToken);
-
-    private protected static async Task ExecuteAsync(DbConnection connection, DbTransaction? transaction, string sql, CancellationToken cancellationToken)
-    {
-        await using var command = Command(connection, transaction, sql);
-        await command.ExecuteNonQueryAsync(cancellationToken);
-    }
-
-    /// <summary>Runs one statement; returns the rows it changed.</summary>
-    private async Task<int> WriteAsync(string sql, CancellationToken cancellationToken, params (string Name, object? Value)[] parameters)
-    {
-        await using var connection = await _source.OpenConnectionAsync(cancellationToken);
-        await using var command = Command(connection, null, sql, parameters);
-        return await command.ExecuteNonQueryAsync(cancellationToken);
-    }
-
-    private static DbCommand Command(DbConnection connection, DbTransaction? transaction, string sql, params (string Name, object? Value)[] parameters)
-    {
-        var command = connection.CreateCommand();
-        command.CommandText = sql;
-        command.Transaction = transaction;
-        foreach (var (name, value) in parameters)
-        {
-            var parameter = command.CreateParameter();
-            parameter.ParameterName = name;
-            parameter.Value = value ?? DBNull.Value;
-            command.Parameters.Add(parameter);
-        }
-
-        return command;
-    }
-
+    // The agents' ids are text on both databases.
     private static string Id(Guid id) => id.ToString("D", CultureInfo.InvariantCulture);
 
     private static DateTimeOffset Time(long unixMilliseconds) => DateTimeOffset.FromUnixTimeMilliseconds(unixMilliseconds);
@@ -289,50 +223,3 @@ public sealed record ShardRow(
     RunStats? Stats,
     RunFigures? Figures,
     TimeSeries? Series);
-
-internal sealed class SqliteAgentStore : RunAgentStore
-{
-    public SqliteAgentStore(string connection)
-        : this(connection.Contains('=', StringComparison.Ordinal)
-            ? new SqliteConnectionStringBuilder(connection)
-            : new SqliteConnectionStringBuilder { DataSource = connection })
-    {
-    }
-
-    private SqliteAgentStore(SqliteConnectionStringBuilder builder)
-        : base(Source(builder), $"the SQLite file {builder.DataSource}")
-    {
-        SqliteFile = Path.GetFullPath(builder.DataSource);
-    }
-
-    public override string? SqliteFile { get; }
-
-    private static DbDataSource Source(SqliteConnectionStringBuilder builder)
-    {
-        builder.Mode = SqliteOpenMode.ReadWriteCreate;
-        builder.Pooling = true;
-        // The gateway and every agent write the same file: wait for each other's locks instead of failing.
-        builder.DefaultTimeout = 10;
-        return SqliteFactory.Instance.CreateDataSource(builder.ToString());
-    }
-
-    // SQLite takes its write lock for the transaction's first write: the schema's statements are serialised already.
-    private protected override Task LockSchemaAsync(DbConnection connection, DbTransaction transaction, CancellationToken cancellationToken) => Task.CompletedTask;
-}
-
-internal sealed class PostgresAgentStore(string connection) : RunAgentStore(Source(connection, out var description), description)
-{
-    // Any fixed number: the key of the advisory lock that the schema's creators take in turn.
-    private const long SchemaLock = 0x6772_7063_6270_0001;
-
-    private static DbDataSource Source(string connection, out string description)
-    {
-        var builder = new NpgsqlConnectionStringBuilder(connection);
-        description = $"PostgreSQL database {builder.Database} on {builder.Host}:{builder.Port}";
-        return NpgsqlDataSource.Create(builder);
-    }
-
-    // CREATE TABLE IF NOT EXISTS races with itself on PostgreSQL (a duplicate key in pg_type): one creator at a time.
-    private protected override Task LockSchemaAsync(DbConnection connection, DbTransaction transaction, CancellationToken cancellationToken) =>
-        ExecuteAsync(connection, transaction, $"SELECT pg_advisory_xact_lock({SchemaLock})", cancellationToken);
-}

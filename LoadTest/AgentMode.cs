@@ -31,17 +31,11 @@ public static class AgentMode
     public static bool TryRead(ParseResult parsed, LoadTestCommand command, Func<string, string?> environment, out AgentSettings agent, out string error)
     {
         agent = null!;
-        if (PlanOption(parsed, command) is { } planOption)
-        {
-            error = $"{planOption} does not apply with --agent: an agent runs its share of the plan the gateway stored with the run.";
-            return false;
-        }
-
         var runText = parsed.GetValue(command.RunId);
         if (!Guid.TryParse(runText, out var runId))
         {
             error = runText is null
-                ? "--agent needs --run-id: the id POST /api/runs answered for the distributed run."
+                ? "agent needs --run-id: the id POST /api/runs answered for the distributed run."
                 : $"--run-id was '{runText}'; it must be a run id (a GUID such as 3f2504e0-4f89-11d3-9a0c-0305e82c3301).";
             return false;
         }
@@ -65,7 +59,7 @@ public static class AgentMode
             ?? (string.Equals(provider, RunAgentStore.Sqlite, StringComparison.OrdinalIgnoreCase) ? environment(DatabasePathVariable) : null);
         if (string.IsNullOrWhiteSpace(connection))
         {
-            error = $"--agent needs the shared history the gateway uses: --history (the SQLite file, or the PostgreSQL connection string), or {ConnectionVariable} in the environment.";
+            error = $"agent needs the shared history the gateway uses: --history (the SQLite file, or the PostgreSQL connection string), or {ConnectionVariable} in the environment.";
             return false;
         }
 
@@ -73,11 +67,6 @@ public static class AgentMode
         error = "";
         return true;
     }
-
-    /// <summary>An agent option given without --agent, or null.</summary>
-    public static string? MisplacedOption(ParseResult parsed, LoadTestCommand command) =>
-        new Option[] { command.RunId, command.Shard, command.HistoryProvider, command.History }
-            .FirstOrDefault(option => parsed.GetResult(option) is { Implicit: false })?.Name;
 
     public static async Task<int> RunAsync(LoadTestSettings settings, AgentSettings agent, TextWriter output, TextWriter error, Interrupt interrupt)
     {
@@ -249,11 +238,4 @@ public static class AgentMode
     private static string Summary(RunRecord ended) => ended.Stats is not { } stats
         ? ended.Error ?? "nothing was measured"
         : $"{stats.Calls} calls, {stats.Failed} failed" + (stats.Latency is { } latency ? $", p50 {latency.P50Ms:0.###} ms, p99 {latency.P99Ms:0.###} ms" : "") + ((ended.Error ?? ended.Note) is { } why ? $" ({why})" : "");
-
-    private static string? PlanOption(ParseResult parsed, LoadTestCommand command) =>
-        new Option[]
-        {
-            command.Strategy, command.Workload, command.Count, command.Duration, command.Load, command.Concurrency, command.Rate, command.Stages,
-            command.Warmup, command.DelayMs, command.PayloadBytes, command.Lessons, command.Contenders,
-        }.FirstOrDefault(option => parsed.GetResult(option) is { Implicit: false })?.Name;
 }

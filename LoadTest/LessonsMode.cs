@@ -12,33 +12,21 @@ namespace LoadTest;
 public sealed record LessonOutcome(string Lesson, int Number, string Title, ExperimentRecord Experiment, IReadOnlyList<LessonVerdict> Verdicts);
 
 /// <summary>
-/// <c>loadtest --lessons</c>: warms the engine, runs each lesson's experiment as designed (its runs in-process, as the
+/// <c>loadtest lessons</c>: warms the engine, runs each lesson's experiment as designed (its runs in-process, as the
 /// gateway runs them), and prints one line per claim: expected direction, measured ratio and range, agrees, beyond noise.
 /// </summary>
 public static class LessonsMode
 {
-    // A lesson's design is its own: options that shape a load test would be silently ignored, so they are refused.
-    private static readonly string[] LoadOptions =
-        ["--strategy", "--workload", "--protocol", "--serializer", "--http-version", "--security", "--contenders", "--count", "--duration", "--load",
-         "--concurrency", "--rate", "--stages", "--warmup", "--delay-ms", "--payload-bytes", "--percentiles", "--threshold", "--report"];
-
     public static bool TryRead(ParseResult parsed, LoadTestCommand command, out IReadOnlyList<LessonDefinition> lessons, out string? repetitions, out string error)
     {
         lessons = [];
         repetitions = parsed.GetValue(command.Repetitions);
         error = string.Empty;
-        var given = LoadOptions.FirstOrDefault(name => parsed.Tokens.Any(token => token.Value == name || token.Value.StartsWith(name + "=", StringComparison.Ordinal)));
-        if (given is not null)
-        {
-            error = $"--lessons runs each lesson's own design, so {given} does not apply; it takes the target and listener options, timeouts, --repetitions, --json, --plain and --quiet.";
-            return false;
-        }
-
-        var ids = parsed.GetValue(command.Lessons) is { Length: > 0 } list ? list.Split(',', StringSplitOptions.TrimEntries | StringSplitOptions.RemoveEmptyEntries) : LessonList.Ids.ToArray();
+        var ids = parsed.GetValue(command.LessonIds) is { Length: > 0 } list ? list.Split(',', StringSplitOptions.TrimEntries | StringSplitOptions.RemoveEmptyEntries) : LessonList.Ids.ToArray();
         var unknown = ids.FirstOrDefault(id => LessonList.Find(id) is null);
         if (unknown is not null)
         {
-            error = $"--lessons named '{unknown}', which is not a lesson; name them from: {string.Join(", ", LessonList.Ids)} (or give none for all).";
+            error = $"lessons named '{unknown}', which is not a lesson; name them from: {string.Join(", ", LessonList.Ids)} (or give none for all).";
             return false;
         }
 

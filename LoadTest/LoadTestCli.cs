@@ -15,47 +15,25 @@ public static class LoadTestCli
     public static async Task<int> RunAsync(string[] args, TextWriter output, TextWriter error, Interrupt interrupt)
     {
         var command = new LoadTestCommand();
-        var parsed = command.Root.Parse(args);
+        var parsed = command.Parse(args);
         if (parsed.Action is ParseErrorAction)
         {
-            return Usage(error, parsed.Errors[0].Message);
+            return Usage(error, command.Problem(parsed));
         }
 
-        command.Root.SetAction(async (result, _) =>
-        {
-            var lessonsMode = result.GetResult(command.Lessons) is not null;
-            var agentMode = result.GetValue(command.Agent);
-            if (!LoadTestSettings.TryRead(result, command, Console.IsOutputRedirected, out var settings, out var problem, withPlans: !lessonsMode && !agentMode))
-            {
-                return Usage(error, problem);
-            }
-
-            if (agentMode)
-            {
-                return AgentMode.TryRead(result, command, Environment.GetEnvironmentVariable, out var agent, out problem)
-                    ? await AgentMode.RunAsync(settings, agent, output, error, interrupt)
-                    : Usage(error, problem);
-            }
-
-            if (AgentMode.MisplacedOption(result, command) is { } misplaced)
-            {
-                return Usage(error, $"{misplaced} applies with --agent.");
-            }
-
-            if (lessonsMode)
-            {
-                return LessonsMode.TryRead(result, command, out var lessons, out var repetitions, out problem)
-                    ? await LessonsMode.RunAsync(settings, lessons, repetitions, ConsoleFor(settings, output), output, interrupt)
-                    : Usage(error, problem);
-            }
-
-            if (result.GetResult(command.Repetitions) is not null)
-            {
-                return Usage(error, "--repetitions applies with --lessons.");
-            }
-
-            return await RunAsync(settings, output, interrupt);
-        });
+        // The settings every command shares are read and checked before its own; a command without plan options (lessons, agent) brings its own plans.
+        Task<int> WithSettings(ParseResult result, Func<LoadTestSettings, Task<int>> run) =>
+            LoadTestSettings.TryRead(result, command, Console.IsOutputRedirected, out var settings, out var problem, withPlans: result.CommandResult.Command.Options.Contains(command.Count))
+                ? run(settings)
+                : Task.FromResult(Usage(error, problem));
+        command.Run.SetAction((result, _) => WithSettings(result, settings => RunAsync(settings, output, interrupt)));
+        command.Compare.SetAction((result, _) => WithSettings(result, settings => RunAsync(settings, output, interrupt)));
+        command.Lessons.SetAction((result, _) => WithSettings(result, settings => LessonsMode.TryRead(result, command, out var lessons, out var repetitions, out var problem)
+            ? LessonsMode.RunAsync(settings, lessons, repetitions, ConsoleFor(settings, output), output, interrupt)
+            : Task.FromResult(Usage(error, problem))));
+        command.Agent.SetAction((result, _) => WithSettings(result, settings => AgentMode.TryRead(result, command, Environment.GetEnvironmentVariable, out var agent, out var problem)
+            ? AgentMode.RunAsync(settings, agent, output, error, interrupt)
+            : Task.FromResult(Usage(error, problem))));
 
         // The interrupt is this class's own, so that Ctrl+C ends the run cleanly however long writing its results takes.
         return await parsed.InvokeAsync(new InvocationConfiguration { Output = output, Error = error, ProcessTerminationTimeout = null });

@@ -1,4 +1,5 @@
 using System.CommandLine;
+using System.CommandLine.Parsing;
 using System.Globalization;
 using LoadEngine.Protocols;
 using LoadEngine.Strategies;
@@ -34,22 +35,26 @@ public sealed class LoadTestCommand
         DefaultValueFactory = _ => AllStrategies,
     };
 
-    public Option<string> Workload { get; } = Text("--workload", "id",
-        $"A workload of the published gRPC-vs-REST benchmarks instead of a strategy: {string.Join(", ", WorkloadList.Ids)}. " +
-        "Its contender is --protocol (with --serializer, --http-version, --security), or --contenders for several in turn.");
+    public Option<string> Workload { get; } = new("--workload")
+    {
+        Description = $"The workload of the published gRPC-vs-REST benchmarks to run: {string.Join(", ", WorkloadList.Ids)}. " +
+            "Its contender is --protocol (with --serializer, --http-version, --security), or --contenders for several in turn.",
+        HelpName = "id",
+        Required = true,
+    };
 
-    public Option<string> Protocol { get; } = Text("--protocol", "name", $"With --workload: {WireNames<ApiProtocol>.Listed}.");
+    public Option<string> Protocol { get; } = Text("--protocol", "name", $"The contender's protocol: {WireNames<ApiProtocol>.Listed}.");
 
     public Option<string> Serializer { get; } = Text("--serializer", "name",
-        $"With --workload: {WireNames<PayloadSerializer>.Listed} (default protobuf for gRPC, system-text-json for REST).");
+        $"Its serializer: {WireNames<PayloadSerializer>.Listed} (default protobuf for gRPC, system-text-json for REST).");
 
     public Option<string> HttpVersion { get; } = Text("--http-version", "version",
-        $"With --workload: {WireNames<WireVersion>.Listed} (default 2 for gRPC, 1.1 for REST).");
+        $"Its HTTP version: {WireNames<WireVersion>.Listed} (default 2 for gRPC, 1.1 for REST).");
 
-    public Option<string> Security { get; } = Text("--security", "mode", $"With --workload: {WireNames<WireSecurity>.Listed} (default cleartext).");
+    public Option<string> Security { get; } = Text("--security", "mode", $"Its security: {WireNames<WireSecurity>.Listed} (default cleartext).");
 
     public Option<string> Contenders { get; } = Text("--contenders", "all|list",
-        $"With --workload: {AllContenders} (every contender that can run it, in turn, as a suite) or contender names separated by commas, e.g. grpc-h2-cleartext,rest-stj-h1-cleartext. " +
+        $"Instead of one contender: {AllContenders} (every contender that can run it, in turn, as a suite) or contender names separated by commas, e.g. grpc-h2-cleartext,rest-stj-h1-cleartext. " +
         $"The contenders: {string.Join(", ", ContenderList.Names)}.");
 
     /// <summary>Each workload setting of <see cref="WorkloadParameters"/>, as --file-bytes for fileBytes.</summary>
@@ -138,68 +143,121 @@ public sealed class LoadTestCommand
         Description = "No progress; only the summary.",
     };
 
-    public Option<string> Lessons { get; } = new("--lessons")
+    public Argument<string> LessonIds { get; } = new("ids")
     {
-        Description = $"Run the lessons' experiments instead of a load test: all of them, or those listed ({string.Join(", ", LoadEngine.Lessons.LessonList.Ids)}, " +
-            "comma-separated), each with its own design, after a warm-up; prints each lesson's expected direction, measured ratio and range, whether it agrees and " +
-            "whether it is beyond the run-to-run spread. Exit codes: 0 every headline verdict agrees and is beyond noise; 99 one does not; 1 an experiment did not complete.",
-        HelpName = "ids",
+        Description = $"The lessons to run, comma-separated ({string.Join(", ", LoadEngine.Lessons.LessonList.Ids)}); left out, all of them.",
         Arity = ArgumentArity.ZeroOrOne,
     };
 
     public Option<string> Repetitions { get; } = Text("--repetitions", "n",
-        $"With --lessons: repetitions of each experiment, 1 to {LoadEngine.Lessons.LessonList.MaxRepetitions} (default {LoadEngine.Lessons.LessonList.DefaultRepetitions}).");
+        $"Repetitions of each experiment, 1 to {LoadEngine.Lessons.LessonList.MaxRepetitions} (default {LoadEngine.Lessons.LessonList.DefaultRepetitions}).");
 
-    public Option<bool> Agent { get; } = new("--agent")
-    {
-        Description = "Run as one load agent of a distributed run the gateway created (POST /api/runs with agents): take shard --shard of run --run-id from the " +
-            "shared history (--history-provider and --history, or the environment's History__Provider and ConnectionStrings__History / History__DatabasePath), " +
-            "run that share of its plan against --target, beat every second while running, and write its exact histograms, counts and time series back. " +
-            "Exit codes: 0 its share completed; 1 it did not, or its figures could not be stored; 105 interrupted; 2 a usage error (no such run, shard taken).",
-    };
-
-    public Option<string> RunId { get; } = Text("--run-id", "id", "With --agent: the distributed run's id, as POST /api/runs answered it.");
+    public Option<string> RunId { get; } = Text("--run-id", "id", "The distributed run's id, as POST /api/runs answered it.");
 
     public Option<string> Shard { get; } = Text("--shard", "index/count",
-        "With --agent: this agent's shard, the index from 0 (a Kubernetes Indexed Job's JOB_COMPLETION_INDEX) and the run's agent count, e.g. 0/4.");
+        "This agent's shard, the index from 0 (a Kubernetes Indexed Job's JOB_COMPLETION_INDEX) and the run's agent count, e.g. 0/4.");
 
     public Option<string> HistoryProvider { get; } = Text("--history-provider", "name",
-        "With --agent: where the shared history is, Sqlite or Postgres (default: the environment's History__Provider, else Sqlite).");
+        "Where the shared history is, Sqlite or Postgres (default: the environment's History__Provider, else Sqlite).");
 
     public Option<string> History { get; } = Text("--history", "connection",
-        "With --agent: the SQLite file or the PostgreSQL connection string (default: the environment's ConnectionStrings__History, else History__DatabasePath).");
+        "The SQLite file or the PostgreSQL connection string (default: the environment's ConnectionStrings__History, else History__DatabasePath).");
 
     public Option<string> LogLevel { get; } = Text("--log-level", "level",
         $"The engine's log lines on stderr from this level up: {string.Join(", ", LoadTestSettings.LogLevelNames)} (default error).");
 
+    public Command Run { get; }
+
+    public Command Compare { get; }
+
+    public Command Lessons { get; }
+
+    public Command Agent { get; }
+
     public RootCommand Root { get; }
+
+    /// <summary>Every option of every command, each once.</summary>
+    public IReadOnlyList<Option> AllOptions => [.. Root.Options.Concat(Root.Subcommands.SelectMany(command => command.Options)).Distinct()];
 
     public LoadTestCommand()
     {
-        Root = new RootCommand(
-            "Load-tests PerformanceService in-process with the gateway's run engine: one strategy, or all in turn; or one of the published benchmarks' workloads " +
-            "(--workload) on one contender, or on several in turn. " +
-            "Exit codes: 0 every run completed and every threshold held; 99 a threshold failed (with thresholds, so does a run that did not complete); " +
-            "1 a run did not complete (no thresholds given) or a result file could not be written; 105 interrupted (Ctrl+C or SIGTERM); 2 a usage error.")
+        // Each command lists --target, then its own options, the plan's, the listeners, and how long to wait and what to show.
+        Option[] connection = [CallTimeout, ConnectTimeout, SilenceSeconds, ConnectFailureSeconds, MaxInFlight, Plain, Quiet, LogLevel];
+        Option[] listeners = [Http1Target, TlsTarget, TrustCertificate];
+        Option[] plan = [Count, Duration, Load, Concurrency, Rate, Stages, Warmup, DelayMs, PayloadBytes, PercentileList, Thresholds, Json, Report];
+        Run = Command("run", "Load-tests PerformanceService in-process with the gateway's run engine: one strategy, or all in turn. " + RunExitCodes,
+            [Target, Strategy, .. plan, .. connection]);
+        Compare = Command("compare",
+            "Runs a workload of the published gRPC-vs-REST benchmarks on one contender (a protocol, serializer, HTTP version and security), or on several in turn. " +
+            RunExitCodes,
+            [Target, Workload, Protocol, Serializer, HttpVersion, Security, Contenders, .. WorkloadSettings.Values, .. plan, .. listeners, .. connection]);
+        Lessons = Command("lessons", "Runs the lessons' experiments, each with its own design, after a warm-up, and judges each lesson's claims. " +
+            "Exit codes: 0 every headline verdict agrees and is beyond noise; 99 one does not; 1 an experiment did not complete; 105 interrupted; 2 a usage error.",
+            [Target, Repetitions, Json, .. listeners, .. connection]);
+        Lessons.Arguments.Add(LessonIds);
+        // Not ids but an option lessons does not have, which the parser took for its argument.
+        LessonIds.Validators.Add(ids => ids.Tokens.Where(token => token.Value.StartsWith('-')).ToList().ForEach(option => ids.AddError($"Unrecognized command or argument '{option.Value}'.")));
+        Agent = Command("agent",
+            "Runs as one load agent of a distributed run the gateway created (POST /api/runs with agents): takes shard --shard of run --run-id from the shared " +
+            "history (--history-provider and --history, or the environment's History__Provider and ConnectionStrings__History / History__DatabasePath), runs that " +
+            "share of its plan against --target, beats every second while running, and writes its exact histograms, counts and time series back. " +
+            "Exit codes: 0 its share completed; 1 it did not, or its figures could not be stored; 105 interrupted; 2 a usage error (no such run, shard taken).",
+            [Target, RunId, Shard, HistoryProvider, History, .. connection]);
+        Root = new RootCommand("Load-tests PerformanceService with the gateway's run engine. A command line that names no command is a run; " +
+            "--workload, --lessons and --agent (today's spellings) are compare, lessons and agent. " + RunExitCodes) { Run, Compare, Lessons, Agent };
+        Root.HelpName = Name;
+    }
+
+    /// <summary>
+    /// Today's command lines, whose modes are options: <c>--agent …</c>, <c>--lessons [ids] …</c> and <c>--workload id …</c> become
+    /// <c>agent …</c>, <c>lessons [ids] …</c> and <c>compare --workload id …</c>; any other line that names no command is <c>run …</c>.
+    /// </summary>
+    public ParseResult Parse(IReadOnlyList<string> args)
+    {
+        if (args is [var first, ..] && (Root.Subcommands.Any(command => command.Name == first) || Root.Options.Any(option => option.Name == first || option.Aliases.Contains(first))))
         {
-            HelpName = Name,
-        };
-        Option[] options =
-        [
-            Target, Strategy, Workload, Protocol, Serializer, HttpVersion, Security, Contenders, .. WorkloadSettings.Values,
-            Http1Target, TlsTarget, TrustCertificate, Count, Duration, Load, Concurrency, Rate, Stages, Warmup, DelayMs, PayloadBytes, PercentileList, Thresholds,
-            CallTimeout, ConnectTimeout, SilenceSeconds, ConnectFailureSeconds, MaxInFlight, Json, Report, Plain, Quiet, LogLevel, Lessons, Repetitions,
-            Agent, RunId, Shard, HistoryProvider, History,
-        ];
-        foreach (var option in options)
-        {
-            Root.Options.Add(option);
+            return Root.Parse(args);
         }
+
+        string? Given(string option) => args.FirstOrDefault(arg => arg == option || arg.StartsWith(option + "=", StringComparison.Ordinal));
+        var (command, mode) = Given("--agent") is { } agent ? (Agent, agent) : Given("--lessons") is { } lessons ? (Lessons, lessons) : (Given(Workload.Name) is null ? Run : Compare, null);
+        // The mode's option gives way to its command; the ids of --lessons=ids (or the word after --lessons) are the command's argument.
+        return Root.Parse([command.Name, .. args.SelectMany(arg => arg != mode ? [arg] : arg.Split('=', 2) is [_, var ids] ? [ids] : Array.Empty<string>())]);
+    }
+
+    /// <summary>
+    /// The sentence for a command line the parser refused. An option of another command is named with the commands it
+    /// belongs to, so that the parser's refusal still says what is allowed.
+    /// </summary>
+    public string Problem(ParseResult parsed)
+    {
+        // The parser keeps an option it does not know as an argument (lessons' ids may have taken it).
+        foreach (var name in parsed.Tokens.Where(token => token.Type == TokenType.Argument).Select(token => token.Value.Split('=')[0]))
+        {
+            var owners = Root.Subcommands.Where(command => command.Options.Any(option => option.Name == name)).Select(command => command.Name).ToList();
+            if (owners.Count > 0)
+            {
+                return $"{name} is not an option of {parsed.CommandResult.Command.Name} but of {string.Join(" and ", owners)}.";
+            }
+        }
+
+        return parsed.Errors[0].Message;
     }
 
     /// <summary>"--file-bytes" for fileBytes: the run API's name, as options are spelled on a command line.</summary>
     public static string OptionName(WorkloadParameter parameter) =>
         "--" + string.Concat(parameter.Name.Select(letter => char.IsUpper(letter) ? "-" + char.ToLowerInvariant(letter) : letter.ToString()));
+
+    private const string RunExitCodes =
+        "Exit codes: 0 every run completed and every threshold held; 99 a threshold failed (with thresholds, so does a run that did not complete); " +
+        "1 a run did not complete (no thresholds given) or a result file could not be written; 105 interrupted (Ctrl+C or SIGTERM); 2 a usage error.";
+
+    private static Command Command(string name, string description, Option[] options)
+    {
+        var command = new Command(name, description);
+        Array.ForEach(options, command.Options.Add);
+        return command;
+    }
 
     /// <summary>An option whose value stays text until the rules read it, shown in help as <c>--name &lt;helpName&gt;</c>.</summary>
     private static Option<string> Text(string name, string helpName, string description) => new(name) { Description = description, HelpName = helpName };

@@ -1,4 +1,5 @@
 using LoadEngine;
+using LoadEngine.Calls;
 using LoadEngine.Clients;
 using LoadEngine.Strategies;
 using LoadEngine.Thresholds;
@@ -63,8 +64,8 @@ public sealed partial class LoadTestRunner(RunEngine engine, IServiceProvider se
         try
         {
             await using var scope = services.CreateAsyncScope();
-            var strategy = StrategyList.Resolve(scope.ServiceProvider, run.Plan);
-            var ended = await engine.ExecuteAsync(strategy, run, live, stop.Token);
+            using var calls = scope.ServiceProvider.GetRequiredService<RunCallsFactory>().Create(run.Plan);
+            var ended = await engine.ExecuteAsync(calls, run, live, stop.Token);
             // Judged where it ended, by the engine: a run that measured something fails its thresholds alike whichever stop ended it.
             return ended.State != RunState.Cancelled ? ended
                 : interrupt.Signal is { } signal ? ended with { Error = $"Interrupted by {signal} before the run finished." }

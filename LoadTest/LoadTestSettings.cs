@@ -88,7 +88,7 @@ public sealed record LoadTestSettings(
 
     /// <summary>
     /// One plan, or for "all" one per strategy, each under its own load unless --load names one (the gateway's POST /api/suites);
-    /// with --workload, one plan per contender.
+    /// for compare's --workload, one plan per contender.
     /// </summary>
     private static bool TryPlans(ParseResult parsed, LoadTestCommand command, PlanLimits limits, out IReadOnlyList<RunPlan> plans, out bool isSuite, out string error)
     {
@@ -96,18 +96,6 @@ public sealed record LoadTestSettings(
         var strategy = parsed.GetValue(command.Strategy);
         var workload = parsed.GetValue(command.Workload);
         isSuite = strategy == LoadTestCommand.AllStrategies;
-        if (workload is not null && parsed.GetResult(command.Strategy) is { Implicit: false })
-        {
-            error = $"--strategy and --workload exclude each other: a workload run's contender is what runs (--protocol, or --contenders).";
-            return false;
-        }
-
-        if (workload is null && parsed.GetValue(command.Contenders) is not null)
-        {
-            error = "--contenders applies with --workload: name a workload, e.g. --workload small-ints --contenders all.";
-            return false;
-        }
-
         if (workload is null && !isSuite && !StrategyList.Names.Contains(strategy))
         {
             error = $"strategy was '{strategy}'; it must be {LoadTestCommand.AllStrategies} (each in turn) or one of: {string.Join(", ", StrategyList.Names)}.";
@@ -115,26 +103,26 @@ public sealed record LoadTestSettings(
         }
 
         // Nobody reads the answers of a CLI run one by one, so they are never kept.
-        var input = new RunPlanInput(null, parsed.GetValue(command.Count), parsed.GetValue(command.Concurrency), parsed.GetValue(command.Warmup),
-            parsed.GetValue(command.DelayMs), parsed.GetValue(command.PayloadBytes), IncludeStatuses: "false")
+        var text = new Dictionary<string, string?>
         {
-            Load = parsed.GetValue(command.Load),
-            Rate = parsed.GetValue(command.Rate),
-            Duration = parsed.GetValue(command.Duration),
-            Stages = parsed.GetValue(command.Stages),
-            Percentiles = parsed.GetValue(command.PercentileList),
-            Thresholds = parsed.GetValue(command.Thresholds),
-            Workload = workload,
-            Protocol = parsed.GetValue(command.Protocol),
-            Serializer = parsed.GetValue(command.Serializer),
-            HttpVersion = parsed.GetValue(command.HttpVersion),
-            Security = parsed.GetValue(command.Security),
-            FileBytes = parsed.GetValue(command.WorkloadSettings[WorkloadParameters.FileBytes]),
-            Connection = parsed.GetValue(command.WorkloadSettings[WorkloadParameters.Connection]),
-            Clients = parsed.GetValue(command.WorkloadSettings[WorkloadParameters.Clients]),
-            Variant = parsed.GetValue(command.WorkloadSettings[WorkloadParameters.Variant]),
-            Users = parsed.GetValue(command.WorkloadSettings[WorkloadParameters.Users]),
+            ["count"] = parsed.GetValue(command.Count), ["concurrency"] = parsed.GetValue(command.Concurrency), ["warmup"] = parsed.GetValue(command.Warmup),
+            ["delayMs"] = parsed.GetValue(command.DelayMs), ["payloadBytes"] = parsed.GetValue(command.PayloadBytes), ["load"] = parsed.GetValue(command.Load),
+            ["rate"] = parsed.GetValue(command.Rate), ["duration"] = parsed.GetValue(command.Duration), ["stages"] = parsed.GetValue(command.Stages),
+            ["percentiles"] = parsed.GetValue(command.PercentileList), ["workload"] = workload, ["protocol"] = parsed.GetValue(command.Protocol),
+            ["serializer"] = parsed.GetValue(command.Serializer), ["httpVersion"] = parsed.GetValue(command.HttpVersion), ["security"] = parsed.GetValue(command.Security),
         };
+        foreach (var (parameter, option) in command.WorkloadSettings)
+        {
+            text[parameter.Name] = parsed.GetValue(option);
+        }
+
+        if (!RunPlanText.TryRead(text, parsed.GetValue(command.Thresholds), limits, out var input, out error))
+        {
+            return false;
+        }
+
+        // Nobody reads the answers of a CLI run one by one, so they are never kept.
+        input = input with { IncludeStatuses = false };
         if (workload is not null)
         {
             return TryWorkloadPlans(parsed.GetValue(command.Contenders), input, limits, out plans, out isSuite, out error);
@@ -190,15 +178,7 @@ public sealed record LoadTestSettings(
         error = string.Empty;
         foreach (var contender in named.Distinct())
         {
-            var forContender = input with
-            {
-                Strategy = null,
-                Protocol = WireNames<ApiProtocol>.Name(contender!.Protocol),
-                Serializer = WireNames<PayloadSerializer>.Name(contender.Serializer),
-                HttpVersion = WireNames<WireVersion>.Name(contender.HttpVersion),
-                Security = WireNames<WireSecurity>.Name(contender.Security),
-            };
-            if (RunPlanRules.TryCreate(forContender, limits, [], out var plan, out error))
+            if (RunPlanRules.TryCreate(contender!.Into(input with { Strategy = null }), limits, [], out var plan, out error))
             {
                 list.Add(plan);
             }

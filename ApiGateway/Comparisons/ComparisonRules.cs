@@ -35,7 +35,7 @@ public static class ComparisonRules
 
         // Every contender's plan from the same settings: those whose plan is refused cannot run this workload so.
         var plans = ContenderList.All.ToDictionary(contender => contender.Name, contender =>
-            RunPlanRules.TryCreate(ForContender(request.Input, contender), limits, [], out var plan, out var refusal) ? (Plan: plan, Refusal: (string?)null) : (null, refusal));
+            RunPlanRules.TryCreate(contender.Into(request.Input), limits, [], out var plan, out var refusal) ? (Plan: plan, Refusal: (string?)null) : (null, refusal));
         var valid = ContenderList.All.Where(contender => plans[contender.Name].Plan is not null).ToList();
         if (valid.Count == 0)
         {
@@ -66,7 +66,7 @@ public static class ComparisonRules
             }
         }
 
-        var warmupGiven = request.Input.Warmup is { Length: > 0 };
+        var warmupGiven = request.Input.Warmup is not null;
         var chosen = names.ToDictionary(name => name, name => plans[name].Plan! is var each && warmupGiven ? each : each with { Warmup = DefaultWarmup(each, workload, limits) });
         var plan = new ComparisonPlan(names, repetitions);
         comparison = new ComparisonRequest(plan, [.. plan.Schedule().Select(step => chosen[step.Contender])]);
@@ -118,6 +118,4 @@ public static class ComparisonRules
 
         return true;
     }
-
-    private static RunPlanInput ForContender(RunPlanInput input, Contender contender) => contender.Into(input);
 }

@@ -139,7 +139,7 @@ public static class RunApiEndpoints
         }
 
         // Nobody waits on a background run's answer, so per-call statuses would only hold memory.
-        if (!KeepsNoStatuses(request.Input, out error) || !RunPlanRules.TryCreate(request.Input with { IncludeStatuses = "false" }, limits.Value.PlanLimits(), StrategyList.Names, out var plan, out error))
+        if (!KeepsNoStatuses(request.Input, out error) || !RunPlanRules.TryCreate(request.Input with { IncludeStatuses = false }, limits.Value.PlanLimits(), StrategyList.Names, out var plan, out error))
         {
             return ProblemResponses.InvalidParameters(error);
         }
@@ -182,8 +182,8 @@ public static class RunApiEndpoints
     /// <summary>A background run keeps no per-call statuses, so asking for them is refused rather than ignored.</summary>
     private static bool KeepsNoStatuses(RunPlanInput input, out string error)
     {
-        error = input.IncludeStatuses is { Length: > 0 } asked && !string.Equals(asked, "false", StringComparison.OrdinalIgnoreCase)
-            ? $"includeStatuses was '{Excerpt.Of(asked)}'; a background run keeps no per-call statuses. Leave it out, or ask a chapter route " +
+        error = input.IncludeStatuses is true
+            ? "includeStatuses was 'true'; a background run keeps no per-call statuses. Leave it out, or ask a chapter route " +
                 "(GET /Performance/client-wrapper/{count}) for them."
             : string.Empty;
         return error.Length == 0;
@@ -320,7 +320,7 @@ public static class RunApiEndpoints
         var plans = new List<RunPlan>();
         foreach (var strategy in strategies)
         {
-            if (!RunPlanRules.TryCreate(request.Input with { Strategy = strategy, IncludeStatuses = "false", SharedBy = strategies }, limits.Value.PlanLimits(), StrategyList.Names, out var plan, out error))
+            if (!RunPlanRules.TryCreate(request.Input with { Strategy = strategy, IncludeStatuses = false, SharedBy = strategies }, limits.Value.PlanLimits(), StrategyList.Names, out var plan, out error))
             {
                 return ProblemResponses.InvalidParameters(strategies.Count > 1 ? $"For {strategy}: {error}" : error);
             }

@@ -48,7 +48,7 @@ public static class RunExportEndpoints
         return app;
     }
 
-    private static async Task<IResult> RunReportAsync(Guid id, RunCoordinator coordinator, IRunStore store, MonitorChannelFactory channels)
+    private static async Task<IResult> RunReportAsync(Guid id, RunCoordinator coordinator, IRunStore store, ChannelFactory channels)
     {
         var record = coordinator.FindRun(id) is { } active ? active.Record with { Progress = active.Live.Latest } : await store.GetAsync(id);
         return record is null
@@ -56,7 +56,7 @@ public static class RunExportEndpoints
             : Report(ReportContent.ForRun(record, DateTimeOffset.UtcNow, channels.ServerUri.ToString()), $"report-{record.Plan.Strategy}-{record.Id}.html");
     }
 
-    private static async Task<IResult> SuiteReportAsync(Guid id, RunCoordinator coordinator, IRunStore store, MonitorChannelFactory channels)
+    private static async Task<IResult> SuiteReportAsync(Guid id, RunCoordinator coordinator, IRunStore store, ChannelFactory channels)
     {
         var suite = coordinator.FindSuite(id)?.Record ?? await store.GetSuiteAsync(id);
         if (suite is null)

@@ -2,6 +2,8 @@ using System.ComponentModel.DataAnnotations;
 using System.Globalization;
 using System.Text;
 using System.Text.Json;
+using System.Text.Json.Serialization;
+using ApiGateway.Configuration;
 using ApiGateway.Errors;
 using ApiGateway.OpenApi;
 using Microsoft.AspNetCore.Http.Features;
@@ -50,13 +52,29 @@ public sealed record ComparisonRequestBody(
 public sealed record RequestShape(string What, IReadOnlyList<string> Fields, string? NamesField, string NamesOf, string NamesExample);
 
 /// <summary>
-/// Reads a run plan from a JSON body into the same text form the query string gives, so both are validated
-/// by one set of rules and say the same thing when something is wrong.
+/// Reads a run plan from a JSON body: its fields checked against the shape and bounded, then bound by System.Text.Json to
+/// a typed <see cref="RunPlanInput"/>; a value that does not bind gets the sentence its text would get in a query string.
 /// </summary>
 public static class RunRequestReader
 {
+    // Numbers may come as JSON numbers or strings; enums by their wire names only; stages and percentiles as lists or text; thresholds as a list or one string.
+    private static readonly JsonSerializerOptions BodyOptions = new(JsonSerializerDefaults.Web)
+    {
+        PropertyNameCaseInsensitive = false,
+        TypeInfoResolver = new System.Text.Json.Serialization.Metadata.DefaultJsonTypeInfoResolver(),
+        Converters =
+        {
+            new JsonStringEnumConverter<LoadKind>(allowIntegerValues: false), new JsonStringEnumConverter<ApiProtocol>(allowIntegerValues: false),
+            new JsonStringEnumConverter<PayloadSerializer>(allowIntegerValues: false), new JsonStringEnumConverter<WireVersion>(allowIntegerValues: false),
+            new JsonStringEnumConverter<WireSecurity>(allowIntegerValues: false), new JsonStringEnumConverter<ConnectionUse>(allowIntegerValues: false),
+            new JsonStringEnumConverter<BulkReadVariant>(allowIntegerValues: false), new ListReader<RampStage>("stages", input => input.Stages), new ListReader<double>("percentiles", input => input.Percentiles), new OneOrManyReader(), new BooleanReader(),
+        },
+    };
+
+    // A plan's fields are the typed input's, as the body binds them (SharedBy is the caller's, never the request's).
     private static readonly string[] PlanFields =
-        ["strategy", "count", "load", "concurrency", "rate", "duration", "stages", "warmup", "delayMs", "payloadBytes", "includeStatuses", "percentiles", "thresholds", .. WorkloadRules.Fields];
+        [.. BodyOptions.GetTypeInfo(typeof(RunPlanInput)).Properties.Select(property => property.Name).Where(name => name != "sharedBy")];
+
 
     // A run (not a suite) may be shared among load agents.
     public static RequestShape Run { get; } = new("run", [.. PlanFields, "agents"], null, "", "");
@@ -71,7 +89,7 @@ public static class RunRequestReader
         ["workload", "contenders", "repetitions", "count", "duration", "load", "concurrency", "rate", "warmup", .. WorkloadParameters.All.Select(parameter => parameter.Name)],
         "contenders", "contender", "[\"grpc-h2-cleartext\", \"rest-stj-h1-cleartext\"]");
 
-    /// <summary>The plan as text; <see cref="Names"/> the suite's strategies or the comparison's contenders; <see cref="Repetitions"/> a comparison's.</summary>
+    /// <summary>The plan; <see cref="Names"/> the suite's strategies or the comparison's contenders; <see cref="Repetitions"/> a comparison's.</summary>
     public sealed record RunRequest(RunPlanInput Input, IReadOnlyList<string>? Names, string? Repetitions, string? Agents = null);
 
     public static async Task<(RunRequest? Request, string Error)> ReadAsync(HttpRequest http, RequestShape shape)
@@ -96,7 +114,9 @@ public static class RunRequestReader
         {
             try
             {
-                return Read(document, shape);
+                // The limits name the range in a sentence on a number that does not read; a bare request (a unit test's) has the defaults.
+                var limits = http.HttpContext.RequestServices?.GetService<IOptions<RunLimitsOptions>>()?.Value.PlanLimits() ?? PlanLimits.Defaults;
+                return Read(document, shape, limits);
             }
             catch (InvalidOperationException notUnicode) when (notUnicode.InnerException is null or DecoderFallbackException)
             {
@@ -106,107 +126,64 @@ public static class RunRequestReader
         }
     }
 
-    private static (RunRequest? Request, string Error) Read(JsonDocument document, RequestShape shape)
+    private static (RunRequest? Request, string Error) Read(JsonDocument document, RequestShape shape, PlanLimits limits)
     {
         if (document.RootElement.ValueKind != JsonValueKind.Object)
         {
             return (null, $"The body must be a JSON object, not {document.RootElement.ValueKind}.");
         }
 
-        var allowed = shape.Fields;
-        var values = new Dictionary<string, string?>(StringComparer.Ordinal);
         IReadOnlyList<string>? names = null;
-        IReadOnlyList<string>? thresholds = null;
         foreach (var property in document.RootElement.EnumerateObject())
         {
-            if (!allowed.Contains(property.Name, StringComparer.Ordinal))
+            var problem = !shape.Fields.Contains(property.Name, StringComparer.Ordinal) ? NotASetting(shape, property.Name)
+                : property.Name == shape.NamesField ? ReadNames(shape, property.Value, out names)
+                : property.Name is "stages" or "percentiles" or "thresholds" && property.Value.ValueKind == JsonValueKind.Array ? CheckList(property.Name, property.Value)
+                : InputBounds.TooLong(property.Name, property.Value.ValueKind == JsonValueKind.String ? property.Value.GetString() : property.Value.GetRawText(), InputBounds.MaxValueLength);
+            if (problem is not null)
             {
-                return (null, NotASetting(shape, property.Name));
-            }
-
-            if (property.Name is "stages" or "percentiles" or "thresholds" && property.Value.ValueKind == JsonValueKind.Array)
-            {
-                var (text, list, problem) = ReadList(property.Name, property.Value);
-                if (problem is not null)
-                {
-                    return (null, problem);
-                }
-
-                if (property.Name == "thresholds")
-                {
-                    thresholds = list;
-                }
-                else
-                {
-                    values[property.Name] = text;
-                }
-
-                continue;
-            }
-
-            if (property.Name == "thresholds" && property.Value.ValueKind == JsonValueKind.String)
-            {
-                thresholds = [property.Value.GetString()!];
-                continue;
-            }
-
-            if (property.Name == shape.NamesField)
-            {
-                if (property.Value.ValueKind != JsonValueKind.Array || property.Value.EnumerateArray().Any(item => item.ValueKind != JsonValueKind.String))
-                {
-                    return (null, $"{shape.NamesField} must be an array of {shape.NamesOf} names, e.g. {shape.NamesExample}.");
-                }
-
-                names = property.Value.EnumerateArray().Select(item => item.GetString()!).ToList();
-                if (InputBounds.Names(shape.NamesField, names) is { } tooMany)
-                {
-                    return (null, tooMany);
-                }
-
-                continue;
-            }
-
-            values[property.Name] = property.Value.ValueKind switch
-            {
-                JsonValueKind.String => property.Value.GetString(),
-                JsonValueKind.Null => null,
-                JsonValueKind.True => "true",
-                JsonValueKind.False => "false",
-                _ => property.Value.GetRawText(),
-            };
-        }
-
-        var input = new RunPlanInput(
-            values.GetValueOrDefault("strategy"), values.GetValueOrDefault("count"), values.GetValueOrDefault("concurrency"),
-            values.GetValueOrDefault("warmup"), values.GetValueOrDefault("delayMs"), values.GetValueOrDefault("payloadBytes"),
-            values.GetValueOrDefault("includeStatuses"))
-        {
-            Load = values.GetValueOrDefault("load"),
-            Rate = values.GetValueOrDefault("rate"),
-            Duration = values.GetValueOrDefault("duration"),
-            Stages = values.GetValueOrDefault("stages"),
-            Percentiles = values.GetValueOrDefault("percentiles"),
-            Thresholds = thresholds,
-            Workload = values.GetValueOrDefault("workload"),
-            Protocol = values.GetValueOrDefault("protocol"),
-            Serializer = values.GetValueOrDefault("serializer"),
-            HttpVersion = values.GetValueOrDefault("httpVersion"),
-            Security = values.GetValueOrDefault("security"),
-            FileBytes = values.GetValueOrDefault("fileBytes"),
-            Connection = values.GetValueOrDefault("connection"),
-            Clients = values.GetValueOrDefault("clients"),
-            Variant = values.GetValueOrDefault("variant"),
-            Users = values.GetValueOrDefault("users"),
-        };
-        foreach (var field in new[] { "repetitions", "agents" })
-        {
-            if (InputBounds.TooLong(field, values.GetValueOrDefault(field), InputBounds.MaxValueLength) is { } tooLong)
-            {
-                return (null, tooLong);
+                return (null, problem);
             }
         }
 
-        return (new RunRequest(input, names, values.GetValueOrDefault("repetitions"), values.GetValueOrDefault("agents")), string.Empty);
+        RunPlanInput input;
+        try
+        {
+            input = document.Deserialize<RunPlanInput>(BodyOptions)!;
+        }
+        catch (JsonException unbound) when (unbound.Path is { } path)
+        {
+            return (null, Unbound(document.RootElement, path, limits));
+        }
+
+        return (new RunRequest(input with { SharedBy = [] }, names, Text(document.RootElement, "repetitions"), Text(document.RootElement, "agents")), string.Empty);
+    }
+
+    /// <summary>A value System.Text.Json could not bind, refused as its text would be in a query string: the same sentence, naming the field and what is allowed.</summary>
+    private static string Unbound(JsonElement body, string path, PlanLimits limits)
+    {
+        var field = path.TrimStart('$', '.').Split('.', '[')[0];
+        var text = Text(body, field) ?? "";
+        return RunPlanText.TryRead(new Dictionary<string, string?> { [field] = text }, null, limits, out _, out var error)
+            ? $"{field} was '{Excerpt.Of(text)}'; it must be a JSON string."
+            : error;
+    }
+
+    /// <summary>A field's value as text (a string's own text, else its JSON), or null when the body does not hold it.</summary>
+    private static string? Text(JsonElement body, string field) =>
+        !body.TryGetProperty(field, out var value) || value.ValueKind == JsonValueKind.Null ? null
+        : value.ValueKind == JsonValueKind.String ? value.GetString() : value.GetRawText();
+
+    private static string? ReadNames(RequestShape shape, JsonElement value, out IReadOnlyList<string>? names)
+    {
+        names = null;
+        if (value.ValueKind != JsonValueKind.Array || value.EnumerateArray().Any(item => item.ValueKind != JsonValueKind.String))
+        {
+            return $"{shape.NamesField} must be an array of {shape.NamesOf} names, e.g. {shape.NamesExample}.";
+        }
+
+        names = [.. value.EnumerateArray().Select(item => item.GetString()!)];
+        return InputBounds.Names(shape.NamesField!, names);
     }
 
     public static string NotASetting(RequestShape shape, string name) => $"'{Excerpt.Of(name)}' is not a {shape.What} setting; the body may hold: {string.Join(", ", shape.Fields)}.";
@@ -238,10 +215,10 @@ public static class RunRequestReader
     }
 
     /// <summary>
-    /// A JSON array as the text form the rules read: stages as [{"duration": 10, "target": 5000}] (or ["10:5000"]) become
-    /// "10:5000"; percentiles [50, 99.9] become "50,99.9"; thresholds stay a list of strings.
+    /// A JSON list bounded before it is bound: stages as [{"duration": 10, "target": 5000}] (or ["10:5000"]), percentiles
+    /// [50, 99.9], thresholds a list of strings; null when it is one.
     /// </summary>
-    private static (string? Text, IReadOnlyList<string> List, string? Problem) ReadList(string name, JsonElement array)
+    private static string? CheckList(string name, JsonElement array)
     {
         var (most, example) = name switch
         {
@@ -251,33 +228,86 @@ public static class RunRequestReader
         };
         if (InputBounds.Items(name, array.GetArrayLength(), most, example) is { } tooMany)
         {
-            return (null, [], tooMany);
+            return tooMany;
         }
 
-        var items = new List<string>();
-        foreach (var item in array.EnumerateArray())
+        foreach (var (item, index) in array.EnumerateArray().Select((item, index) => (item, index)))
         {
-            var text = (name, item.ValueKind) switch
+            var fits = (name, item.ValueKind) switch
             {
-                ("stages", JsonValueKind.Object) when item.TryGetProperty("duration", out var duration) && item.TryGetProperty("target", out var target)
-                    && duration.ValueKind == JsonValueKind.Number && target.ValueKind == JsonValueKind.Number => $"{duration.GetRawText()}:{target.GetRawText()}",
-                ("percentiles", JsonValueKind.Number) => item.GetRawText(),
-                (_, JsonValueKind.String) => item.GetString(),
-                _ => null,
+                ("stages", JsonValueKind.Object) => item.TryGetProperty("duration", out var duration) && item.TryGetProperty("target", out var target)
+                    && duration.ValueKind == JsonValueKind.Number && target.ValueKind == JsonValueKind.Number,
+                ("percentiles", JsonValueKind.Number) or (_, JsonValueKind.String) => true,
+                _ => false,
             };
-            if (text is null)
+            if (!fits)
             {
-                return (null, [], name switch
+                return name switch
                 {
                     "stages" => $"stages must be an array of {{\"duration\": seconds, \"target\": calls per second}}, e.g. {example}; it held {Excerpt.Of(item.GetRawText())}.",
                     "percentiles" => $"percentiles must be an array of numbers, e.g. {example}; it held {Excerpt.Of(item.GetRawText())}.",
                     _ => $"thresholds must be an array of strings; it held {Excerpt.Of(item.GetRawText())}. {Threshold.AcceptedForm}",
-                });
+                };
             }
 
-            items.Add(text);
+            if (name == "percentiles" && InputBounds.TooLong($"percentiles[{index}]", item.ValueKind == JsonValueKind.String ? item.GetString() : item.GetRawText(), InputBounds.MaxValueLength) is { } tooLong)
+            {
+                return tooLong;
+            }
         }
 
-        return (string.Join(',', items), items, null);
+        return null;
+    }
+
+    /// <summary>
+    /// Stages or percentiles as a JSON list, or as a query string writes them ("10:5000,20:5000", "p50,99.9"), whole or item
+    /// by item: text is read as <see cref="RunPlanText"/> reads a query string.
+    /// </summary>
+    private sealed class ListReader<T>(string field, Func<RunPlanInput, IReadOnlyList<T>?> pick) : JsonConverter<IReadOnlyList<T>>
+    {
+        public override IReadOnlyList<T> Read(ref Utf8JsonReader reader, Type typeToConvert, JsonSerializerOptions options)
+        {
+            if (reader.TokenType == JsonTokenType.String)
+            {
+                return FromText(reader.GetString()!);
+            }
+
+            if (reader.TokenType != JsonTokenType.StartArray)
+            {
+                throw new JsonException();
+            }
+
+            var items = new List<T>();
+            while (reader.Read() && reader.TokenType != JsonTokenType.EndArray)
+            {
+                items.AddRange(reader.TokenType == JsonTokenType.String ? FromText(reader.GetString()!) : [JsonSerializer.Deserialize<T>(ref reader, options)!]);
+            }
+
+            return items;
+        }
+
+        private IReadOnlyList<T> FromText(string text) =>
+            RunPlanText.TryRead(new Dictionary<string, string?> { [field] = text }, null, PlanLimits.Defaults, out var input, out _) && pick(input) is { } list ? list : throw new JsonException();
+
+        public override void Write(Utf8JsonWriter writer, IReadOnlyList<T> value, JsonSerializerOptions options) => throw new NotSupportedException();
+    }
+
+    /// <summary>true or false, as JSON or as text.</summary>
+    private sealed class BooleanReader : JsonConverter<bool>
+    {
+        public override bool Read(ref Utf8JsonReader reader, Type typeToConvert, JsonSerializerOptions options) =>
+            reader.TokenType is JsonTokenType.True or JsonTokenType.False ? reader.GetBoolean()
+            : reader.TokenType == JsonTokenType.String && bool.TryParse(reader.GetString(), out var value) ? value : throw new JsonException();
+
+        public override void Write(Utf8JsonWriter writer, bool value, JsonSerializerOptions options) => writer.WriteBooleanValue(value);
+    }
+
+    /// <summary>Thresholds as a list of strings, or one string.</summary>
+    private sealed class OneOrManyReader : JsonConverter<IReadOnlyList<string>>
+    {
+        public override IReadOnlyList<string> Read(ref Utf8JsonReader reader, Type typeToConvert, JsonSerializerOptions options) =>
+            reader.TokenType == JsonTokenType.String ? [reader.GetString()!] : JsonSerializer.Deserialize<List<string>>(ref reader, options) ?? [];
+
+        public override void Write(Utf8JsonWriter writer, IReadOnlyList<string> value, JsonSerializerOptions options) => throw new NotSupportedException();
     }
 }

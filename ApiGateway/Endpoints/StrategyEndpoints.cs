@@ -3,11 +3,15 @@ using ApiGateway.Configuration;
 using ApiGateway.Errors;
 using ApiGateway.OpenApi;
 using ApiGateway.Runs;
+using ApiGateway.Security;
+using LoadEngine;
+using LoadEngine.Calls;
 using LoadEngine.Clients;
+using LoadEngine.Reports;
 using LoadEngine.Strategies;
+using LoadEngine.Targets;
 using Microsoft.AspNetCore.Http.HttpResults;
 using Microsoft.Extensions.Options;
-using ApiGateway.Security;
 
 namespace ApiGateway.Endpoints;
 
@@ -30,7 +34,13 @@ public sealed record ChapterRunResponse(
     TimeSeries? Series,
     IAsyncEnumerable<PerformanceStatus> PerformanceStatuses);
 
-/// <summary>The chapter's routes, one per strategy of the list. Each only parses the plan and hands it to the run coordinator.</summary>
+/// <summary>What the chart page shows from the engine rather than from a copy: the loads, the payload's default and limit, the palette.</summary>
+public sealed record PlanFacts(IReadOnlyList<LoadFact> Loads, int DefaultPayloadBytes, int MaxPayloadBytes, IReadOnlyList<string> Palette, IReadOnlyDictionary<string, string> ApiColours, string UnknownColour)
+{
+    public static PlanFacts Current { get; } = new(LoadFact.All, RunPlanRules.DefaultPayloadBytes, RunPlanRules.MaxPayloadBytes, HtmlReport.Palette, HtmlReport.ApiColours, HtmlReport.UnknownColour);
+}
+
+/// <summary>The chapter's routes, one per strategy of the list, each only parsing the plan for the run coordinator; and the facts its plans follow.</summary>
 public static class StrategyEndpoints
 {
     public static IEndpointRouteBuilder MapStrategyEndpoints(this IEndpointRouteBuilder app)
@@ -41,6 +51,8 @@ public static class StrategyEndpoints
             app.MapStrategy(strategy.Info, limits);
         }
 
+        app.MapGet("/api/plan-facts", () => PlanFacts.Current).WithTags("Strategies").WithParameters(RouteParameters.None)
+            .WithSummary("The loads (name, words, whether calls start on a schedule, the settings each reads), the payload's default and limit, and the charts' palette.");
         return app;
     }
 
@@ -64,15 +76,14 @@ public static class StrategyEndpoints
 
     private static RouteHandlerBuilder MapStrategy(this IEndpointRouteBuilder app, StrategyInfo info, RunLimitsOptions limits) =>
         app.MapGet(info.Route, async Task<Results<Ok<ChapterRunResponse>, ProblemHttpResult>> (
-                string count, string? concurrency, string? warmup, string? delayMs, string? payloadBytes, string? includeStatuses,
-                string? load, string? rate, string? duration, string? stages, string? percentiles, string[]? thresholds,
-                RunCoordinator runs, MonitorChannelFactory channels, IOptions<RunLimitsOptions> options, HttpContext http) =>
+                string count, RunCoordinator runs, ChannelFactory channels, IOptions<RunLimitsOptions> options, HttpContext http) =>
             {
-                var input = new RunPlanInput(info.Name, count, concurrency, warmup, delayMs, payloadBytes, includeStatuses)
-                {
-                    Load = load, Rate = rate, Duration = duration, Stages = stages, Percentiles = percentiles, Thresholds = thresholds,
-                };
-                if (!RunPlanRules.TryCreate(input, options.Value.PlanLimits(), [info.Name], out var plan, out var error))
+                // The plan's settings as the query names them (its parameter filter has refused any other), count from the path.
+                var text = http.Request.Query.ToDictionary(pair => pair.Key, pair => (string?)pair.Value.ToString(), StringComparer.OrdinalIgnoreCase);
+                text["count"] = count;
+                text["strategy"] = info.Name;
+                if (!RunPlanText.TryRead(text, [.. http.Request.Query["thresholds"].OfType<string>()], options.Value.PlanLimits(), out var input, out var error)
+                    || !RunPlanRules.TryCreate(input, options.Value.PlanLimits(), [info.Name], out var plan, out error))
                 {
                     return ProblemResponses.InvalidParameters(error);
                 }
@@ -90,7 +101,7 @@ public static class StrategyEndpoints
                 return ended is { State: RunState.Completed, Stats: { } stats }
                     ? TypedResults.Ok(new ChapterRunResponse(
                         ended.Id, info.Name, plan.Count ?? (int)stats.Calls, plan.DelayMs, stats.WallTimeMs, stats.ConnectionsUsed, ended.Measured, ended.Note, plan, stats,
-                        ended.Verdict, ended.Series, run.Live.Statuses?.ReadAsync(http.RequestAborted) ?? AsyncEnumerable.Empty<PerformanceStatus>()))
+                        ended.Verdict, ended.Series, (run.Live.Answers as StatusSpool)?.ReadAsync(http.RequestAborted) ?? AsyncEnumerable.Empty<PerformanceStatus>()))
                     : ended.State == RunState.Cancelled && runs.IsStopping ? ProblemResponses.GatewayStopping(ended)
                     : ProblemResponses.RunDidNotComplete(channels.ServerUri, ended);
             })

@@ -1,13 +1,15 @@
 using System.Collections.Concurrent;
 using ApiGateway.Runs;
 using LoadEngine.Lessons;
+using Polly;
+using Polly.Retry;
 
 namespace ApiGateway.History;
 
 /// <summary>
 /// The history as the gateway uses it: an ended run, suite or experiment whose write fails (a locked file, a full disk) is
-/// kept in memory, served by every read as if stored, and written again with back-off until it is stored or the gateway
-/// stops. Its failure is logged once; its eventual storing once more.
+/// kept in memory, served by every read as if stored, and written again with back-off (Polly's retry) until it is stored
+/// or the gateway stops. Its failure is logged once; its eventual storing once more.
 /// </summary>
 public sealed partial class DurableRunStore(IRunStore inner, TimeProvider time, ILogger<DurableRunStore> logger) : IRunStore, IDisposable
 {
@@ -108,26 +110,25 @@ public sealed partial class DurableRunStore(IRunStore inner, TimeProvider time, 
         _ = RetryAsync(id, pending);
     }
 
+    // Polly backs off from FirstRetry, doubling up to LongestRetry, for as long as the record waits. SaveEndedAsync made
+    // the first attempt: the pipeline's first call stands for it, so its failure starts the back-off.
     private async Task RetryAsync(Guid id, PendingSave pending)
     {
-        var delay = FirstRetry;
-        var attempts = 1;
+        var attempts = 0;
+        var retry = new ResiliencePipelineBuilder<bool> { TimeProvider = new AttemptClock(time, pending) }.AddRetry(new RetryStrategyOptions<bool>
+        {
+            ShouldHandle = attempt => ValueTask.FromResult(!attempt.Outcome.Result && IsWaiting(id, pending)),
+            BackoffType = DelayBackoffType.Exponential,
+            UseJitter = false,
+            Delay = FirstRetry,
+            MaxDelay = LongestRetry,
+            MaxRetryAttempts = int.MaxValue,
+        }).Build();
         try
         {
-            while (_pending.TryGetValue(id, out var current) && ReferenceEquals(current, pending))
+            if (await retry.ExecuteAsync(async _ => ++attempts > 1 && IsWaiting(id, pending) && await TryAsync(id, pending), _stopping.Token))
             {
-                var due = time.GetUtcNow() + delay;
-                var wait = Task.Delay(delay, time, _stopping.Token);
-                pending.NextAttemptAt = due;
-                await wait;
-                attempts++;
-                if (await TryAsync(id, pending))
-                {
-                    LogStoredLate(logger, pending.What, attempts);
-                    return;
-                }
-
-                delay = TimeSpan.FromTicks(Math.Min(delay.Ticks * 2, LongestRetry.Ticks));
+                LogStoredLate(logger, pending.What, attempts);
             }
         }
         catch (OperationCanceledException)
@@ -135,6 +136,9 @@ public sealed partial class DurableRunStore(IRunStore inner, TimeProvider time, 
             // The gateway is stopping: FlushAsync tries once more.
         }
     }
+
+    // A record deleted while it waited, or replaced by a newer one for its id (none today), is not written again.
+    private bool IsWaiting(Guid id, PendingSave pending) => _pending.TryGetValue(id, out var current) && ReferenceEquals(current, pending);
 
     private async Task<bool> TryAsync(Guid id, PendingSave pending)
     {
@@ -157,6 +161,25 @@ public sealed partial class DurableRunStore(IRunStore inner, TimeProvider time, 
     // Lists carry no time series; the record in memory has it.
     private IReadOnlyList<RunRecord> Listed(IReadOnlyList<RunRecord> runs) =>
         [.. runs.Select(run => Pending<RunRecord>(run.Id) is { } ended ? ended with { Series = null } : run)];
+
+    /// <summary>The clock Polly waits on for one record: its next attempt is due once the wait has started, so a test's fake clock may move on as soon as it reads it.</summary>
+    private sealed class AttemptClock(TimeProvider time, PendingSave pending) : TimeProvider
+    {
+        public override long TimestampFrequency => time.TimestampFrequency;
+
+        public override TimeZoneInfo LocalTimeZone => time.LocalTimeZone;
+
+        public override DateTimeOffset GetUtcNow() => time.GetUtcNow();
+
+        public override long GetTimestamp() => time.GetTimestamp();
+
+        public override ITimer CreateTimer(TimerCallback callback, object? state, TimeSpan dueTime, TimeSpan period)
+        {
+            var timer = time.CreateTimer(callback, state, dueTime, period);
+            pending.NextAttemptAt = time.GetUtcNow() + dueTime;
+            return timer;
+        }
+    }
 
     private sealed class PendingSave(object record, string what, Func<Task> save)
     {

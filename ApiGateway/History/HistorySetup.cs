@@ -1,4 +1,5 @@
 using System.Data.Common;
+using AgentStore;
 using GrpcBestPractices.ServiceDefaults;
 using Microsoft.Extensions.DependencyInjection.Extensions;
 using Microsoft.Extensions.Options;
@@ -18,14 +19,14 @@ public static partial class HistorySetup
         builder.Services.AddSingleton(services =>
         {
             var options = services.GetRequiredService<IOptions<HistoryOptions>>().Value;
-            return new SqliteRunStore(
-                options.GetFullPath(services.GetRequiredService<IHostEnvironment>().ContentRootPath), TimeSpan.FromSeconds(options.WriteWaitSeconds));
+            return new RunStore(options.Kind == HistoryProvider.Postgres
+                ? HistoryDatabase.OpenPostgres(options.ConnectionString!)
+                : HistoryDatabase.OpenSqlite(options.GetFullPath(services.GetRequiredService<IHostEnvironment>().ContentRootPath), TimeSpan.FromSeconds(options.WriteWaitSeconds)));
         });
-        builder.Services.AddSingleton(services => new PostgresRunStore(services.GetRequiredService<IOptions<HistoryOptions>>().Value.ConnectionString!));
         builder.Services.AddSingleton<IHistoryBackend>(services => services.GetRequiredService<IOptions<HistoryOptions>>().Value.Kind switch
         {
-            HistoryProvider.Postgres => new PostgresHistoryBackend(services.GetRequiredService<PostgresRunStore>()),
-            _ => new SqliteHistoryBackend(services.GetRequiredService<SqliteRunStore>()),
+            HistoryProvider.Postgres => new PostgresHistoryBackend(services.GetRequiredService<RunStore>()),
+            _ => new SqliteHistoryBackend(services.GetRequiredService<RunStore>()),
         });
         builder.Services.TryAddSingleton(TimeProvider.System);
         builder.Services.AddSingleton(services => new DurableRunStore(

@@ -6,13 +6,13 @@ namespace ApiGateway.History;
 /// The history in a PostgreSQL database that several gateways share: its schema is made at start, /health asks the
 /// server a cheap SELECT 1, and every sentence names the server from <c>ConnectionStrings:History</c> without its password.
 /// </summary>
-public sealed class PostgresHistoryBackend(PostgresRunStore postgres) : IHistoryBackend
+public sealed class PostgresHistoryBackend(RunStore postgres) : IHistoryBackend
 {
     public IRunStore Store => postgres;
 
-    public string Location => postgres.Location;
+    public string Location => postgres.Database.Location;
 
-    public string Setting => $"{HistoryOptions.ConnectionStringKey} ({postgres.SafeConnectionString})";
+    public string Setting => $"{HistoryOptions.ConnectionStringKey} ({postgres.Database.Connection})";
 
     public string StartRemedy =>
         $"Point {HistoryOptions.ConnectionStringKey} at a PostgreSQL server that is up and lets this user create tables in its database (or holds the history's tables already).";
@@ -25,7 +25,7 @@ public sealed class PostgresHistoryBackend(PostgresRunStore postgres) : IHistory
     {
         try
         {
-            await postgres.ProbeAsync(wait, cancellationToken);
+            await postgres.Database.ProbeAsync(wait, cancellationToken);
             return null;
         }
         catch (OperationCanceledException) when (!cancellationToken.IsCancellationRequested)

@@ -6,15 +6,15 @@ namespace ApiGateway.History;
 /// The history in one SQLite file beside the gateway: its folder is made at start, and /health checks that the file is
 /// still there (SQLite goes on writing to a deleted file, and all of it is gone at the next start) and that its write lock can be taken.
 /// </summary>
-public sealed class SqliteHistoryBackend(SqliteRunStore sqlite) : IHistoryBackend
+public sealed class SqliteHistoryBackend(RunStore sqlite) : IHistoryBackend
 {
     private const string Key = $"{HistoryOptions.Section}:{nameof(HistoryOptions.DatabasePath)}";
 
     public IRunStore Store => sqlite;
 
-    public string Location => sqlite.DatabasePath;
+    public string Location => sqlite.Database.Location;
 
-    public string Setting => $"{Key} '{sqlite.DatabasePath}'";
+    public string Setting => $"{Key} '{sqlite.Database.Location}'";
 
     public string StartRemedy => $"Point {Key} at a writable file.";
 
@@ -22,13 +22,13 @@ public sealed class SqliteHistoryBackend(SqliteRunStore sqlite) : IHistoryBacken
 
     public async Task InitializeAsync()
     {
-        CreateFolderOf(sqlite.DatabasePath);
+        CreateFolderOf(sqlite.Database.Location);
         await sqlite.InitializeAsync();
     }
 
     public async Task<string?> ProbeAsync(TimeSpan wait, CancellationToken cancellationToken)
     {
-        var path = sqlite.DatabasePath;
+        var path = sqlite.Database.Location;
         if (!File.Exists(path))
         {
             return $"The history file {path} is gone (its file or folder was deleted while the gateway ran): what is stored now is lost when " +
@@ -37,7 +37,7 @@ public sealed class SqliteHistoryBackend(SqliteRunStore sqlite) : IHistoryBacken
 
         try
         {
-            await sqlite.ProbeWritableAsync(wait);
+            await sqlite.Database.ProbeAsync(wait, cancellationToken);
             return null;
         }
         catch (Exception refused) when (refused is SqliteException or IOException or UnauthorizedAccessException)

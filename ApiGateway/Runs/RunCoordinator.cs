@@ -2,6 +2,7 @@ using System.Collections.Concurrent;
 using ApiGateway.Agents;
 using ApiGateway.Configuration;
 using ApiGateway.History;
+using LoadEngine.Calls;
 using LoadEngine.Strategies;
 using Microsoft.Extensions.Options;
 
@@ -193,8 +194,8 @@ public sealed partial class RunCoordinator(
 
             // A scope per run, so a one-per-run strategy (the factory client's) is disposed with its run.
             await using var scope = services.CreateAsyncScope();
-            var strategy = StrategyList.Resolve(scope.ServiceProvider, run.Record.Plan);
-            return await engine.ExecuteAsync(strategy, run.Record, run.Live, run.Cancellation);
+            using var calls = scope.ServiceProvider.GetRequiredService<RunCallsFactory>().Create(run.Record.Plan);
+            return await engine.ExecuteAsync(calls, run.Record, run.Live, run.Cancellation);
         }
         catch (Exception ex) when (ex is not HistoryWriteException)
         {

@@ -2,6 +2,7 @@ using System.Diagnostics;
 using System.Security.Cryptography.X509Certificates;
 using LoadEngine.Protocols;
 using LoadEngine.Clients;
+using LoadEngine.Targets;
 using Grpc.Core;
 using Grpc.Net.Client;
 using Microsoft.Extensions.Options;
@@ -13,7 +14,7 @@ namespace LoadEngine.Lessons;
 /// Lesson 3: keep-alive pings keep an idle connection open, so the first call after a pause pays no new connection.
 /// https://learn.microsoft.com/aspnet/core/grpc/performance#keep-alive-pings
 /// </summary>
-public sealed class KeepAliveLesson(MonitorChannelFactory channels, IOptions<EngineOptions> options)
+public sealed class KeepAliveLesson(ChannelFactory channels, IOptions<EngineOptions> options)
 {
     public const string Name = "keep-alive";
     public const string Lesson = "Keep-alive pings keep an idle connection open, so the first call after a pause pays no new connection and handshake.";
@@ -42,9 +43,9 @@ public sealed class KeepAliveLesson(MonitorChannelFactory channels, IOptions<Eng
             await Task.Delay(pauseMs, callerGone);
 
             // The pinged channel calls first, so any wake-up cost after the pause counts against the lesson, not for it.
-            var pingingAfter = await TimedCallAsync(pinging, "after the pause, with pings");
+            var pingingAfter = await TimedCallAsync(pinging, "after the pause, with pings", callerGone);
             completed++;
-            var silentAfter = await TimedCallAsync(silent, "after the pause, without pings");
+            var silentAfter = await TimedCallAsync(silent, "after the pause, without pings", callerGone);
             completed++;
 
             var withPings = ChannelResult.From(
@@ -65,15 +66,7 @@ public sealed class KeepAliveLesson(MonitorChannelFactory channels, IOptions<Eng
         }
 
         async Task<(TimedCall Opening, TimedCall Warm)> OpenAndWarmAsync(GrpcChannel channel) =>
-            (await TimedCallAsync(channel, "opening"), await TimedCallAsync(channel, "warm"));
-
-        async Task<TimedCall> TimedCallAsync(GrpcChannel channel, string when)
-        {
-            var request = new PerformanceStatusRequest { ClientName = $"{Name} {when}" };
-            var start = Stopwatch.GetTimestamp();
-            var response = await new Monitor.MonitorClient(channel).GetPerformanceAsync(request, new CallOptions(deadline: DateTime.UtcNow + options.Value.CallTimeout, cancellationToken: callerGone));
-            return new TimedCall(Stopwatch.GetElapsedTime(start).TotalMilliseconds, response.ConnectionId);
-        }
+            (await TimedCallAsync(channel, "opening", callerGone), await TimedCallAsync(channel, "warm", callerGone));
     }
 
     /// <summary>
@@ -108,8 +101,8 @@ public sealed class KeepAliveLesson(MonitorChannelFactory channels, IOptions<Eng
             var before = new List<TimedCall>();
             foreach (var (_, _, channel) in opened)
             {
-                await TimedCallAsync(channel, "opening");
-                before.Add(await TimedCallAsync(channel, "warm"));
+                await TimedCallAsync(channel, "opening", callerGone);
+                before.Add(await TimedCallAsync(channel, "warm", callerGone));
                 completed += 2;
             }
 
@@ -117,7 +110,7 @@ public sealed class KeepAliveLesson(MonitorChannelFactory channels, IOptions<Eng
             for (var index = 0; index < opened.Count; index++)
             {
                 var (tls, pinged, channel) = opened[index];
-                var after = await TimedCallAsync(channel, "after the pause");
+                var after = await TimedCallAsync(channel, "after the pause", callerGone);
                 completed++;
                 outcomes.Add(new PauseOutcome(tls, pinged, before[index].Milliseconds, after.Milliseconds, !string.Equals(before[index].ConnectionId, after.ConnectionId, StringComparison.Ordinal)));
             }
@@ -135,14 +128,12 @@ public sealed class KeepAliveLesson(MonitorChannelFactory channels, IOptions<Eng
                 channel.Dispose();
             }
         }
+    }
 
-        async Task<TimedCall> TimedCallAsync(GrpcChannel channel, string when)
-        {
-            var request = new PerformanceStatusRequest { ClientName = $"{Name} {when}" };
-            var start = Stopwatch.GetTimestamp();
-            var response = await new Monitor.MonitorClient(channel).GetPerformanceAsync(request, new CallOptions(deadline: DateTime.UtcNow + options.Value.CallTimeout, cancellationToken: callerGone));
-            return new TimedCall(Stopwatch.GetElapsedTime(start).TotalMilliseconds, response.ConnectionId);
-        }
+    private async Task<TimedCall> TimedCallAsync(GrpcChannel channel, string when, CancellationToken callerGone)
+    {
+        var (milliseconds, answer) = await MonitorTarget.TimedCallAsync(channel, new PerformanceStatusRequest { ClientName = $"{Name} {when}" }, options.Value.CallTimeout, callerGone);
+        return new TimedCall(milliseconds, answer.ConnectionId);
     }
 
     private const string Measured =

@@ -181,7 +181,7 @@ public static class LessonList
     private static LessonArm StrategyArm(string strategy, string label, string setup, int count, int warmup, int delayMs = 0) =>
         new(strategy, label, setup)
         {
-            Run = new RunPlanInput(strategy, Count(count), Warmup: Count(warmup), DelayMs: Count(delayMs), IncludeStatuses: "false"),
+            Run = new RunPlanInput(strategy, count, Warmup: warmup, DelayMs: delayMs, IncludeStatuses: false),
         };
 
     private static LessonArm WorkloadArm(string name, string label, string setup, string workload, string contenderName, int count, int warmup, ConnectionUse? connection = null)
@@ -190,13 +190,7 @@ public static class LessonList
         return new LessonArm(name, label, setup)
         {
             Contender = contender,
-            Run = contender.Into(new RunPlanInput(null, Count(count), Warmup: Count(warmup), IncludeStatuses: "false")
-            {
-                Workload = workload,
-                Connection = connection is { } use ? WireNames<ConnectionUse>.Name(use) : null,
-            }),
+            Run = contender.Into(new RunPlanInput(null, count, Warmup: warmup, IncludeStatuses: false) { Workload = workload, Connection = connection }),
         };
     }
-
-    private static string Count(int value) => value.ToString(System.Globalization.CultureInfo.InvariantCulture);
 }

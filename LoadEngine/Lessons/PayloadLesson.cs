@@ -1,11 +1,12 @@
 using System.Diagnostics;
 using System.Runtime.InteropServices;
-using System.Text.Json;
 using System.Text;
-using LoadEngine.Clients;
-using LoadEngine.Runs;
+using System.Text.Json;
 using Google.Protobuf;
 using Grpc.Core;
+using LoadEngine.Clients;
+using LoadEngine.Runs;
+using LoadEngine.Targets;
 using Microsoft.Extensions.Options;
 using Performance;
 
@@ -15,7 +16,7 @@ namespace LoadEngine.Lessons;
 /// Lesson 5: bytes fields carry binary data compactly; wrapping an array without copying is faster, but unsafe if the array changes afterwards.
 /// https://learn.microsoft.com/aspnet/core/grpc/performance#send-binary-payloads
 /// </summary>
-public sealed class PayloadLesson(MonitorClientWrapper wrapper, MonitorChannelFactory channels, IOptions<EngineOptions> options)
+public sealed class PayloadLesson(ClientWrapper wrapper, ChannelFactory channels, IOptions<EngineOptions> options)
 {
     public const string Name = "payload";
     public const string Lesson = "bytes fields carry binary data compactly; UnsafeWrap avoids a copy but shares the array, so it is safe only if nobody changes the array afterwards.";
@@ -33,18 +34,17 @@ public sealed class PayloadLesson(MonitorClientWrapper wrapper, MonitorChannelFa
     public async Task<PayloadLessonResult> RunAsync(int payloadBytes, CancellationToken callerGone)
     {
         var request = new PerformanceStatusRequest { ClientName = Name, PayloadBytes = payloadBytes };
+        double callMs;
         PerformanceStatusResponse response;
-        var start = Stopwatch.GetTimestamp();
         try
         {
-            response = await wrapper.CreateClient().GetPerformanceAsync(request, new CallOptions(deadline: DateTime.UtcNow + options.Value.CallTimeout, cancellationToken: callerGone));
+            (callMs, response) = await MonitorTarget.TimedCallAsync(wrapper.Channel, request, options.Value.CallTimeout, callerGone);
         }
         catch (RpcException error) when (!callerGone.IsCancellationRequested)
         {
             throw new LessonFailedException(Name, channels.ServerUri, 1, 0, error);
         }
 
-        var callMs = Stopwatch.GetElapsedTime(start).TotalMilliseconds;
         callerGone.ThrowIfCancellationRequested();
         return new PayloadLessonResult(Lesson, Link, payloadBytes, callMs, MeasureSizes(response), Benchmark(payloadBytes), UnsafeWrapSharesTheArray());
     }

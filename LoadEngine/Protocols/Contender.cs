@@ -96,14 +96,8 @@ public sealed record Contender(ApiProtocol Protocol, PayloadSerializer Serialize
         HttpVersion == WireVersion.Http11 ? "HTTP/1.1" : "HTTP/2",
         Security == WireSecurity.Tls ? "TLS" : HttpVersion == WireVersion.Http2 ? "cleartext (h2c)" : "cleartext");
 
-    /// <summary>A plan's input run by this contender: its four fields as the rules read them.</summary>
-    public Runs.RunPlanInput Into(Runs.RunPlanInput input) => input with
-    {
-        Protocol = WireNames<ApiProtocol>.Name(Protocol),
-        Serializer = WireNames<PayloadSerializer>.Name(Serializer),
-        HttpVersion = WireNames<WireVersion>.Name(HttpVersion),
-        Security = WireNames<WireSecurity>.Name(Security),
-    };
+    /// <summary>A plan's input run by this contender.</summary>
+    public Runs.RunPlanInput Into(Runs.RunPlanInput input) => input with { Protocol = Protocol, Serializer = Serializer, HttpVersion = HttpVersion, Security = Security };
 
     /// <summary>Which of the service's request counters (GET /diagnostics, "protocols") this contender's calls land in.</summary>
     public string ServiceApi => (Protocol, Serializer) switch

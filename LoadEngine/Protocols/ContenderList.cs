@@ -28,44 +28,24 @@ public static class ContenderList
     public static Contender? Find(string? name) => All.FirstOrDefault(contender => contender.Name == name);
 
     /// <summary>
-    /// A contender from its four fields as text. Only the protocol is required: gRPC defaults to protobuf over HTTP/2,
+    /// A contender from its four fields. Only the protocol is required: gRPC defaults to protobuf over HTTP/2,
     /// REST to System.Text.Json over HTTP/1.1 (as the studies ran it), both to cleartext.
     /// </summary>
-    public static bool TryCreate(string? protocolText, string? serializerText, string? versionText, string? securityText, out Contender contender, out string error)
+    public static bool TryCreate(ApiProtocol? protocol, PayloadSerializer? serializer, WireVersion? version, WireSecurity? security, out Contender contender, out string error)
     {
         contender = null!;
-        if (string.IsNullOrEmpty(protocolText))
+        if (protocol is not { } api)
         {
             error = $"A workload run needs a protocol: {WireNames<ApiProtocol>.Listed}.";
             return false;
         }
 
-        if (!TryField(protocolText, "protocol", out ApiProtocol protocol, out error))
-        {
-            return false;
-        }
-
-        var grpc = protocol != ApiProtocol.Rest;
-        var serializer = grpc ? PayloadSerializer.Protobuf : PayloadSerializer.SystemTextJson;
-        var version = grpc ? WireVersion.Http2 : WireVersion.Http11;
-        var security = WireSecurity.Cleartext;
-        if ((!string.IsNullOrEmpty(serializerText) && !TryField(serializerText, "serializer", out serializer, out error))
-            || (!string.IsNullOrEmpty(versionText) && !TryField(versionText, "httpVersion", out version, out error))
-            || (!string.IsNullOrEmpty(securityText) && !TryField(securityText, "security", out security, out error)))
-        {
-            return false;
-        }
-
-        contender = new Contender(protocol, serializer, version, security);
-        if (Refusal(contender) is { } refusal)
-        {
-            error = $"{refusal} {Allowed}";
-            contender = null!;
-            return false;
-        }
-
-        error = string.Empty;
-        return true;
+        var grpc = api != ApiProtocol.Rest;
+        contender = new Contender(
+            api, serializer ?? (grpc ? PayloadSerializer.Protobuf : PayloadSerializer.SystemTextJson), version ?? (grpc ? WireVersion.Http2 : WireVersion.Http11), security ?? WireSecurity.Cleartext);
+        error = Refusal(contender) is { } refusal ? $"{refusal} {Allowed}" : string.Empty;
+        contender = error.Length == 0 ? contender : null!;
+        return error.Length == 0;
     }
 
     /// <summary>Why a combination makes no sense, or null when it is one of the twelve.</summary>
@@ -79,10 +59,4 @@ public static class ContenderList
             "serializer was 'protobuf' with protocol rest; REST here is JSON, with system-text-json or newtonsoft.",
         _ => null,
     };
-
-    private static bool TryField<TEnum>(string text, string name, out TEnum value, out string error) where TEnum : struct, Enum
-    {
-        error = WireNames<TEnum>.TryParse(text, out value) ? string.Empty : $"{name} was '{text}'; it must be {WireNames<TEnum>.Listed}.";
-        return error.Length == 0;
-    }
 }

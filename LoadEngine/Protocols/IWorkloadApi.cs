@@ -8,7 +8,7 @@ public readonly record struct Receipt(ulong Checksum, long Length);
 /// <summary>
 /// One of the service's four APIs over one channel or HttpClient: each workload operation, returning the checksum of the
 /// answer after it was fully deserialized (or the service's receipt for a write). Failures are the RpcException a gRPC
-/// client throws; REST failures are turned into the status grpc-dotnet would give them.
+/// client throws; REST failures are a Calls.CallFailedException under the status grpc-dotnet would give them.
 /// </summary>
 public interface IWorkloadApi : IDisposable
 {

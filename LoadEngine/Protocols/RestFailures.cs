@@ -1,12 +1,14 @@
 using System.Net;
 using System.Net.Sockets;
 using Grpc.Core;
+using LoadEngine.Calls;
 
 namespace LoadEngine.Protocols;
 
 /// <summary>
 /// One REST call's deadline and cancellation, as CallOptions carry them for a gRPC call, and what its failure is called:
-/// the engine counts every failure under a gRPC status, so a REST failure gets the one grpc-dotnet would give it.
+/// a <see cref="CallFailedException"/> under the gRPC status grpc-dotnet would give the same failure, so every
+/// protocol's failures are counted alike.
 /// </summary>
 public sealed class RestCall : IDisposable
 {
@@ -25,13 +27,12 @@ public sealed class RestCall : IDisposable
 
     public CancellationToken Token => _source.Token;
 
-    /// <summary>The RpcException for what went wrong: the run stopping, the deadline passing, or what grpc-dotnet would make of the exception.</summary>
-    public RpcException Failure(Exception error) => error switch
+    /// <summary>What went wrong: the run stopping, the deadline passing, or what grpc-dotnet would make of the exception.</summary>
+    public CallFailedException Failure(Exception error) => error switch
     {
-        OperationCanceledException when _options.CancellationToken.IsCancellationRequested => new RpcException(new Status(StatusCode.Cancelled, "The run was stopped.")),
-        OperationCanceledException when _source.IsCancellationRequested =>
-            new RpcException(new Status(StatusCode.DeadlineExceeded, "The call did not finish before its deadline.")),
-        _ => new RpcException(new Status(RestFailures.StatusOf(error), $"Error on the REST call. {error.GetType().Name}: {error.Message}", error)),
+        OperationCanceledException when _options.CancellationToken.IsCancellationRequested => new CallFailedException(StatusCode.Cancelled, "The run was stopped."),
+        OperationCanceledException when _source.IsCancellationRequested => new CallFailedException(StatusCode.DeadlineExceeded, "The call did not finish before its deadline."),
+        _ => new CallFailedException(RestFailures.StatusOf(error), $"Error on the REST call. {error.GetType().Name}: {error.Message}", error),
     };
 
     public void Dispose() => _source.Dispose();
@@ -55,7 +56,7 @@ public static class RestFailures
         }
 
         var body = await response.Content.ReadAsStringAsync(cancellation);
-        throw new RpcException(new Status(StatusOf(response.StatusCode), $"Bad REST response. HTTP status code: {(int)response.StatusCode}. {Shortened(body)}".TrimEnd()));
+        throw new CallFailedException(StatusOf(response.StatusCode), $"Bad REST response. HTTP status code: {(int)response.StatusCode}. {Shortened(body)}".TrimEnd());
     }
 
     public static StatusCode StatusOf(HttpStatusCode status) => status switch
@@ -97,7 +98,7 @@ public static class RestFailures
         return unavailable ? StatusCode.Unavailable : StatusCode.Internal;
     }
 
-    public static RpcException EmptyBody(Uri uri) => new(new Status(StatusCode.Internal, $"The answer from {uri} had no JSON value."));
+    public static CallFailedException EmptyBody(Uri uri) => new(StatusCode.Internal, $"The answer from {uri} had no JSON value.");
 
     private static string Shortened(string body) => body.Length <= 500 ? body : body[..500] + "…";
 }

@@ -6,6 +6,7 @@ using System.Text;
 using System.Text.Json;
 using System.Text.Json.Serialization.Metadata;
 using Grpc.Core;
+using LoadEngine.Calls;
 using Workloads;
 using M = Workloads.Model;
 
@@ -40,7 +41,7 @@ public sealed class RestWorkloadApi(HttpClient http, RestRoutes routes, JsonCode
         GetAsync(routes.Users(page, size), static (M.UserList value) => WorkloadChecksum.Of(value), options);
 
     public IAsyncEnumerable<ulong> StreamUsersAsync(int count, CallOptions options) =>
-        throw new RpcException(new Status(StatusCode.Unimplemented, "REST has no server stream here; bulk-read's stream variant is gRPC's."));
+        throw new CallFailedException(StatusCode.Unimplemented, "REST has no server stream here; bulk-read's stream variant is gRPC's.");
 
     public void Dispose() => http.Dispose();
 
@@ -53,7 +54,7 @@ public sealed class RestWorkloadApi(HttpClient http, RestRoutes routes, JsonCode
             await RestFailures.ThrowIfFailedAsync(response, call.Token);
             return checksum(await json.ReadAsync<T>(response.Content, call.Token) ?? throw RestFailures.EmptyBody(uri));
         }
-        catch (Exception error) when (error is not RpcException)
+        catch (Exception error) when (error is not CallFailedException)
         {
             throw call.Failure(error);
         }
@@ -72,7 +73,7 @@ public sealed class RestWorkloadApi(HttpClient http, RestRoutes routes, JsonCode
                 return new Receipt(ack.Checksum, ack.Length);
             }
         }
-        catch (Exception error) when (error is not RpcException)
+        catch (Exception error) when (error is not CallFailedException)
         {
             throw call.Failure(error);
         }

@@ -35,7 +35,7 @@ public sealed class ServiceDiagnosticsReader : IDisposable
 
     private readonly HttpClient _http;
 
-    public ServiceDiagnosticsReader(MonitorChannelFactory channels)
+    public ServiceDiagnosticsReader(ChannelFactory channels)
     {
         _http = new HttpClient(channels.CreateHandler(), disposeHandler: true)
         {

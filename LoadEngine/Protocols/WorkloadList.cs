@@ -142,7 +142,7 @@ public static class WorkloadList
         }
     }
 
-    private static RpcException DataLoss(string detail) => new(new Status(StatusCode.DataLoss, char.ToUpperInvariant(detail[0]) + detail[1..] + "."));
+    private static Calls.CallFailedException DataLoss(string detail) => new(StatusCode.DataLoss, char.ToUpperInvariant(detail[0]) + detail[1..] + ".");
 
     // The expected values are passed in only to compute them now, before the run's clock starts.
     private static PreparedWorkload Ready<T>(T expected, WorkloadCall call) => new(call, 1, "");

@@ -2,6 +2,7 @@ using System.Net;
 using System.Security.Cryptography.X509Certificates;
 using Grpc.Core;
 using Grpc.Net.Client;
+using LoadEngine.Calls;
 using LoadEngine.Clients;
 using LoadEngine.Runs;
 using LoadEngine.Strategies;
@@ -13,7 +14,7 @@ namespace LoadEngine.Protocols;
 /// One workload on one contender, as a recipe: how its channels or HttpClients are made (kept for the run, spread over
 /// <see cref="RunPlan.Clients"/>, or a new one per call) and what one call is. The engine loops, times and records.
 /// </summary>
-public sealed class WorkloadStrategy : IWorkloadStrategy, IDisposable
+public sealed class WorkloadStrategy : ICallSource, IWireMeasured
 {
     private readonly Func<IWorkloadApi> _connect;
     private readonly IWorkloadApi[]? _kept;
@@ -49,8 +50,8 @@ public sealed class WorkloadStrategy : IWorkloadStrategy, IDisposable
 
     public string DescribeMeasurement() => _measured;
 
-    public Task CallAsync(long index, CallOptions options) =>
-        _kept is { } kept ? _call(kept[(int)(index % kept.Length)], index, options) : CallOnNewAsync(index, options);
+    public Task CallAsync(CallContext context) =>
+        _kept is { } kept ? _call(kept[(int)(context.Index % kept.Length)], context.Index, context.Options) : CallOnNewAsync(context.Index, context.Options);
 
     public void Dispose()
     {
@@ -88,7 +89,7 @@ public sealed class WorkloadStrategy : IWorkloadStrategy, IDisposable
 /// under TLS trusts only the service's certificate. GrpcChannel uses such a handler's own connection pool (a handler with a
 /// ConnectCallback gets no client-side balancer), as HttpClient does.
 /// </summary>
-public sealed class WorkloadConnections(Contender contender, Uri address, X509Certificate2? trusted, WireCounter wire, MonitorChannelFactory channels)
+public sealed class WorkloadConnections(Contender contender, Uri address, X509Certificate2? trusted, WireCounter wire, ChannelFactory channels)
 {
     private readonly RestRoutes? _routes = contender.IsGrpc ? null : new RestRoutes(address, JsonCodec.For(contender.Serializer).Segment);
 
@@ -127,7 +128,7 @@ public sealed class WorkloadConnections(Contender contender, Uri address, X509Ce
 }
 
 /// <summary>The workload strategies of one run, made from its plan in the run's DI scope and disposed with it.</summary>
-public sealed class WorkloadStrategies(IOptions<EngineOptions> options, MonitorChannelFactory channels) : IDisposable
+public sealed class WorkloadStrategies(IOptions<EngineOptions> options, ChannelFactory channels) : IDisposable
 {
     private readonly List<WorkloadStrategy> _made = [];
 

@@ -85,6 +85,10 @@ internal static class HtmlMarkup
         html.Append("</tbody></table></div>");
     }
 
+    /// <summary>"Error: …" as a paragraph of its class ("error"), or nothing when there is no such text.</summary>
+    public static StringBuilder Labelled(this StringBuilder html, string label, string? text) => text is null ? html
+        : html.Append("<p class=\"").Append(label.ToLowerInvariant()).Append("\"><strong>").Append(label).Append(":</strong> ").Append(ReportText.Escape(text)).Append("</p>");
+
     /// <summary>A list of label and value pairs, e.g. the plan.</summary>
     public static void Facts(StringBuilder html, string className, IEnumerable<(string Label, string? Value)> facts)
     {

@@ -11,8 +11,16 @@ namespace LoadEngine.Reports;
 /// </summary>
 public static class HtmlReport
 {
-    /// <summary>The chart page's palette (Okabe–Ito, ApiGateway/wwwroot/js/charts.js): a strategy keeps its colour on every chart.</summary>
+    /// <summary>The one palette (Okabe–Ito, for colour-blind eyes too), the chart page's as well (GET /api/plan-facts): a strategy keeps its colour on every chart.</summary>
     public static IReadOnlyList<string> Palette { get; } = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#7F7F7F"];
+
+    /// <summary>The page's Protocols charts: one colour per API the service counts a call under; <see cref="UnknownColour"/> for anything else.</summary>
+    public static IReadOnlyDictionary<string, string> ApiColours { get; } = new Dictionary<string, string>
+    {
+        ["grpc"] = Palette[0], ["grpc-code-first"] = Palette[5], ["rest-stj"] = Palette[1], ["rest-newtonsoft"] = Palette[3],
+    };
+
+    public const string UnknownColour = "#555555";
 
     private static readonly Lazy<string> Stylesheet = new(() =>
         ReportAssets.Css + string.Concat(Palette.Select((colour, index) => $".c{index} {{ --colour: {colour}; }}\n")));
@@ -68,17 +76,9 @@ public static class HtmlReport
     private static string Generator() => $"{Product} LoadEngine {ReportAssets.EngineVersion} with Chart.js {ReportAssets.ChartJsVersion}";
 
     /// <summary>Palette index per strategy: the caller's order first (the gateway's catalog), then the suite's, then the runs'.</summary>
-    private static Dictionary<string, int> ColourIndexes(ReportContent content)
-    {
-        var order = content.ColourOrder.Concat(content.Suite?.Strategies ?? []).Concat(content.Runs.Select(run => run.Plan.Strategy)).Distinct();
-        var indexes = new Dictionary<string, int>();
-        foreach (var strategy in order)
-        {
-            indexes[strategy] = indexes.Count % Palette.Count;
-        }
-
-        return indexes;
-    }
+    private static Dictionary<string, int> ColourIndexes(ReportContent content) =>
+        content.ColourOrder.Concat(content.Suite?.Strategies ?? []).Concat(content.Runs.Select(run => run.Plan.Strategy)).Distinct()
+            .Select((strategy, index) => (strategy, index)).ToDictionary(pair => pair.strategy, pair => pair.index % Palette.Count);
 
     /// <summary>failed when any run failed or could not be judged, passed when the others all passed, none when no run had thresholds.</summary>
     private static string Summary(IReadOnlyList<RunRecord> runs)
@@ -91,13 +91,9 @@ public static class HtmlReport
 
     private static void WriteHeader(StringBuilder html, ReportContent content)
     {
-        html.Append("<header class=\"top\"><div><h1>").Append(Escape(content.Title)).Append("</h1><p class=\"meta\">");
-        if (content.Target is not null)
-        {
-            html.Append("Target: <strong>").Append(Escape(content.Target)).Append("</strong> · ");
-        }
-
-        html.Append("Generated ").Append(Escape(Time(content.GeneratedAt))).Append("</p></div>")
+        html.Append("<header class=\"top\"><div><h1>").Append(Escape(content.Title)).Append("</h1><p class=\"meta\">")
+            .Append(content.Target is null ? "" : $"Target: <strong>{Escape(content.Target)}</strong> · ")
+            .Append("Generated ").Append(Escape(Time(content.GeneratedAt))).Append("</p></div>")
             .Append("<label class=\"toggle needs-js\"><input type=\"checkbox\" id=\"large-type\"> Large type</label></header>\n");
     }
 
@@ -105,12 +101,7 @@ public static class HtmlReport
     {
         var runs = content.Runs;
         html.Append("<section class=\"panel summary verdict-").Append(verdict).Append("\" aria-labelledby=\"summary-title\"><h2 id=\"summary-title\">")
-            .Append(verdict switch
-            {
-                "passed" => "✓ PASSED",
-                "failed" => "✗ FAILED",
-                _ => "No verdict",
-            })
+            .Append(verdict switch { "passed" => "✓ PASSED", "failed" => "✗ FAILED", _ => "No verdict" })
             .Append("</h2><p class=\"summary-line\">").Append(Escape(VerdictLine(runs))).Append(' ')
             .Append(Escape(string.Join(", ", runs.GroupBy(run => run.State).Select(group => $"{group.Count()} of {runs.Count} {Plural(runs.Count, "run")} {group.Key.ToString().ToLowerInvariant()}"))))
             .Append(".</p>");
@@ -151,20 +142,22 @@ public static class HtmlReport
             : $"{line} {notJudged} {Plural(notJudged, "run")} with thresholds ended without a verdict.".TrimStart();
     }
 
+    /// <summary>The load every run had (the suite's, before any ran); else each load with its strategies, each under its own.</summary>
+    private static string LoadModels(SuiteRecord suite, IReadOnlyList<RunRecord> runs) =>
+        runs.GroupBy(run => run.Plan.Load).ToList() is { Count: > 1 } loads
+            ? "each strategy's own: " + string.Join("; ", loads.Select(load => $"{LoadFact.Of(load.Key).Words} ({string.Join(", ", load.Select(run => run.Plan.Strategy))})"))
+            : LoadFact.Of((runs.FirstOrDefault()?.Plan ?? suite.Plan).Load).Words;
+
     private static void WriteSuite(StringBuilder html, SuiteRecord suite, IReadOnlyList<RunRecord> runs, Dictionary<string, int> colours)
     {
         html.Append("<section class=\"panel\" id=\"suite\" aria-labelledby=\"suite-title\"><h2 id=\"suite-title\">Suite: ")
             .Append(suite.Strategies.Count).Append(" strategies, one after another <span class=\"state state-").Append(suite.State).Append("\">")
             .Append(suite.State).Append("</span></h2>");
-        if (suite.Error is not null)
-        {
-            html.Append("<p class=\"error\"><strong>Error:</strong> ").Append(Escape(suite.Error)).Append("</p>");
-        }
-
+        html.Labelled("Error", suite.Error);
         HtmlMarkup.Facts(html, "facts",
         [
             ("Strategies", string.Join(", ", suite.Strategies)),
-            ("Load model", LoadName(suite.Plan.Load)),
+            ("Load model", LoadModels(suite, runs)),
             ("Bounded by", Bound(suite.Plan)),
             ("Started", Time(suite.StartedAt)),
             ("Finished", Time(suite.FinishedAt)),
@@ -216,13 +209,9 @@ public static class HtmlReport
 
     private static void WriteFooter(StringBuilder html, ReportContent content)
     {
-        html.Append("<footer class=\"made\"><p>Made by ").Append(Escape(Generator()));
-        if (content.Tool is not null)
-        {
-            html.Append(", run by ").Append(Escape(content.Tool));
-        }
-
-        html.Append(", on ").Append(Escape(Time(content.GeneratedAt)))
+        html.Append("<footer class=\"made\"><p>Made by ").Append(Escape(Generator()))
+            .Append(content.Tool is null ? "" : $", run by {Escape(content.Tool)}")
+            .Append(", on ").Append(Escape(Time(content.GeneratedAt)))
             .Append(". This file is complete in itself: its charts, data and code are inside it, and it loads nothing from any network.</p></footer>\n");
     }
 

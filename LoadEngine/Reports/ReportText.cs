@@ -51,15 +51,6 @@ internal static class ReportText
 
     public static string Time(DateTimeOffset? at) => at?.ToString("yyyy-MM-dd HH:mm:ss 'UTC'zzz", Invariant) ?? "—";
 
-    public static string LoadName(LoadKind load) => load switch
-    {
-        LoadKind.Sequential => "sequential: one call in flight",
-        LoadKind.Closed => "closed: a fixed number of calls in flight",
-        LoadKind.Open => "open: a constant arrival rate",
-        LoadKind.Ramping => "ramping: an arrival rate through stages",
-        _ => load.ToString(),
-    };
-
     /// <summary>What bounds the run: a count, a duration, or whichever of both comes first.</summary>
     public static string Bound(RunPlan plan) => (plan.Count, plan.Duration) switch
     {

@@ -12,21 +12,7 @@ internal static class RunSection
         html.Append("<section class=\"panel run c").Append(colour).Append("\" id=\"").Append(Anchor(index)).Append("\" aria-labelledby=\"").Append(Anchor(index)).Append("-title\">");
         html.Append("<h2 id=\"").Append(Anchor(index)).Append("-title\"><span class=\"swatch c").Append(colour).Append("\" aria-hidden=\"true\"></span>")
             .Append(Escape(run.Plan.Strategy)).Append(" <span class=\"state state-").Append(run.State).Append("\">").Append(run.State).Append("</span></h2>");
-        if (run.Error is not null)
-        {
-            html.Append("<p class=\"error\"><strong>Error:</strong> ").Append(Escape(run.Error)).Append("</p>");
-        }
-
-        if (run.Note is not null)
-        {
-            html.Append("<p class=\"note\"><strong>Note:</strong> ").Append(Escape(run.Note)).Append("</p>");
-        }
-
-        if (run.Measured is not null)
-        {
-            html.Append("<p class=\"measured\"><strong>Measured:</strong> ").Append(Escape(run.Measured)).Append("</p>");
-        }
-
+        html.Labelled("Error", run.Error).Labelled("Note", run.Note).Labelled("Measured", run.Measured);
         WriteVerdict(html, run);
         html.Append("<h3>Plan</h3>");
         HtmlMarkup.Facts(html, "facts", PlanFacts(run));
@@ -57,9 +43,9 @@ internal static class RunSection
     private static IEnumerable<(string, string?)> PlanFacts(RunRecord run)
     {
         var plan = run.Plan;
-        yield return ("Load model", LoadName(plan.Load));
+        yield return ("Load model", LoadFact.Of(plan.Load).Words);
         yield return ("Bounded by", Bound(plan));
-        yield return ("Concurrency", plan.Load == LoadKind.Sequential ? null : $"{Whole(plan.Concurrency)} in flight at most");
+        yield return ("Concurrency", !LoadFact.Of(plan.Load).UsesConcurrency ? null : $"{Whole(plan.Concurrency)} in flight at most");
         yield return (plan.Load == LoadKind.Ramping ? "Starting rate" : "Rate", plan.Rate is { } rate ? $"{Number(rate)} calls/s" : null);
         yield return ("Stages", plan.Stages is { Count: > 0 } stages ? Stages(stages) : null);
         yield return ("Warm-up", $"{Whole(plan.Warmup)} calls, not measured");

@@ -41,7 +41,8 @@ public static class EngineWarmup
 
             await using var scope = services.CreateAsyncScope();
             var run = new RunRecord(Guid.NewGuid(), plan, RunState.Running, DateTimeOffset.UtcNow, null, null, null, null);
-            var ended = await engine.ExecuteAsync(StrategyList.Resolve(scope.ServiceProvider, plan), run, new LiveRun(), budget.Token);
+            using var calls = scope.ServiceProvider.GetRequiredService<Calls.RunCallsFactory>().Create(plan);
+            var ended = await engine.ExecuteAsync(calls, run, new LiveRun(), budget.Token);
             if (ended.State != RunState.Completed || ended.Stats is not { Failed: 0 })
             {
                 var why = budget.IsCancellationRequested && !stopping.IsCancellationRequested
@@ -65,10 +66,9 @@ public static class EngineWarmup
     /// </summary>
     private static IEnumerable<(string Name, RunPlanInput Input)> Plans(EngineOptions options)
     {
-        var calls = UnaryCalls.ToString(System.Globalization.CultureInfo.InvariantCulture);
         foreach (var strategy in StrategyList.All)
         {
-            yield return (strategy.Info.Name, new RunPlanInput(strategy.Info.Name, calls, IncludeStatuses: "false"));
+            yield return (strategy.Info.Name, new RunPlanInput(strategy.Info.Name, UnaryCalls, IncludeStatuses: false));
         }
 
         foreach (var (workload, contenderName, connection) in WarmedContenders)
@@ -76,7 +76,7 @@ public static class EngineWarmup
             var contender = ContenderList.Find(contenderName)!;
             if (WorkloadTargets.Check(contender, options, out _))
             {
-                yield return ($"{workload} on {contender.Name}", contender.Into(new RunPlanInput(null, ContenderCalls.ToString(System.Globalization.CultureInfo.InvariantCulture), IncludeStatuses: "false")
+                yield return ($"{workload} on {contender.Name}", contender.Into(new RunPlanInput(null, ContenderCalls, IncludeStatuses: false)
                 {
                     Workload = workload,
                     Connection = connection,
@@ -85,13 +85,13 @@ public static class EngineWarmup
         }
     }
 
-    private static readonly (string Workload, string Contender, string? Connection)[] WarmedContenders =
+    private static readonly (string Workload, string Contender, ConnectionUse? Connection)[] WarmedContenders =
     [
         ("small-mixed", "grpc-h2-tls", null),
         ("small-mixed", "rest-stj-h1-tls", null),
         ("big-list", "grpc-h2-tls", null),
         ("big-list", "rest-stj-h1-tls", null),
-        ("big-dto", "grpc-h2-tls", "new-per-call"),
+        ("big-dto", "grpc-h2-tls", ConnectionUse.NewPerCall),
     ];
 
     private static double Elapsed(long start) => Math.Round(Stopwatch.GetElapsedTime(start).TotalMilliseconds, 1);

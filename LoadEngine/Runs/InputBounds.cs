@@ -27,28 +27,12 @@ public static class InputBounds
     public const int MaxStageLength = 2 * MaxValueLength + 1;
 
     /// <summary>The first value of <paramref name="input"/> beyond its bound, as the sentence its sender gets; null when all fit.</summary>
-    public static string? Check(RunPlanInput input)
-    {
-        (string Field, string? Text)[] values =
-        [
-            ("strategy", input.Strategy), ("count", input.Count), ("concurrency", input.Concurrency), ("warmup", input.Warmup),
-            ("delayMs", input.DelayMs), ("payloadBytes", input.PayloadBytes), ("includeStatuses", input.IncludeStatuses), ("load", input.Load),
-            ("rate", input.Rate), ("duration", input.Duration), ("workload", input.Workload), ("protocol", input.Protocol),
-            ("serializer", input.Serializer), ("httpVersion", input.HttpVersion), ("security", input.Security), ("fileBytes", input.FileBytes),
-            ("connection", input.Connection), ("clients", input.Clients), ("variant", input.Variant), ("users", input.Users),
-        ];
-        foreach (var (field, text) in values)
-        {
-            if (TooLong(field, text, MaxValueLength) is { } tooLong)
-            {
-                return tooLong;
-            }
-        }
-
-        return List("stages", input.Stages, PlanLimits.MaxStages, MaxStageLength, "\"10:5000,20:5000\"")
-            ?? List("percentiles", input.Percentiles, PlanLimits.MaxPercentiles, MaxValueLength, "\"50,90,99,99.9\"")
-            ?? Thresholds(input.Thresholds);
-    }
+    public static string? Check(RunPlanInput input) =>
+        TooLong("strategy", input.Strategy, MaxValueLength)
+        ?? TooLong("workload", input.Workload, MaxValueLength)
+        ?? Items("stages", input.Stages?.Count ?? 0, PlanLimits.MaxStages, "\"10:5000,20:5000\"")
+        ?? Items("percentiles", input.Percentiles?.Count ?? 0, PlanLimits.MaxPercentiles, "\"50,90,99,99.9\"")
+        ?? Thresholds(input.Thresholds);
 
     /// <summary>A list of names (a suite's strategies, a comparison's contenders) beyond its bound, as a sentence; null when it fits.</summary>
     public static string? Names(string field, IReadOnlyCollection<string> names)
@@ -80,19 +64,6 @@ public static class InputBounds
 
         return Items("thresholds", thresholds.Count, MaxThresholds, "[\"p99 < 5ms\", \"errorRate < 1%\"]")
             ?? thresholds.Select((text, index) => TooLong($"thresholds[{index}]", text, MaxThresholdLength)).FirstOrDefault(problem => problem is not null);
-    }
-
-    // Stages and percentiles arrive as one comma-separated text, from a query string or from a JSON list the reader joined.
-    private static string? List(string field, string? text, int maxItems, int maxItemLength, string example)
-    {
-        if (string.IsNullOrEmpty(text))
-        {
-            return null;
-        }
-
-        var items = text.Split(',');
-        return Items(field, items.Length, maxItems, example)
-            ?? items.Select((item, index) => TooLong($"{field}[{index}]", item.Trim(), maxItemLength)).FirstOrDefault(problem => problem is not null);
     }
 
     private static string Count(int count) => count.ToString("#,0", CultureInfo.InvariantCulture);

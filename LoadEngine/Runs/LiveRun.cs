@@ -59,10 +59,10 @@ public sealed class LiveRun : IDisposable
 
     public Task Finished => _finished.Task;
 
-    /// <summary>Each answer in call order, when the plan kept them (<see cref="RunPlan.IncludeStatuses"/>).</summary>
-    public StatusSpool? Statuses { get; private set; }
+    /// <summary>The answers the run kept, when its plan asked for them (<see cref="RunPlan.IncludeStatuses"/>): the target's own spool.</summary>
+    public Calls.IAnswerSpool? Answers { get; private set; }
 
-    public void Dispose() => Statuses?.Dispose();
+    public void Dispose() => Answers?.Dispose();
 
     /// <summary>The latest snapshot at once, then each new one as the engine publishes it, until the run has finished.</summary>
     public async IAsyncEnumerable<ProgressSnapshot> FollowAsync([EnumeratorCancellation] CancellationToken cancellation = default)
@@ -87,9 +87,8 @@ public sealed class LiveRun : IDisposable
         }
     }
 
-    /// <summary>Where the measured phase keeps its answers, when the plan asked for them.</summary>
-    internal StatusSpool? KeepStatuses(RunPlan plan) =>
-        Statuses = plan.IncludeStatuses && plan.Count is { } count ? new StatusSpool(count, plan.PayloadBytes) : null;
+    /// <summary>Where the measured phase keeps its answers, when the plan asked for them; the caller reads them from <see cref="Answers"/>.</summary>
+    internal Calls.IAnswerSpool? KeepAnswers(Calls.IAnswerSpool? answers) => Answers = answers;
 
     /// <summary>Pushes a snapshot to every follower: the engine every tick, and the gateway for a run its agents make.</summary>
     public void Publish(ProgressSnapshot snapshot)

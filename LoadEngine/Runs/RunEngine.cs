@@ -1,17 +1,17 @@
 using System.Diagnostics;
 using System.Globalization;
 using Grpc.Core;
+using LoadEngine.Calls;
 using LoadEngine.Metrics;
 using LoadEngine.Protocols;
-using LoadEngine.Strategies;
 using LoadEngine.Thresholds;
 using Microsoft.Extensions.Options;
 
 namespace LoadEngine.Runs;
 
 /// <summary>
-/// Runs one strategy under one plan: the warm-up calls first, apart, then the measured phase. The engine owns the
-/// loop, the clock and the recording; a strategy only says how one call is made. Timestamps are taken raw on the hot
+/// Runs one run's calls under one plan: the warm-up calls first, apart, then the measured phase. The engine owns the
+/// loop, the clock and the recording; what it calls (<see cref="IRunCalls"/>) only says how one call is made. Timestamps are taken raw on the hot
 /// path and turned into statistics once, at the end; a tick every 100 ms pushes live progress and builds the time series.
 /// </summary>
 /// <param name="diagnostics">Reads the service's own counters around a workload run's measured phase (none in tests that need none).</param>
@@ -20,12 +20,12 @@ public sealed class RunEngine(IOptions<EngineOptions> options, ServiceDiagnostic
     public static readonly TimeSpan TickInterval = TimeSpan.FromMilliseconds(100);
 
     /// <summary>
-    /// Runs <paramref name="strategy"/> under <paramref name="run"/>'s plan and returns the run as it ended: Completed,
+    /// Runs <paramref name="calls"/> under <paramref name="run"/>'s plan and returns the run as it ended: Completed,
     /// Failed (the service unreachable, or no call succeeded) or Cancelled, with what it measured. Never throws for a
     /// failed call; <paramref name="cancellation"/> stops the run, and the record says what was measured until then. A
     /// completed run some of whose calls failed to connect says so in its <see cref="RunRecord.Note"/>.
     /// </summary>
-    public async Task<RunRecord> ExecuteAsync(IClientStrategy strategy, RunRecord run, LiveRun live, CancellationToken cancellation)
+    public async Task<RunRecord> ExecuteAsync(IRunCalls calls, RunRecord run, LiveRun live, CancellationToken cancellation)
     {
         var plan = run.Plan;
         var warmupTime = TimeSpan.Zero;
@@ -35,23 +35,23 @@ public sealed class RunEngine(IOptions<EngineOptions> options, ServiceDiagnostic
             if (plan.Warmup > 0)
             {
                 var warmup = new RunRecorder(plan.Warmup, plan.IsOpen);
-                var phase = await RunPhaseAsync(strategy, plan, RunPhase.Warmup, warmup, plan.Warmup, null, live, answeredBefore: false, cancellation);
+                var phase = await RunPhaseAsync(calls, plan, RunPhase.Warmup, warmup, plan.Warmup, null, live, answeredBefore: false, cancellation);
                 warmupTime = phase.WallTime;
                 warmupSucceeded = warmup.Succeeded > 0;
                 if (phase.Unreachable is not null || phase.GaveUp is not null || cancellation.IsCancellationRequested)
                 {
                     var warmupStats = warmup.ToStats(TimeSpan.Zero, 0, plan.Warmup, warmupTime, plan.Percentiles);
-                    return Ended(run with { Stats = warmupStats, Measured = strategy.DescribeMeasurement() }, phase, warmup, cancellation);
+                    return Ended(run with { Stats = warmupStats, Measured = calls.DescribeMeasurement() }, phase, warmup, cancellation);
                 }
             }
 
-            var recorder = new RunRecorder(plan.Count, plan.IsOpen, live.KeepStatuses(plan), new CallMetrics(plan.Strategy));
-            var workload = strategy as IWorkloadStrategy;
+            var recorder = new RunRecorder(plan.Count, plan.IsOpen, new RunObservations(live.KeepAnswers(calls.KeepAnswers(plan))), new CallMetrics(plan.Strategy));
+            var workload = calls as IWireMeasured;
             var serviceBefore = workload is null || diagnostics is null ? null : await diagnostics.ReadAsync(cancellation);
             var wireBefore = workload?.Wire.StartPhase();
             var allocatedBefore = GC.GetTotalAllocatedBytes(precise: false);
             var gcBefore = GcNow();
-            var measured = await RunPhaseAsync(strategy, plan, RunPhase.Measured, recorder, plan.Count, plan.Duration, live, answeredBefore: warmupSucceeded, cancellation);
+            var measured = await RunPhaseAsync(calls, plan, RunPhase.Measured, recorder, plan.Count, plan.Duration, live, answeredBefore: warmupSucceeded, cancellation);
             var gc = GcNow() - gcBefore;
             var allocated = GC.GetTotalAllocatedBytes(precise: false) - allocatedBefore;
             var figures = recorder.ToFigures(measured.WallTime, allocated, plan.Warmup, warmupTime, measured.Schedule);
@@ -64,7 +64,7 @@ public sealed class RunEngine(IOptions<EngineOptions> options, ServiceDiagnostic
             }
 
             // An agent's share keeps its unsummarised figures, for the merge; other runs need only the summary.
-            var ended = run with { Stats = stats, Series = recorder.ToSeries(measured.WallTime), Measured = strategy.DescribeMeasurement(), Figures = plan.Shard is null ? null : figures };
+            var ended = run with { Stats = stats, Series = recorder.ToSeries(measured.WallTime), Measured = calls.DescribeMeasurement(), Figures = plan.Shard is null ? null : figures };
             return Ended(ended, measured, recorder, cancellation);
         }
         finally
@@ -106,30 +106,20 @@ public sealed class RunEngine(IOptions<EngineOptions> options, ServiceDiagnostic
         counts.Count == 0 ? "no call was made" : string.Join(", ", counts.Select(pair => $"{pair.Value} × {pair.Key}"));
 
     private async Task<PhaseOutcome> RunPhaseAsync(
-        IClientStrategy strategy, RunPlan plan, RunPhase phaseName, RunRecorder recorder, int? count, double? duration, LiveRun live, bool answeredBefore,
+        IRunCalls calls, RunPlan plan, RunPhase phaseName, RunRecorder recorder, int? count, double? duration, LiveRun live, bool answeredBefore,
         CancellationToken cancellation)
     {
         var engine = options.Value;
-        var workload = strategy as IWorkloadStrategy;
-        var service = workload is null ? engine.ServerUri.GetLeftPart(UriPartial.Authority) : $"the {strategy.Info.Name} contender's service";
+        var servicePerCall = (calls as ICallSource)?.ServiceCallsPerCall ?? 1;
+        var service = calls is IWireMeasured ? $"the {calls.Info.Name} contender's service" : engine.ServerUri.GetLeftPart(UriPartial.Authority);
         // A plan that asks the service to wait before it answers, or a workload call made of many service calls, is not silence.
-        var silenceWindow = engine.SilenceTimeout * (workload?.ServiceCallsPerCall ?? 1) + TimeSpan.FromMilliseconds(plan.DelayMs);
+        var silenceWindow = engine.SilenceTimeout * servicePerCall + TimeSpan.FromMilliseconds(plan.DelayMs);
         using var phase = new Phase(plan, phaseName, recorder, count, duration, engine, service, silenceWindow, cancellation, answeredBefore);
         using var ticking = new CancellationTokenSource();
         var ticker = TickAsync(phase, live, ticking.Token);
         try
         {
-            var calls = (strategy, plan.Load) switch
-            {
-                (IUnaryStrategy or IWorkloadStrategy, LoadKind.Sequential) => phase.RunClosedAsync(strategy, workers: 1),
-                (IUnaryStrategy or IWorkloadStrategy, LoadKind.Closed) => phase.RunClosedAsync(strategy, plan.Concurrency),
-                (IUnaryStrategy or IWorkloadStrategy, _) => phase.RunOpenAsync(strategy),
-                (IStreamingStrategy streaming, LoadKind.Sequential) => phase.RunStreamAsync(streaming, window: 1),
-                (IStreamingStrategy streaming, LoadKind.Closed) => phase.RunStreamAsync(streaming, plan.Concurrency),
-                (IStreamingStrategy streaming, _) => phase.RunStreamAsync(streaming, Math.Min(plan.Concurrency, options.Value.MaxInFlight)),
-                _ => throw new InvalidOperationException($"{strategy.Info.Name} makes neither unary calls nor stream messages."),
-            };
-            await calls;
+            await LoadDrivers.RunAsync(phase, calls);
         }
         catch (OperationCanceledException) when (phase.Stopped)
         {
@@ -141,11 +131,11 @@ public sealed class RunEngine(IOptions<EngineOptions> options, ServiceDiagnostic
         }
 
         var wallTime = phase.Elapsed;
-        phase.CheckGoneAtEnd();
+        phase.Detector.CheckGoneAtEnd();
         live.Publish(phase.Snapshot(recorder.Tick(wallTime.TotalMilliseconds, last: true), wallTime));
         phase.ThrowIfCrashed();
         return new PhaseOutcome(
-            wallTime, phase.Unreachable, phase.GaveUp, phase.ConnectFailures, phase.Schedule is { } schedule ? (schedule.Arrivals / schedule.Seconds, phase.Sending) : null);
+            wallTime, phase.Detector.Unreachable, phase.Detector.GaveUp, phase.Detector.ConnectFailures, phase.Schedule is { } schedule ? (schedule.Arrivals / schedule.Seconds, phase.Sending) : null);
     }
 
     private static async Task TickAsync(Phase phase, LiveRun live, CancellationToken stop)
@@ -155,7 +145,7 @@ public sealed class RunEngine(IOptions<EngineOptions> options, ServiceDiagnostic
         {
             while (await timer.WaitForNextTickAsync(stop))
             {
-                phase.CheckSilence();
+                phase.Detector.Check();
                 var elapsed = phase.Elapsed;
                 live.Publish(phase.Snapshot(phase.Recorder.Tick(elapsed.TotalMilliseconds), elapsed));
             }

@@ -4,27 +4,6 @@ using LoadEngine.Protocols;
 
 namespace LoadEngine.Runs;
 
-/// <summary>The shape of the load, apart from the strategy that makes each call (NBomber's LoadSimulation, k6's executors).</summary>
-[JsonConverter(typeof(JsonStringEnumConverter<LoadKind>))]
-public enum LoadKind
-{
-    /// <summary>One call in flight: each waits for the previous answer.</summary>
-    [JsonStringEnumMemberName("sequential")]
-    Sequential,
-
-    /// <summary><see cref="RunPlan.Concurrency"/> calls in flight; a new one starts as one ends.</summary>
-    [JsonStringEnumMemberName("closed")]
-    Closed,
-
-    /// <summary>A constant arrival rate: calls start on a schedule, whether or not earlier ones have answered.</summary>
-    [JsonStringEnumMemberName("open")]
-    Open,
-
-    /// <summary>An arrival rate that moves linearly through <see cref="RunPlan.Stages"/>.</summary>
-    [JsonStringEnumMemberName("ramping")]
-    Ramping,
-}
-
 /// <summary>One stage of a ramping load: over <see cref="Duration"/> seconds the rate moves linearly to <see cref="Target"/> calls/s.</summary>
 public sealed record RampStage(double Duration, double Target);
 
@@ -62,7 +41,7 @@ public sealed record RunPlan
 
     public int DelayMs { get; init; }
 
-    public int PayloadBytes { get; init; } = 100;
+    public int PayloadBytes { get; init; } = RunPlanRules.DefaultPayloadBytes;
 
     /// <summary>Keep each answer for the caller (the chapter routes return them); never for background runs.</summary>
     public bool IncludeStatuses { get; init; }
@@ -83,7 +62,7 @@ public sealed record RunPlan
 
     /// <summary>An arrival-rate load: calls start on a schedule, not when an earlier one ends.</summary>
     [JsonIgnore]
-    public bool IsOpen => Load is LoadKind.Open or LoadKind.Ramping;
+    public bool IsOpen => LoadFact.Of(Load).ArrivalRate;
 
     /// <summary>A workload of <see cref="WorkloadList"/>, run by the contender the next four fields name (<see cref="Strategy"/> is its name). Null for the strategies.</summary>
     [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]

@@ -6,50 +6,50 @@ using LoadEngine.Thresholds;
 namespace LoadEngine.Runs;
 
 /// <summary>
-/// A run plan as a user typed it, from a query string, a JSON body or the command line; every value still text.
-/// <see cref="Stages"/> is "seconds:rate" pairs ("10:5000,20:5000"), <see cref="Percentiles"/> a comma-separated list.
+/// A run plan as a caller asked for it, typed: a JSON body as System.Text.Json bound it, a query string or command line as
+/// <see cref="RunPlanText"/> read it, or a plan a lesson, a comparison or the warm-up builds. Null means left out.
 /// </summary>
 public sealed record RunPlanInput(
     string? Strategy,
-    string? Count,
-    string? Concurrency = null,
-    string? Warmup = null,
-    string? DelayMs = null,
-    string? PayloadBytes = null,
-    string? IncludeStatuses = null)
+    int? Count,
+    int? Concurrency = null,
+    int? Warmup = null,
+    int? DelayMs = null,
+    int? PayloadBytes = null,
+    bool? IncludeStatuses = null)
 {
-    public string? Load { get; init; }
+    public LoadKind? Load { get; init; }
 
-    public string? Rate { get; init; }
+    public double? Rate { get; init; }
 
-    public string? Duration { get; init; }
+    public double? Duration { get; init; }
 
-    public string? Stages { get; init; }
+    public IReadOnlyList<RampStage>? Stages { get; init; }
 
-    public string? Percentiles { get; init; }
+    public IReadOnlyList<double>? Percentiles { get; init; }
 
     public IReadOnlyList<string>? Thresholds { get; init; }
 
     /// <summary>A workload of <see cref="WorkloadList"/> instead of a strategy; the next four fields name its contender.</summary>
     public string? Workload { get; init; }
 
-    public string? Protocol { get; init; }
+    public ApiProtocol? Protocol { get; init; }
 
-    public string? Serializer { get; init; }
+    public PayloadSerializer? Serializer { get; init; }
 
-    public string? HttpVersion { get; init; }
+    public WireVersion? HttpVersion { get; init; }
 
-    public string? Security { get; init; }
+    public WireSecurity? Security { get; init; }
 
-    public string? FileBytes { get; init; }
+    public long? FileBytes { get; init; }
 
-    public string? Connection { get; init; }
+    public ConnectionUse? Connection { get; init; }
 
-    public string? Clients { get; init; }
+    public int? Clients { get; init; }
 
-    public string? Variant { get; init; }
+    public BulkReadVariant? Variant { get; init; }
 
-    public string? Users { get; init; }
+    public int? Users { get; init; }
 
     /// <summary>
     /// The strategies one input is planned for, each under its own load (a suite, the CLI's "all"): a concurrency is then
@@ -88,7 +88,10 @@ public static class RunPlanRules
 
     public static readonly string LoadNames = string.Join(", ", Enum.GetValues<LoadKind>().Select(Name));
 
-    public static string Name(LoadKind load) => load.ToString().ToLowerInvariant();
+    /// <summary>How stages are written, in the sentences that refuse them.</summary>
+    public const string StagesForm = "stages is a list of seconds:rate pairs, each stage moving the rate linearly to its target, e.g. \"10:5000,20:5000\" (0 → 5000/s over 10 s, hold 20 s)";
+
+    public static string Name(LoadKind load) => LoadFact.Of(load).Name;
 
     /// <summary>
     /// A strategy's plan, or a workload's: <paramref name="strategies"/> are the strategies this caller may run; a workload
@@ -122,49 +125,37 @@ public static class RunPlanRules
             return false;
         }
 
-        var load = workload?.Workload.DefaultLoad ?? StrategyList.Find(input.Strategy)!.DefaultLoad;
-        if (input.Load is { Length: > 0 } loadText && !TryLoad(loadText, out load))
-        {
-            error = $"load was '{loadText}'; it must be one of: {LoadNames}.";
-            return false;
-        }
-
-        if (!TryOptionalWhole(input.Count, "count", 1, limits.MaxCount, out var count, out error)
-            || !TrySeconds(input.Duration, "duration", limits.MaxRunSeconds, out var duration, out error)
-            || !TryWhole(input.Warmup, "warmup", 0, limits.MaxWarmup, 0, out var warmup, out error)
-            || !TryWhole(input.DelayMs, "delayMs", 0, MaxDelayMs, 0, out var delayMs, out error)
-            || !TryWhole(input.PayloadBytes, "payloadBytes", 1, MaxPayloadBytes, DefaultPayloadBytes, out var payloadBytes, out error)
-            || !TryRate(input.Rate, load, out var rate, out error)
-            || !TryStages(input.Stages, load, limits, out var stages, out error)
+        var load = input.Load ?? workload?.Workload.DefaultLoad ?? StrategyList.Find(input.Strategy)!.DefaultLoad;
+        if (!Whole(input.Count, "count", 1, limits.MaxCount, null, out var count, out error)
+            || !Seconds(input.Duration, limits.MaxRunSeconds, out error)
+            || !Whole(input.Warmup, "warmup", 0, limits.MaxWarmup, 0, out var warmup, out error)
+            || !Whole(input.DelayMs, "delayMs", 0, MaxDelayMs, 0, out var delayMs, out error)
+            || !Whole(input.PayloadBytes, "payloadBytes", 1, MaxPayloadBytes, DefaultPayloadBytes, out var payloadBytes, out error)
+            || !TryRate(input.Rate, load, out error)
+            || !TryStages(input.Stages, load, limits, out error)
             || !TryPercentiles(input.Percentiles, out var percentiles, out error))
         {
             return false;
         }
 
-        if (count is null && duration is null && load != LoadKind.Ramping && workload is not null)
+        if (count is null && input.Duration is null && load != LoadKind.Ramping && workload is not null)
         {
             count = Math.Min(workload.Workload.DefaultCount, limits.MaxCount);
         }
 
-        if (count is null && duration is null && load != LoadKind.Ramping)
+        if (count is null && input.Duration is null && load != LoadKind.Ramping)
         {
             error = $"{(load == LoadKind.Open ? "An" : "A")} {Name(load)} run needs a count (calls) or a duration (seconds) to end; neither was given.";
             return false;
         }
 
-        if (!TryConcurrency(input.Concurrency, load, input.Load is { Length: > 0 }, SomeUseConcurrency(input.SharedBy), count, limits, out var concurrency, out error))
+        if (!TryConcurrency(input.Concurrency, load, input.Load is not null, SomeUseConcurrency(input.SharedBy), count, limits, out var concurrency, out error))
         {
             return false;
         }
 
         // A workload's answers are checked and dropped: there is no per-call status to keep.
-        var includeStatuses = count is not null && workload is null;
-        if (!string.IsNullOrEmpty(input.IncludeStatuses) && !bool.TryParse(input.IncludeStatuses, out includeStatuses))
-        {
-            error = $"includeStatuses was '{input.IncludeStatuses}'; it must be true or false.";
-            return false;
-        }
-
+        var includeStatuses = input.IncludeStatuses ?? (count is not null && workload is null);
         if (includeStatuses && count is null)
         {
             error = "includeStatuses needs a count: a run bounded only by its duration would keep an answer for every call it makes.";
@@ -181,13 +172,13 @@ public static class RunPlanRules
             Strategy = workload?.Contender.Name ?? input.Strategy!,
             Load = load,
             Count = count,
-            Duration = duration,
+            Duration = input.Duration,
             Concurrency = concurrency,
-            Rate = rate,
-            Stages = stages,
-            Warmup = warmup,
-            DelayMs = delayMs,
-            PayloadBytes = payloadBytes,
+            Rate = input.Rate,
+            Stages = input.Stages,
+            Warmup = warmup!.Value,
+            DelayMs = delayMs!.Value,
+            PayloadBytes = payloadBytes!.Value,
             IncludeStatuses = includeStatuses,
             // A percentile a threshold judges is reported, asked for or not.
             Percentiles = [.. percentiles.Union(Threshold.PercentilesNeeded(thresholds)).Order()],
@@ -220,13 +211,13 @@ public static class RunPlanRules
             return false;
         }
 
-        if (!string.IsNullOrEmpty(input.DelayMs) || !string.IsNullOrEmpty(input.PayloadBytes))
+        if (input.DelayMs is not null || input.PayloadBytes is not null)
         {
-            error = $"{(string.IsNullOrEmpty(input.DelayMs) ? "payloadBytes" : "delayMs")} applies to the strategies' calls; a workload's data and answers are fixed by the workload ({choice.Workload.Id}).";
+            error = $"{(input.DelayMs is null ? "payloadBytes" : "delayMs")} applies to the strategies' calls; a workload's data and answers are fixed by the workload ({choice.Workload.Id}).";
             return false;
         }
 
-        if (input.IncludeStatuses is "true" or "True")
+        if (input.IncludeStatuses is true)
         {
             error = "includeStatuses applies to the strategies' calls; a workload's answers are checked and dropped, so there are none to keep.";
             return false;
@@ -239,7 +230,7 @@ public static class RunPlanRules
     public static bool TryLoad(string text, out LoadKind load) =>
         Enum.TryParse(text, ignoreCase: true, out load) && Enum.IsDefined(load) && !int.TryParse(text, out _);
 
-    /// <summary>A whole number in [<paramref name="min"/>, <paramref name="max"/>]; missing text means <paramref name="fallback"/> when there is one.</summary>
+    /// <summary>A whole number written as text, in [<paramref name="min"/>, <paramref name="max"/>]; missing text means <paramref name="fallback"/> when there is one.</summary>
     public static bool TryWhole(string? text, string name, int min, int max, int? fallback, out int value, out string error, string hint = "")
     {
         error = string.Empty;
@@ -254,74 +245,67 @@ public static class RunPlanRules
             return true;
         }
 
-        error = $"{name} was '{text}'; it must be a whole number from {min.ToString(CultureInfo.InvariantCulture)} to {max.ToString(CultureInfo.InvariantCulture)}{hint}.";
+        error = WholeRefused(name, text, min, max, hint);
         return false;
     }
 
-    private static bool TryOptionalWhole(string? text, string name, int min, int max, out int? value, out string error)
+    /// <summary>A whole number in [<paramref name="min"/>, <paramref name="max"/>], or <paramref name="fallback"/> when left out.</summary>
+    public static bool Whole(long? given, string name, long min, long max, int? fallback, out int? value, out string error, string hint = "")
     {
-        value = null;
-        error = string.Empty;
-        if (string.IsNullOrEmpty(text))
-        {
-            return true;
-        }
-
-        if (!TryWhole(text, name, min, max, null, out var whole, out error))
-        {
-            return false;
-        }
-
-        value = whole;
-        return true;
+        value = given is { } number ? (int)Math.Clamp(number, int.MinValue, int.MaxValue) : fallback;
+        error = given is { } whole && (whole < min || whole > max) ? WholeRefused(name, whole.ToString(CultureInfo.InvariantCulture), min, max, hint) : string.Empty;
+        return error.Length == 0;
     }
 
-    /// <summary>The loads a concurrency means something under: calls in flight (closed), the most in flight (arrival rates).</summary>
-    public static IReadOnlyList<LoadKind> ConcurrencyLoads { get; } = [LoadKind.Closed, LoadKind.Open, LoadKind.Ramping];
+    public static string WholeRefused(string name, string? text, long min, long max, string hint = "") =>
+        $"{name} was '{Excerpt.Of(text)}'; it must be a whole number from {min.ToString(CultureInfo.InvariantCulture)} to {max.ToString(CultureInfo.InvariantCulture)}{hint}.";
 
-    /// <summary>The loads that start calls on a schedule, the only ones a rate (and, ramping, stages) means something under.</summary>
-    public static IReadOnlyList<LoadKind> ArrivalLoads { get; } = [LoadKind.Open, LoadKind.Ramping];
+    /// <summary>The loads a concurrency means something under: calls in flight (closed), the most in flight (arrival rates).</summary>
+    public static IReadOnlyList<LoadKind> ConcurrencyLoads { get; } = [.. LoadFact.All.Where(load => load.UsesConcurrency).Select(load => load.Kind)];
 
     private static bool SomeUseConcurrency(IEnumerable<string> strategies) =>
         strategies.Any(name => StrategyList.Find(name) is { } strategy && ConcurrencyLoads.Contains(strategy.DefaultLoad));
 
-    private static bool TryConcurrency(string? text, LoadKind load, bool loadNamed, bool sharedByStrategies, int? count, PlanLimits limits, out int concurrency, out string error)
+    private static bool TryConcurrency(int? given, LoadKind load, bool loadNamed, bool sharedByStrategies, int? count, PlanLimits limits, out int concurrency, out string error)
     {
         concurrency = 1;
         error = string.Empty;
+        int? value;
         if (load is LoadKind.Closed)
         {
-            if (string.IsNullOrEmpty(text) && count is null)
+            if (given is null && count is null)
             {
                 error = $"A closed run bounded by its duration needs a concurrency (calls in flight), from 1 to {limits.MaxConcurrency}.";
                 return false;
             }
 
-            if (!TryWhole(text, "concurrency", 1, limits.MaxConcurrency, Math.Min(count ?? 1, limits.MaxConcurrency), out concurrency, out error,
+            if (!Whole(given, "concurrency", 1, limits.MaxConcurrency, Math.Min(count ?? 1, limits.MaxConcurrency), out value, out error,
                 $" (leave it out for all calls at once, at most {limits.MaxConcurrency.ToString(CultureInfo.InvariantCulture)} in flight)"))
             {
                 return false;
             }
 
-            concurrency = Math.Min(concurrency, count ?? concurrency);
+            concurrency = Math.Min(value!.Value, count ?? value.Value);
             return true;
         }
 
         // Under an arrival rate, concurrency is the most calls in flight (k6's maxVUs): a call due beyond it waits, then drops.
-        if (load is LoadKind.Open or LoadKind.Ramping)
+        if (LoadFact.Of(load).ArrivalRate)
         {
-            return TryWhole(text, "concurrency", 1, limits.MaxConcurrency, Math.Min(PlanLimits.DefaultArrivalInFlight, limits.MaxConcurrency), out concurrency, out error,
+            var fits = Whole(given, "concurrency", 1, limits.MaxConcurrency, Math.Min(PlanLimits.DefaultArrivalInFlight, limits.MaxConcurrency), out value, out error,
                 " (for an arrival rate, the most calls in flight: a call due beyond it waits, and is dropped when as many already wait)");
+            concurrency = value ?? 1;
+            return fits;
         }
 
         // Sequential calls are one in flight by definition, so a concurrency would do nothing: refused, unless the same
         // settings are shared by strategies of which some run under a load that uses it (still checked).
-        if (!string.IsNullOrEmpty(text) && sharedByStrategies && !loadNamed)
+        if (given is not null && sharedByStrategies && !loadNamed)
         {
-            return TryWhole(text, "concurrency", 1, limits.MaxConcurrency, null, out _, out error);
+            return Whole(given, "concurrency", 1, limits.MaxConcurrency, null, out _, out error);
         }
 
-        if (!string.IsNullOrEmpty(text))
+        if (given is not null)
         {
             error = $"concurrency applies only with load={string.Join('|', ConcurrencyLoads.Select(Name))} (calls in flight; under an arrival rate, the most in flight); " +
                 (loadNamed ? $"load was '{Name(load)}'" : $"left out, this run's load is its own, {Name(load)}") +
@@ -332,133 +316,83 @@ public static class RunPlanRules
         return true;
     }
 
-    private static bool TrySeconds(string? text, string name, int maxSeconds, out double? seconds, out string error)
+    public static string SecondsRefused(string? text, int maxSeconds) =>
+        $"duration was '{Excerpt.Of(text)}'; it must be a number of seconds from {MinDurationSeconds.ToString(CultureInfo.InvariantCulture)} to {maxSeconds} (Runs:MaxRunSeconds).";
+
+    private static bool Seconds(double? seconds, int maxSeconds, out string error)
     {
-        seconds = null;
-        error = string.Empty;
-        if (string.IsNullOrEmpty(text))
-        {
-            return true;
-        }
-
-        if (double.TryParse(text, NumberStyles.AllowDecimalPoint, CultureInfo.InvariantCulture, out var value) && value >= MinDurationSeconds && value <= maxSeconds)
-        {
-            seconds = value;
-            return true;
-        }
-
-        error = $"{name} was '{text}'; it must be a number of seconds from {MinDurationSeconds.ToString(CultureInfo.InvariantCulture)} to {maxSeconds} (Runs:MaxRunSeconds).";
-        return false;
+        error = seconds is { } value && !(value >= MinDurationSeconds && value <= maxSeconds) ? SecondsRefused(Text(value), maxSeconds) : string.Empty;
+        return error.Length == 0;
     }
 
-    private static bool TryRate(string? text, LoadKind load, out double? rate, out string error)
+    public static string RateRefused(string? text, LoadKind load) =>
+        $"rate was '{Excerpt.Of(text)}'; it must be a number of calls per second from {(load == LoadKind.Ramping ? "0" : "0.001")} to {PlanLimits.MaxRate.ToString(CultureInfo.InvariantCulture)}" +
+        (load == LoadKind.Ramping ? " (for a ramping load, the rate it starts from)." : ".");
+
+    private static bool TryRate(double? rate, LoadKind load, out string error)
     {
-        rate = null;
         error = string.Empty;
-        if (string.IsNullOrEmpty(text))
+        if (rate is not { } value)
         {
             if (load == LoadKind.Open)
             {
                 error = "An open run needs a rate: the calls per second to start, e.g. rate=1000.";
-                return false;
             }
-
-            return true;
         }
-
-        if (load is not (LoadKind.Open or LoadKind.Ramping))
+        else if (!LoadFact.Of(load).ArrivalRate)
         {
             error = $"rate applies only to the open and ramping loads; load was '{Name(load)}'.";
-            return false;
         }
-
-        var minimum = load == LoadKind.Ramping ? 0 : 0.001;
-        if (double.TryParse(text, NumberStyles.AllowDecimalPoint, CultureInfo.InvariantCulture, out var value) && value >= minimum && value <= PlanLimits.MaxRate)
+        else if (!(value >= (load == LoadKind.Ramping ? 0 : 0.001) && value <= PlanLimits.MaxRate))
         {
-            rate = value;
-            return true;
+            error = RateRefused(Text(value), load);
         }
 
-        error = $"rate was '{text}'; it must be a number of calls per second from {minimum.ToString(CultureInfo.InvariantCulture)} to {PlanLimits.MaxRate.ToString(CultureInfo.InvariantCulture)}" +
-            (load == LoadKind.Ramping ? " (for a ramping load, the rate it starts from)." : ".");
-        return false;
+        return error.Length == 0;
     }
 
-    private static bool TryStages(string? text, LoadKind load, PlanLimits limits, out IReadOnlyList<RampStage>? stages, out string error)
+    /// <summary>The sentence for a stage that is not one: <paramref name="text"/> is every stage as written, <paramref name="item"/> the one refused.</summary>
+    public static string NotAStage(string text, string item) =>
+        $"stages was '{Excerpt.Of(text)}'; '{Excerpt.Of(item)}' is not a stage. {StagesForm}; seconds at least {MinDurationSeconds.ToString(CultureInfo.InvariantCulture)}, rates from 0 to {PlanLimits.MaxRate.ToString(CultureInfo.InvariantCulture)}.";
+
+    /// <summary>Stages as a query string writes them: "10:5000,20:5000".</summary>
+    public static string Text(IEnumerable<RampStage> stages) => string.Join(',', stages.Select(stage => $"{Text(stage.Duration)}:{Text(stage.Target)}"));
+
+    private static string Text(double value) => value.ToString(CultureInfo.InvariantCulture);
+
+    private static bool TryStages(IReadOnlyList<RampStage>? stages, LoadKind load, PlanLimits limits, out string error)
     {
-        const string Form = "stages is a list of seconds:rate pairs, each stage moving the rate linearly to its target, e.g. \"10:5000,20:5000\" (0 → 5000/s over 10 s, hold 20 s)";
-        stages = null;
         error = string.Empty;
-        if (string.IsNullOrWhiteSpace(text))
+        if (stages is null || stages.Count == 0)
         {
-            if (load == LoadKind.Ramping)
-            {
-                error = $"A ramping run needs stages: {Form}.";
-                return false;
-            }
-
-            return true;
+            error = load == LoadKind.Ramping ? $"A ramping run needs stages: {StagesForm}." : string.Empty;
         }
-
-        if (load != LoadKind.Ramping)
+        else if (load != LoadKind.Ramping)
         {
             error = $"stages applies only to the ramping load; load was '{Name(load)}'.";
-            return false;
         }
-
-        var parsed = new List<RampStage>();
-        foreach (var pair in text.Split(',', StringSplitOptions.TrimEntries))
+        else if (stages.FirstOrDefault(stage => !(stage.Duration >= MinDurationSeconds) || !(stage.Target >= 0 && stage.Target <= PlanLimits.MaxRate)) is { } wrong)
         {
-            var parts = pair.Split(':', StringSplitOptions.TrimEntries);
-            if (parts.Length != 2
-                || !double.TryParse(parts[0], NumberStyles.AllowDecimalPoint, CultureInfo.InvariantCulture, out var seconds) || seconds < MinDurationSeconds
-                || !double.TryParse(parts[1], NumberStyles.AllowDecimalPoint, CultureInfo.InvariantCulture, out var target) || target > PlanLimits.MaxRate)
-            {
-                error = $"stages was '{Excerpt.Of(text)}'; '{pair}' is not a stage. {Form}; seconds at least {MinDurationSeconds.ToString(CultureInfo.InvariantCulture)}, rates from 0 to {PlanLimits.MaxRate.ToString(CultureInfo.InvariantCulture)}.";
-                return false;
-            }
-
-            parsed.Add(new RampStage(seconds, target));
+            error = NotAStage(Text(stages), Text([wrong]));
         }
-
-        if (parsed.Count > PlanLimits.MaxStages || parsed.Sum(stage => stage.Duration) > limits.MaxRunSeconds)
+        else if (stages.Count > PlanLimits.MaxStages || stages.Sum(stage => stage.Duration) > limits.MaxRunSeconds)
         {
-            error = $"stages was '{Excerpt.Of(text)}'; at most {PlanLimits.MaxStages} stages lasting at most {limits.MaxRunSeconds} s in all (Runs:MaxRunSeconds).";
-            return false;
+            error = $"stages was '{Excerpt.Of(Text(stages))}'; at most {PlanLimits.MaxStages} stages lasting at most {limits.MaxRunSeconds} s in all (Runs:MaxRunSeconds).";
         }
 
-        stages = parsed;
-        return true;
+        return error.Length == 0;
     }
 
-    private static bool TryPercentiles(string? text, out IReadOnlyList<double> percentiles, out string error)
+    public static string NotAPercentile(string text, string item) =>
+        $"percentiles was '{Excerpt.Of(text)}'; '{Excerpt.Of(item)}' is not a percentile. Give numbers above 0 and at most 100, e.g. \"50,90,99,99.9\".";
+
+    private static bool TryPercentiles(IReadOnlyList<double>? given, out IReadOnlyList<double> percentiles, out string error)
     {
-        percentiles = RunPlan.DefaultPercentiles;
-        error = string.Empty;
-        if (string.IsNullOrWhiteSpace(text))
-        {
-            return true;
-        }
-
-        var values = new List<double>();
-        foreach (var item in text.Split(',', StringSplitOptions.TrimEntries))
-        {
-            if (!double.TryParse(item.TrimStart('p', 'P'), NumberStyles.AllowDecimalPoint, CultureInfo.InvariantCulture, out var value) || value <= 0 || value > 100)
-            {
-                error = $"percentiles was '{Excerpt.Of(text)}'; '{item}' is not a percentile. Give numbers above 0 and at most 100, e.g. \"50,90,99,99.9\".";
-                return false;
-            }
-
-            values.Add(value);
-        }
-
-        if (values.Distinct().Count() > PlanLimits.MaxPercentiles)
-        {
-            error = $"percentiles was '{Excerpt.Of(text)}'; at most {PlanLimits.MaxPercentiles} percentiles.";
-            return false;
-        }
-
-        percentiles = [.. values.Distinct().Order()];
-        return true;
+        percentiles = given is { Count: > 0 } ? [.. given.Distinct().Order()] : RunPlan.DefaultPercentiles;
+        var text = given is null ? "" : string.Join(',', given.Select(Text));
+        var wrong = given?.Where(value => !(value > 0 && value <= 100)).Select(Text).FirstOrDefault();
+        error = wrong is not null ? NotAPercentile(text, wrong)
+            : percentiles.Count > PlanLimits.MaxPercentiles ? $"percentiles was '{Excerpt.Of(text)}'; at most {PlanLimits.MaxPercentiles} percentiles." : string.Empty;
+        return error.Length == 0;
     }
 }

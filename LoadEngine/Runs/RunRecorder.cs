@@ -1,16 +1,13 @@
-using System.Collections.Concurrent;
 using System.Diagnostics;
-using System.Runtime.InteropServices;
 using Grpc.Core;
 using LoadEngine.Metrics;
-using Performance;
 
 namespace LoadEngine.Runs;
 
 /// <summary>
-/// Collects one phase of a run from many threads at once: latency, outcomes by status, connections, the service's
-/// own figures, and (for arrival-rate loads) how well the schedule was kept. Memory is fixed by design (histograms,
-/// counters, one time-series point per second) unless the caller asked for the per-call statuses.
+/// Collects one phase of a run from many threads at once: latency, outcomes by status, what the answers told of the
+/// service (<see cref="Observations"/>), and (for arrival-rate loads) how well the schedule was kept. Memory is fixed by
+/// design (histograms, counters, one time-series point per second) unless the caller asked to keep the answers.
 /// </summary>
 public sealed class RunRecorder
 {
@@ -20,7 +17,6 @@ public sealed class RunRecorder
     /// <summary>A phase shorter than this keeps its time series in 100 ms buckets; a longer one in 1 s buckets.</summary>
     public const double FineSeriesLimitMs = 5_000;
 
-    private static readonly TimeSpan LoadSampleSpacing = TimeSpan.FromMilliseconds(10);
     private static readonly long LateAfterTicks = (long)(LateAfterMs * Stopwatch.Frequency / 1000);
     private static readonly int StatusCodes = Enum.GetValues<StatusCode>().Max(code => (int)code) + 1;
 
@@ -28,10 +24,7 @@ public sealed class RunRecorder
     private readonly LatencyRecorder? _fromActualSend;
     private readonly LatencyRecorder? _sendLag;
     private readonly long[] _statusCounts = new long[StatusCodes];
-    private readonly ConcurrentDictionary<string, byte> _connections = new(StringComparer.Ordinal);
-    private readonly StatusSpool? _statuses;
     private readonly CallMetrics? _metrics;
-    private readonly object _loadGate = new();
     private readonly object _seriesGate = new();
     private readonly List<TimePoint> _fine = [];
     private readonly List<TimePoint> _coarse = [];
@@ -47,17 +40,12 @@ public sealed class RunRecorder
     private long _sent;
     private long _late;
     private long _dropped;
-    private long _lastLoadSample;
-    private double _cpuSum;
-    private double _cpuMax;
-    private double _memoryMax;
-    private int _loadSamples;
 
     /// <param name="count">The phase's calls when a count bounds it.</param>
     /// <param name="arrivalRate">Whether calls are due on a schedule (open and ramping loads): then send lag and latency from the actual send are kept too.</param>
-    /// <param name="statuses">Where to keep each answer, when the caller asked for them.</param>
+    /// <param name="observations">Where the target notes what its answers tell of the service (and keeps the answers the caller asked for).</param>
     /// <param name="metrics">The run's tags for the engine's OpenTelemetry instruments: the measured phase's calls are exported too.</param>
-    public RunRecorder(int? count, bool arrivalRate = false, StatusSpool? statuses = null, CallMetrics? metrics = null)
+    public RunRecorder(int? count, bool arrivalRate = false, RunObservations? observations = null, CallMetrics? metrics = null)
     {
         Count = count;
         if (arrivalRate)
@@ -66,9 +54,12 @@ public sealed class RunRecorder
             _sendLag = new LatencyRecorder();
         }
 
-        _statuses = statuses;
+        Observations = observations ?? new RunObservations();
         _metrics = metrics;
     }
+
+    /// <summary>What the phase's answers told of the service: the connections that carried them, its load, the kept answers.</summary>
+    public RunObservations Observations { get; }
 
     public int? Count { get; }
 
@@ -84,25 +75,12 @@ public sealed class RunRecorder
 
     public bool IsArrivalRate => _sendLag is not null;
 
-    public int ConnectionsUsed => _connections.Count;
+    public int ConnectionsUsed => Observations.ConnectionsUsed;
 
     /// <summary>
     /// A call that succeeded. Its latency runs from when it was due (<paramref name="dueAt"/>; for a closed load that is
     /// when it went out) to <paramref name="endedAt"/>; the first call of the phase is reported apart.
     /// </summary>
-    public void RecordSuccess(long index, long dueAt, long sentAt, long endedAt, PerformanceStatusResponse response)
-    {
-        RecordLatency(index, dueAt, sentAt, endedAt);
-        Interlocked.Increment(ref _statusCounts[(int)StatusCode.OK]);
-        _connections.TryAdd(response.ConnectionId, 0);
-        SampleServiceLoad(response);
-        _statuses?.Write(index, response);
-        _metrics?.Succeeded(endedAt - dueAt);
-
-        Interlocked.Increment(ref _completed);
-    }
-
-    /// <summary>A call that succeeded with no PerformanceStatusResponse to learn from (a workload's call): its latency and its outcome only.</summary>
     public void RecordSuccess(long index, long dueAt, long sentAt, long endedAt)
     {
         RecordLatency(index, dueAt, sentAt, endedAt);
@@ -214,7 +192,7 @@ public sealed class RunRecorder
             StatusCounts,
             ConnectionsUsed,
             allocatedBytes,
-            ServiceLoad(),
+            Observations.ServiceLoadFigures(),
             warmupCalls,
             warmupTime.TotalMilliseconds,
             _sendLag is null ? null : new SendCounts(
@@ -267,65 +245,7 @@ public sealed class RunRecorder
             latency.Count == 0 ? null : RunFigures.Round(latency.P99Ms),
             latency.Count == 0 ? null : RunFigures.Round(latency.MaxMs));
     }
-
-    // The service refreshes its figures a few times a second; sampling every answer would only add contention.
-    private void SampleServiceLoad(PerformanceStatusResponse response)
-    {
-        var now = Stopwatch.GetTimestamp();
-        var last = Interlocked.Read(ref _lastLoadSample);
-        if (last != 0 && Stopwatch.GetElapsedTime(last, now) < LoadSampleSpacing)
-        {
-            return;
-        }
-
-        if (Interlocked.CompareExchange(ref _lastLoadSample, now, last) != last)
-        {
-            return;
-        }
-
-        lock (_loadGate)
-        {
-            _cpuSum += response.CpuPercentageUsage;
-            _cpuMax = Math.Max(_cpuMax, response.CpuPercentageUsage);
-            _memoryMax = Math.Max(_memoryMax, response.MemoryUsage);
-            _loadSamples++;
-        }
-    }
-
-    private ServiceLoadFigures ServiceLoad()
-    {
-        lock (_loadGate)
-        {
-            return new ServiceLoadFigures(_cpuSum, _cpuMax, _memoryMax, _loadSamples);
-        }
-    }
-
 }
 
 /// <summary>What one tick of the clock saw: calls that ended since the last tick, and their latencies.</summary>
 public readonly record struct TickFigures(long Calls, LatencyWindow Latency);
-
-/// <summary>One answer, in the chapter's JSON shape. Byte fields serialize as base64.</summary>
-public sealed record PerformanceStatus(
-    double CpuPercentageUsage,
-    double MemoryUsage,
-    int ProcessesRunning,
-    int ActiveConnections,
-    byte[] DataLoad1,
-    byte[] DataLoad2)
-{
-    public static PerformanceStatus From(PerformanceStatusResponse response) => new(
-        response.CpuPercentageUsage,
-        response.MemoryUsage,
-        response.ProcessesRunning,
-        response.ActiveConnections,
-        // Copies: always safe, always allocates.
-        response.DataLoad1.ToByteArray(),
-        WithoutCopy(response.DataLoad2));
-
-    // The parsed ByteString owns its array; take it when the segment is the whole array, copy only the slice otherwise.
-    private static byte[] WithoutCopy(Google.Protobuf.ByteString bytes) =>
-        MemoryMarshal.TryGetArray(bytes.Memory, out var segment) && segment.Array is { } array && segment.Offset == 0 && segment.Count == array.Length
-            ? array
-            : bytes.Memory.ToArray();
-}

@@ -1,12 +1,10 @@
-using Grpc.Core;
 using LoadEngine.Clients;
 using LoadEngine.Runs;
-using Performance;
 
 namespace LoadEngine.Strategies;
 
 /// <summary>Each call on a brand-new channel (so a new TCP connection and HTTP/2 handshake), disposed after the call.</summary>
-public sealed class ChannelPerCallStrategy(MonitorChannelFactory channels) : IUnaryStrategy
+public sealed class ChannelPerCallStrategy(ChannelFactory channels) : IChannelStrategy
 {
     public static StrategyInfo Definition { get; } = new(
         "initialized-client",
@@ -20,9 +18,9 @@ public sealed class ChannelPerCallStrategy(MonitorChannelFactory channels) : IUn
 
     public string DescribeMeasurement() => "GrpcChannel.ForAddress with a new SocketsHttpHandler for every call, disposed after it: a new connection each time.";
 
-    public async Task<PerformanceStatusResponse> CallAsync(PerformanceStatusRequest request, CallOptions options)
+    public ChannelLease Acquire()
     {
-        using var channel = channels.CreateChannel(channels.CreateHandler());
-        return await new Monitor.MonitorClient(channel).GetPerformanceAsync(request, options);
+        var channel = channels.CreateChannel(channels.CreateHandler());
+        return new(channel.CreateCallInvoker(), channel);
     }
 }

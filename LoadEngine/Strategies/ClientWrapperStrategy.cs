@@ -1,12 +1,11 @@
-using Grpc.Core;
+using Grpc.Net.Client;
 using LoadEngine.Clients;
 using LoadEngine.Runs;
-using Performance;
 
 namespace LoadEngine.Strategies;
 
-/// <summary>Calls through one channel kept for the app's life, with a new client object per call.</summary>
-public sealed class ClientWrapperStrategy(MonitorClientWrapper wrapper) : IUnaryStrategy
+/// <summary>Calls through one channel kept for the app's life, with a new client (a call invoker) per call.</summary>
+public sealed class ClientWrapperStrategy(ClientWrapper wrapper) : IChannelStrategy
 {
     public static StrategyInfo Definition { get; } = new(
         "client-wrapper",
@@ -20,6 +19,6 @@ public sealed class ClientWrapperStrategy(MonitorClientWrapper wrapper) : IUnary
 
     public string DescribeMeasurement() => "One long-lived channel (its connection already open after the first run); a new client object per call.";
 
-    public Task<PerformanceStatusResponse> CallAsync(PerformanceStatusRequest request, CallOptions options) =>
-        wrapper.CreateClient().GetPerformanceAsync(request, options).ResponseAsync;
+    // What a generated client's constructor does with a channel: a new invoker on it.
+    public ChannelLease Acquire() => new(wrapper.Channel.CreateCallInvoker());
 }

@@ -1,12 +1,11 @@
-using Grpc.Core;
+using LoadEngine.Clients;
 using LoadEngine.Runs;
 using Microsoft.Extensions.Logging;
-using Performance;
 
 namespace LoadEngine.Strategies;
 
-/// <summary>Calls on the client that <c>AddGrpcClient&lt;Monitor.MonitorClient&gt;</c> (Grpc.Net.ClientFactory) hands to DI.</summary>
-public sealed class FactoryClientStrategy(Monitor.MonitorClient client, ILoggerFactory loggers) : IUnaryStrategy
+/// <summary>Calls on the client that <c>AddGrpcClient</c> (Grpc.Net.ClientFactory) hands to DI, one per run.</summary>
+public sealed class FactoryClientStrategy(TargetClient client, ILoggerFactory loggers) : IChannelStrategy
 {
     public static StrategyInfo Definition { get; } = new(
         "factory-client",
@@ -22,10 +21,9 @@ public sealed class FactoryClientStrategy(Monitor.MonitorClient client, ILoggerF
         "The client AddGrpcClient made: the factory keeps one channel per client name for the app's life (its handler opens multiple HTTP/2 connections " +
         "and recycles them every 2 minutes). Every call passes the factory's handler chain: LoggingScopeHttpMessageHandler formats the request URI and opens " +
         "a log scope, then LoggingHttpMessageHandler; " +
-        (loggers.CreateLogger($"System.Net.Http.HttpClient.{Clients.MonitorClients.FactoryClientName}.LogicalHandler").IsEnabled(LogLevel.Information)
+        (loggers.CreateLogger($"System.Net.Http.HttpClient.{EngineServices.FactoryClientName}.LogicalHandler").IsEnabled(LogLevel.Information)
             ? "both write their start and end lines at Information here, so four log lines per call are part of this time."
             : "their start and end lines are filtered here (System.Net.Http.HttpClient below Information), so only the scope and the checks are part of this time.");
 
-    public Task<PerformanceStatusResponse> CallAsync(PerformanceStatusRequest request, CallOptions options) =>
-        client.GetPerformanceAsync(request, options).ResponseAsync;
+    public ChannelLease Acquire() => new(client.Invoker);
 }

@@ -2,7 +2,6 @@ using Grpc.Core;
 using Grpc.Net.Client;
 using LoadEngine.Clients;
 using LoadEngine.Runs;
-using Performance;
 
 namespace LoadEngine.Strategies;
 
@@ -10,7 +9,7 @@ namespace LoadEngine.Strategies;
 /// Calls on one long-lived channel whose handler decides how many HTTP/2 connections it may use: the chapter's
 /// single-connection and multiple-connections strategies are this one recipe with two handler settings.
 /// </summary>
-public sealed class SharedChannelStrategy : IUnaryStrategy, IDisposable
+public sealed class SharedChannelStrategy : IChannelStrategy, IDisposable
 {
     public static StrategyInfo SingleConnection { get; } = new(
         "single-connection",
@@ -29,28 +28,28 @@ public sealed class SharedChannelStrategy : IUnaryStrategy, IDisposable
         LoadKind.Closed);
 
     private readonly GrpcChannel _channel;
-    private readonly Monitor.MonitorClient _client;
+    private readonly CallInvoker _invoker;
     private readonly string _measured;
 
     private SharedChannelStrategy(StrategyInfo info, GrpcChannel channel, string measured)
     {
         Info = info;
         _channel = channel;
-        _client = new Monitor.MonitorClient(channel);
+        _invoker = channel.CreateCallInvoker();
         _measured = measured;
     }
 
     public StrategyInfo Info { get; }
 
     // GrpcChannel turns multiple connections on by default, so "single" has to be said explicitly.
-    public static SharedChannelStrategy OneConnection(MonitorChannelFactory channels)
+    public static SharedChannelStrategy OneConnection(ChannelFactory channels)
     {
         var handler = channels.CreateHandler();
         handler.EnableMultipleHttp2Connections = false;
         return new(SingleConnection, channels.CreateChannel(handler), "One long-lived channel limited to a single HTTP/2 connection (EnableMultipleHttp2Connections = false).");
     }
 
-    public static SharedChannelStrategy ManyConnections(MonitorChannelFactory channels)
+    public static SharedChannelStrategy ManyConnections(ChannelFactory channels)
     {
         var handler = channels.CreateHandler();
         handler.EnableMultipleHttp2Connections = true;
@@ -63,8 +62,7 @@ public sealed class SharedChannelStrategy : IUnaryStrategy, IDisposable
 
     public string DescribeMeasurement() => _measured;
 
-    public Task<PerformanceStatusResponse> CallAsync(PerformanceStatusRequest request, CallOptions options) =>
-        _client.GetPerformanceAsync(request, options).ResponseAsync;
+    public ChannelLease Acquire() => new(_invoker);
 
     public void Dispose() => _channel.Dispose();
 }

@@ -1,5 +1,4 @@
 using LoadEngine.Clients;
-using LoadEngine.Runs;
 using Microsoft.Extensions.DependencyInjection;
 
 namespace LoadEngine.Strategies;
@@ -8,7 +7,7 @@ namespace LoadEngine.Strategies;
 /// How to make one strategy. <see cref="OnePerRun"/>: a fresh one for each run, as the chapter's controller got a fresh
 /// client from DI per request; otherwise one for the app's life (it holds its channel).
 /// </summary>
-public sealed record StrategyDefinition(StrategyInfo Info, Func<IServiceProvider, IClientStrategy> Create, bool OnePerRun = false);
+public sealed record StrategyDefinition(StrategyInfo Info, Func<IServiceProvider, IChannelStrategy> Create, bool OnePerRun = false);
 
 /// <summary>
 /// Every strategy, in the order the chapter presents them. This one list drives DI, the gateway's routes, the catalog,
@@ -21,9 +20,9 @@ public static class StrategyList
         new(FactoryClientStrategy.Definition, services => ActivatorUtilities.CreateInstance<FactoryClientStrategy>(services), OnePerRun: true),
         new(ClientWrapperStrategy.Definition, services => ActivatorUtilities.CreateInstance<ClientWrapperStrategy>(services)),
         new(ChannelPerCallStrategy.Definition, services => ActivatorUtilities.CreateInstance<ChannelPerCallStrategy>(services)),
-        new(StreamingCallStrategy.Definition, services => new StreamingCallStrategy(services.GetRequiredService<MonitorClientWrapper>().CreateClient())),
-        new(SharedChannelStrategy.SingleConnection, services => SharedChannelStrategy.OneConnection(services.GetRequiredService<MonitorChannelFactory>())),
-        new(SharedChannelStrategy.MultipleConnections, services => SharedChannelStrategy.ManyConnections(services.GetRequiredService<MonitorChannelFactory>())),
+        new(StreamingCallStrategy.Definition, services => ActivatorUtilities.CreateInstance<StreamingCallStrategy>(services)),
+        new(SharedChannelStrategy.SingleConnection, services => SharedChannelStrategy.OneConnection(services.GetRequiredService<ChannelFactory>())),
+        new(SharedChannelStrategy.MultipleConnections, services => SharedChannelStrategy.ManyConnections(services.GetRequiredService<ChannelFactory>())),
     ];
 
     public static IReadOnlyList<string> Names { get; } = [.. All.Select(strategy => strategy.Info.Name)];
@@ -31,9 +30,5 @@ public static class StrategyList
     public static StrategyInfo? Find(string? name) => All.FirstOrDefault(strategy => strategy.Info.Name == name)?.Info;
 
     /// <summary>The strategy for one run; resolve it from the run's own DI scope, so a one-per-run strategy is disposed with it.</summary>
-    public static IClientStrategy Resolve(IServiceProvider scope, string name) => scope.GetRequiredKeyedService<IClientStrategy>(name);
-
-    /// <summary>The strategy a plan names, or the workload strategy its workload and contender make (disposed with the scope).</summary>
-    public static IClientStrategy Resolve(IServiceProvider scope, RunPlan plan) =>
-        plan.Workload is null ? Resolve(scope, plan.Strategy) : scope.GetRequiredService<Protocols.WorkloadStrategies>().Create(plan);
+    public static IChannelStrategy Resolve(IServiceProvider scope, string name) => scope.GetRequiredKeyedService<IChannelStrategy>(name);
 }

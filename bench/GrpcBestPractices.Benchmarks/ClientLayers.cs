@@ -43,7 +43,7 @@ public static class ClientLayers
         }
     }
 
-    // The settings the gateway's MonitorChannelFactory gives every handler.
+    // The settings the gateway's ChannelFactory gives every handler.
     private static SocketsHttpHandler GatewayHandler() => new()
     {
         EnableMultipleHttp2Connections = true,

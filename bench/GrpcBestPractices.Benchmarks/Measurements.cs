@@ -8,6 +8,7 @@ using System.Text.Json;
 using Grpc.Core;
 using Grpc.Net.Client;
 using LoadEngine;
+using LoadEngine.Calls;
 using LoadEngine.Clients;
 using LoadEngine.Strategies;
 using Microsoft.Extensions.Options;
@@ -181,7 +182,7 @@ public static class InProcess
     {
         const int Blocks = 10;
         using var engine = new EngineUnderTest(address, Math.Max(1, count / Blocks));
-        var client = engine.Wrapper.CreateClient();
+        var client = new Monitor.MonitorClient(engine.Wrapper.Channel);
         var request = Request;
         var ratios = new double[Blocks];
         for (var block = 0; block < Blocks; block++)
@@ -235,35 +236,35 @@ public static class InProcess
     };
 }
 
-/// <summary>Keeps the body of the one request it is sent and answers 503, so the call ends there.</summary>
 /// <summary>The run engine with the client-wrapper strategy against one address, as the gateway makes them: sequential runs of a fixed count.</summary>
 public sealed class EngineUnderTest : IDisposable
 {
     private readonly RunEngine _engine;
-    private readonly ClientWrapperStrategy _strategy;
+    private readonly IRunCalls _calls;
 
     public EngineUnderTest(string address, int callsPerRun)
     {
         var options = Options.Create(new EngineOptions { ServerUri = new Uri(address) });
-        Wrapper = new MonitorClientWrapper(new MonitorChannelFactory(options));
-        _strategy = new ClientWrapperStrategy(Wrapper);
+        Wrapper = new ClientWrapper(new ChannelFactory(options));
         _engine = new RunEngine(options);
         Plan = new RunPlan { Strategy = "client-wrapper", Load = LoadKind.Sequential, Count = callsPerRun, PayloadBytes = 100 };
+        _calls = RunCallsFactory.Compose(new ClientWrapperStrategy(Wrapper), Plan);
     }
 
-    public MonitorClientWrapper Wrapper { get; }
+    public ClientWrapper Wrapper { get; }
 
     public RunPlan Plan { get; }
 
     public async Task<RunStats> RunAsync()
     {
-        var run = await _engine.ExecuteAsync(_strategy, new RunRecord(Guid.NewGuid(), Plan, RunState.Running, DateTimeOffset.UtcNow, null, null, null, null), new LiveRun(), CancellationToken.None);
+        var run = await _engine.ExecuteAsync(_calls, new RunRecord(Guid.NewGuid(), Plan, RunState.Running, DateTimeOffset.UtcNow, null, null, null, null), new LiveRun(), CancellationToken.None);
         return run.State == RunState.Completed ? run.Stats! : throw new InvalidOperationException($"The engine run ended {run.State}: {run.Error}");
     }
 
     public void Dispose() => Wrapper.Dispose();
 }
 
+/// <summary>Keeps the body of the one request it is sent and answers 503, so the call ends there.</summary>
 internal sealed class BodyCapture : HttpMessageHandler
 {
     public byte[]? Body { get; private set; }

@@ -1,9 +1,10 @@
 // The page's charts. Each strategy keeps one colour (Okabe–Ito, readable by colour-blind eyes), one point shape and one
 // dash on every chart, and every figure that matters is written on the chart as well as drawn.
 
+import { facts } from './facts.js';
 import { ms, whole } from './format.js';
 
-export const palette = ['#0072B2', '#D55E00', '#009E73', '#CC79A7', '#E69F00', '#56B4E9', '#000000', '#7F7F7F'];
+export const palette = facts.palette;
 const pointStyles = ['circle', 'rect', 'triangle', 'rectRot', 'star', 'crossRot', 'rectRounded', 'cross'];
 const dashes = [[], [12, 4], [4, 4], [12, 4, 2, 4], [2, 3], [18, 6]];
 const styles = new Map();
@@ -19,10 +20,10 @@ export function assignColours(strategyNames) {
   }));
 }
 
-export const colourOf = (strategy) => styles.get(strategy)?.colour ?? '#555555';
+export const colourOf = (strategy) => styles.get(strategy)?.colour ?? facts.unknownColour;
 
 /** The strategy's colour, point shape and dash, so a line or marker reads without colour too. */
-export const styleOf = (strategy) => styles.get(strategy) ?? { colour: '#555555', pointStyle: 'circle', dash: [] };
+export const styleOf = (strategy) => styles.get(strategy) ?? { colour: facts.unknownColour, pointStyle: 'circle', dash: [] };
 
 export const axis = (text, extra = {}) => ({ title: { display: true, text, font: { weight: 'bold' } }, ...extra });
 

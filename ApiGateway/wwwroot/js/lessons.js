@@ -6,6 +6,7 @@
 import { api, clearErrors } from './api.js';
 import { axis, colourOf, create, palette, roomForLabels, striped, whiskers } from './charts.js';
 import { colourOfApi, partsOf } from './protocol-charts.js';
+import { facts } from './facts.js';
 import { doneFraction, progressText } from './live.js';
 import { workPanel } from './panel.js';
 import { el, ms, time } from './format.js';
@@ -102,7 +103,7 @@ function armColours(lesson, strategies) {
     if (preferred && !used.has(preferred)) take(arm, preferred);
   }
   for (const arm of lesson.arms.filter((candidate) => !colours.has(candidate.name))) {
-    take(arm, palette.find((colour) => !used.has(colour)) ?? '#555555');
+    take(arm, palette.find((colour) => !used.has(colour)) ?? facts.unknownColour);
   }
   return colours;
 }
@@ -245,7 +246,7 @@ function drawChart(card, view) {
   if (arms.length === 0) return;
   const chart = card.chart ?? (card.chart = createChart(card.ids.chart, `${title}${unit ? ` (${unit})` : ''}`, unit));
   const lessonArm = (name) => lesson.arms.find((arm) => arm.name === name);
-  const colours = arms.map((arm) => card.colours.get(arm.arm) ?? '#555555');
+  const colours = arms.map((arm) => card.colours.get(arm.arm) ?? facts.unknownColour);
   chart.$arms = arms.map((arm) => arm.arm);
   chart.data.labels = arms.map((arm) => arm.label);
   chart.data.datasets = [{

@@ -10,6 +10,7 @@ import { doneFraction, progressText } from './live.js';
 import { addLivePoint, resumeRun, setLiveInfo, showLivePanels, showStoredRun } from './live-panels.js';
 import { followAgents, hideAgents, showAgents, stopFollowingAgents } from './agents.js';
 import { groupByPlan, learnDefaultLoads, planContext, planWords } from './plans.js';
+import { facts, loadFact } from './facts.js';
 import { workPanel } from './panel.js';
 import { el, ms, time } from './format.js';
 
@@ -36,8 +37,7 @@ async function init() {
   $('compare').addEventListener('click', () => comparePicked().catch(showError));
   $('history-strategy').addEventListener('change', () => showGroup(currentGroup()));
   $('plan-group').addEventListener('change', () => showGroup(currentGroup()));
-  $('load').addEventListener('change', showLoadFields);
-  showLoadFields();
+  initPlanFields();
 
   try {
     const list = await api('/api/strategies');
@@ -72,11 +72,20 @@ function initLargeType() {
   });
 }
 
-/** Rate and stages matter only to the loads that start calls on a schedule. */
+/** The loads to pick from and the payload's default and limit, as the engine states them. */
+function initPlanFields() {
+  $('load').append(...facts.loads.map((load) => el('option', { text: load.words, attrs: { value: load.name } })));
+  $('load').addEventListener('change', showLoadFields);
+  showLoadFields();
+  $('payload').value = facts.defaultPayloadBytes;
+  $('payload').max = facts.maxPayloadBytes;
+}
+
+/** Rate and stages show only under the loads that read them (the loads that start calls on a schedule). */
 function showLoadFields() {
-  const load = $('load').value;
-  document.querySelectorAll('[data-for-load]').forEach((label) => {
-    label.hidden = !label.dataset.forLoad.split(' ').includes(load);
+  const settings = loadFact($('load').value)?.settings ?? [];
+  document.querySelectorAll('[data-setting]').forEach((label) => {
+    label.hidden = !settings.includes(label.dataset.setting);
   });
 }
 
@@ -88,17 +97,17 @@ function readPlan() {
   if (!form.reportValidity()) return null;
   const number = (id) => ($(id).value === '' ? undefined : Number($(id).value));
   const load = $('load').value || undefined;
-  const scheduled = load === 'open' || load === 'ramping';
+  const settings = loadFact(load)?.settings ?? [];
   const thresholds = $('thresholds').value.split(';').map((text) => text.trim()).filter(Boolean);
   return {
     load,
     count: number('count'),
     duration: number('duration'),
     concurrency: number('concurrency'),
-    rate: scheduled ? number('rate') : undefined,
-    stages: load === 'ramping' && $('stages').value.trim() ? $('stages').value.trim() : undefined,
+    rate: settings.includes('rate') ? number('rate') : undefined,
+    stages: settings.includes('stages') && $('stages').value.trim() ? $('stages').value.trim() : undefined,
     delayMs: number('delay') ?? 0,
-    payloadBytes: number('payload') ?? 100,
+    payloadBytes: number('payload'),
     agents: number('agents'),
     thresholds: thresholds.length ? thresholds : undefined,
   };

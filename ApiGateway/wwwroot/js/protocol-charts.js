@@ -2,10 +2,10 @@
 // median over the repetitions and a whisker from the smallest to the largest repetition.
 
 import { axis, create, striped, whiskers } from './charts.js';
+import { facts } from './facts.js';
 import { ms } from './format.js';
 
-// Okabe–Ito, one colour per API (what the service counts a call under); TLS bars are striped, so security reads without colour.
-const apiColours = { grpc: '#0072B2', 'grpc-code-first': '#56B4E9', 'rest-stj': '#D55E00', 'rest-newtonsoft': '#CC79A7' };
+// One colour per API (what the service counts a call under), from the one palette; TLS bars are striped, so security reads without colour.
 const apiNames = { grpc: 'gRPC', 'grpc-code-first': 'gRPC code-first', 'rest-stj': 'REST STJ', 'rest-newtonsoft': 'REST Newtonsoft' };
 
 /** "rest-stj-h1-tls" → its API, HTTP version and security. */
@@ -14,7 +14,7 @@ export function partsOf(name) {
   return { api, http: version === '1' ? 'HTTP/1.1' : 'HTTP/2', tls: security === 'tls' };
 }
 
-export const colourOfApi = (api) => apiColours[api] ?? '#555555';
+export const colourOfApi = (api) => facts.apiColours[api] ?? facts.unknownColour;
 
 /** The key above the charts: what each colour and the stripes stand for. */
 export const apiKey = Object.entries(apiNames).map(([api, name]) => ({ api, name, colour: colourOfApi(api) }));

@@ -1,3 +1,4 @@
+using AgentStore;
 using ApiGateway.History;
 using ApiGateway.Runs;
 using GrpcBestPractices.Tests.Infrastructure;
@@ -44,7 +45,7 @@ public sealed class HistoryStartupTests
         using var folder = new TemporaryFolder();
         var path = folder.File("history.db");
         var cutOff = new RunRecord(Guid.NewGuid(), new RunPlan { Strategy = "client-wrapper", Count = 1000, Concurrency = 1, Warmup = 0, DelayMs = 0, PayloadBytes = 100, IncludeStatuses = true }, RunState.Running, DateTimeOffset.UtcNow, null, null, null, null);
-        using (var before = new SqliteRunStore(path))
+        using (var before = new RunStore(HistoryDatabase.OpenSqlite(path)))
         {
             await before.InitializeAsync();
             await before.SaveAsync(cutOff);
@@ -55,9 +56,9 @@ public sealed class HistoryStartupTests
             Assert.Contains("marked 1 runs and suites left Running by the last stop as Failed", gateway.Output);
         }
 
-        using var after = new SqliteRunStore(path);
+        using var after = new RunStore(HistoryDatabase.OpenSqlite(path));
         var run = await after.GetAsync(cutOff.Id);
         Assert.Equal(RunState.Failed, run?.State);
-        Assert.Equal(SqliteRunStore.InterruptedError, run?.Error);
+        Assert.Equal(RunStore.InterruptedError, run?.Error);
     }
 }

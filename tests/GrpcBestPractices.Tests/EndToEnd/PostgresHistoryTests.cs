@@ -1,4 +1,5 @@
 using System.Net;
+using AgentStore;
 using ApiGateway.History;
 using ApiGateway.Runs;
 using GrpcBestPractices.Tests.Infrastructure;
@@ -23,7 +24,7 @@ public sealed class PostgresHistoryTests(SystemFixture system, PostgresServer po
         var ended = await firstHttp.WaitUntilFinishedAsync($"/api/runs/{id}", Patience);
 
         Assert.Equal("Completed", ended.GetProperty("state").GetString());
-        using (var store = new PostgresRunStore(history))
+        using (var store = new RunStore(HistoryDatabase.OpenPostgres(history)))
         {
             Assert.Equal((RunState.Completed, 20L), await store.GetAsync(Guid.Parse(id)) is { } stored ? (stored.State, stored.Stats!.Calls) : default);
         }

@@ -1,13 +1,15 @@
 using Grpc.Core;
+using LoadEngine.Strategies;
 using Performance;
 
 namespace GrpcBestPractices.Tests.Fakes;
 
 /// <summary>
-/// A fake of the generated client (grpc-dotnet's Tester example mocks its client the same way): every call the
-/// strategy makes is answered by <see cref="Answer"/>, and the fake records what it was asked and how many were in flight.
+/// A fake of the service behind a call invoker (grpc-dotnet's Tester example mocks its client the same way): every unary
+/// call a strategy makes is answered by <see cref="Answer"/>, a duplex call by <see cref="Stream"/>, and the fake records
+/// what it was asked and how many were in flight.
 /// </summary>
-public sealed class FakeMonitorClient : Monitor.MonitorClient
+public sealed class FakeMonitorClient : CallInvoker
 {
     private int _inFlight;
     private int _maxInFlight;
@@ -35,11 +37,15 @@ public sealed class FakeMonitorClient : Monitor.MonitorClient
 
     public static RpcException Failure(StatusCode status, string detail = "fake failure") => new(new Status(status, detail));
 
-    public override AsyncUnaryCall<PerformanceStatusResponse> GetPerformanceAsync(PerformanceStatusRequest request, CallOptions options)
+    /// <summary>A strategy named as <paramref name="info"/> whose every call is made on this fake.</summary>
+    public IChannelStrategy As(StrategyInfo info) => new FakeStrategy(info, this);
+
+    public override AsyncUnaryCall<TResponse> AsyncUnaryCall<TRequest, TResponse>(Method<TRequest, TResponse> method, string? host, CallOptions options, TRequest request)
     {
+        var asked = (PerformanceStatusRequest)(object)request;
         lock (Calls)
         {
-            Calls.Add((request, options));
+            Calls.Add((asked, options));
         }
 
         var inFlight = Interlocked.Increment(ref _inFlight);
@@ -48,11 +54,20 @@ public sealed class FakeMonitorClient : Monitor.MonitorClient
             Interlocked.CompareExchange(ref _maxInFlight, inFlight, max);
         }
 
-        return Unary(Track(Answer(request, options)));
+        return (AsyncUnaryCall<TResponse>)(object)Unary(Track(Answer(asked, options)));
     }
 
-    public override AsyncDuplexStreamingCall<PerformanceStatusRequest, PerformanceStatusResponse> GetManyPerformanceStats(CallOptions options) =>
-        (Stream ?? throw new InvalidOperationException("This test gave the fake no stream."))(options);
+    public override AsyncDuplexStreamingCall<TRequest, TResponse> AsyncDuplexStreamingCall<TRequest, TResponse>(Method<TRequest, TResponse> method, string? host, CallOptions options) =>
+        (AsyncDuplexStreamingCall<TRequest, TResponse>)(object)(Stream ?? throw new InvalidOperationException("This test gave the fake no stream."))(options);
+
+    public override TResponse BlockingUnaryCall<TRequest, TResponse>(Method<TRequest, TResponse> method, string? host, CallOptions options, TRequest request) =>
+        throw new NotSupportedException("The engine never blocks on a call.");
+
+    public override AsyncServerStreamingCall<TResponse> AsyncServerStreamingCall<TRequest, TResponse>(Method<TRequest, TResponse> method, string? host, CallOptions options, TRequest request) =>
+        throw new NotSupportedException("The built-in service has no server stream.");
+
+    public override AsyncClientStreamingCall<TRequest, TResponse> AsyncClientStreamingCall<TRequest, TResponse>(Method<TRequest, TResponse> method, string? host, CallOptions options) =>
+        throw new NotSupportedException("The built-in service has no client stream.");
 
     private async Task<PerformanceStatusResponse> Track(Task<PerformanceStatusResponse> answer)
     {
@@ -64,5 +79,14 @@ public sealed class FakeMonitorClient : Monitor.MonitorClient
         {
             Interlocked.Decrement(ref _inFlight);
         }
+    }
+
+    private sealed class FakeStrategy(StrategyInfo info, CallInvoker invoker) : IChannelStrategy
+    {
+        public StrategyInfo Info => info;
+
+        public string DescribeMeasurement() => $"{info.Name} on a fake invoker.";
+
+        public ChannelLease Acquire() => new(invoker);
     }
 }

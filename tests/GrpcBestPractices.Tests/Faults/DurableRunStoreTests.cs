@@ -82,6 +82,27 @@ public sealed class DurableRunStoreTests
     }
 
     [Fact]
+    public async Task ARunDeletedWhileItsWriteWaitsIsNotWrittenAgain()
+    {
+        var (inner, time, _, store) = Create();
+        inner.Refuse = true;
+        var deleted = SampleRuns.Completed("client-wrapper");
+        var kept = SampleRuns.Completed("streaming-call");
+        await store.SaveEndedAsync(deleted);
+        await store.SaveEndedAsync(kept);
+        await WaitUntilAsync(() => store.NextAttemptAt == time.GetUtcNow() + DurableRunStore.FirstRetry);
+
+        Assert.True(await store.DeleteAsync(deleted.Id));
+        inner.Refuse = false;
+        time.Advance(DurableRunStore.FirstRetry);
+
+        // Both waits end at the same instant: once the kept run is stored, the deleted one has had its turn.
+        await WaitUntilAsync(() => store.PendingCount == 0 && inner.Runs.ContainsKey(kept.Id));
+        Assert.False(inner.Runs.ContainsKey(deleted.Id));
+        Assert.Null(await store.GetAsync(deleted.Id));
+    }
+
+    [Fact]
     public async Task SuitesAndExperimentsThatEndedAreServedFromMemoryToo()
     {
         var (inner, _, _, store) = Create();

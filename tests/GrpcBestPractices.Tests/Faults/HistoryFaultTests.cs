@@ -1,6 +1,7 @@
 using System.Diagnostics;
 using System.Net;
 using System.Text.Json;
+using AgentStore;
 using ApiGateway.History;
 using ApiGateway.Runs;
 using GrpcBestPractices.Tests.Infrastructure;
@@ -45,7 +46,7 @@ public sealed class HistoryFaultTests
             Assert.True(await gateway.WaitForOutputAsync(line => IsError(line) && line.Contains(id), Patience), gateway.Output);
         }
 
-        using var history = new SqliteRunStore(path);
+        using var history = new RunStore(HistoryDatabase.OpenSqlite(path));
         await WaitUntilAsync(async () => (await history.GetAsync(Guid.Parse(id)))?.State == RunState.Completed, "the run was never stored as Completed after the lock went");
         Assert.Equal(40, (await history.GetAsync(Guid.Parse(id)))!.Stats!.Calls);
         await WaitUntilAsync(async () => (await HealthAsync(http)).Status == HttpStatusCode.OK, "/health stayed unhealthy after the history recovered");

@@ -73,7 +73,7 @@ public sealed class QuietLogTests
     {
         var (log, written, _) = Pipeline();
 
-        log.ForContext(Constants.SourceContextPropertyName, "ApiGateway.History.SqliteRunStore").Error(new IOException("disk full"), "The history could not be written");
+        log.ForContext(Constants.SourceContextPropertyName, "ApiGateway.History.RunStore").Error(new IOException("disk full"), "The history could not be written");
         log.ForContext(Constants.SourceContextPropertyName, "Grpc.AspNetCore.Server.ServerCallHandler")
             .Error(new Grpc.Core.RpcException(new Grpc.Core.Status(Grpc.Core.StatusCode.Internal, "bug")), "Error when executing service method '{Method}'.", "Get");
 

@@ -1,3 +1,4 @@
+using AgentStore;
 using ApiGateway.History;
 using ApiGateway.Runs;
 using GrpcBestPractices.Tests.Infrastructure;
@@ -20,7 +21,7 @@ public sealed class PostgresRunStoreTests(PostgresServer server) : RunStoreContr
     [Fact]
     public async Task GatewaysStartingTogetherOnAnEmptyDatabaseAllFindOneSchema()
     {
-        var stores = Enumerable.Range(0, 4).Select(_ => Track(new PostgresRunStore(_connectionString))).ToArray();
+        var stores = Enumerable.Range(0, 4).Select(_ => Track(new RunStore(HistoryDatabase.OpenPostgres(_connectionString)))).ToArray();
 
         await Task.WhenAll(stores.Select(store => Task.Run(store.InitializeAsync)));
 
@@ -34,7 +35,7 @@ public sealed class PostgresRunStoreTests(PostgresServer server) : RunStoreContr
     [Fact]
     public async Task TwoGatewaysSavingTheSameRunAtOnceNeverFailEachOther()
     {
-        var (first, second) = (Track(new PostgresRunStore(_connectionString)), Track(new PostgresRunStore(_connectionString)));
+        var (first, second) = (Track(new RunStore(HistoryDatabase.OpenPostgres(_connectionString))), Track(new RunStore(HistoryDatabase.OpenPostgres(_connectionString))));
         await first.InitializeAsync();
         var run = Run("client-wrapper", Noon);
 
@@ -50,15 +51,43 @@ public sealed class PostgresRunStoreTests(PostgresServer server) : RunStoreContr
         await (await OpenStoreAsync()).CountAsync(null);
         await ScalarAsync("INSERT INTO history_schema (version) VALUES (3);");
 
-        var refused = await Assert.ThrowsAsync<InvalidDataException>(() => Track(new PostgresRunStore(_connectionString)).InitializeAsync());
+        var refused = await Assert.ThrowsAsync<InvalidDataException>(() => Track(new RunStore(HistoryDatabase.OpenPostgres(_connectionString))).InitializeAsync());
 
         Assert.Equal("it holds history schema version 3, newer than this gateway's 2", refused.Message);
     }
 
     [Fact]
+    public async Task AVersion1DatabaseKeepsItsRunsAndGainsNotes()
+    {
+        var runId = Guid.NewGuid();
+        // The version 1 tables, as the gateway before notes made them.
+        await ScalarAsync($"""
+            CREATE TABLE history_schema (version integer NOT NULL PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now());
+            INSERT INTO history_schema (version) VALUES (1);
+            CREATE TABLE runs (id uuid NOT NULL PRIMARY KEY, suite_id uuid NULL, strategy text NOT NULL, state text NOT NULL, started_at timestamptz NOT NULL,
+                finished_at timestamptz NULL, plan_json text NOT NULL, stats_json text NULL, error text NULL, measured text NULL, series_json text NULL,
+                verdict_json text NULL, experiment_id uuid NULL, saved bigserial NOT NULL);
+            CREATE TABLE suites (id uuid NOT NULL PRIMARY KEY, state text NOT NULL, started_at timestamptz NOT NULL, finished_at timestamptz NULL, plan_json text NOT NULL,
+                strategies_json text NOT NULL, error text NULL, comparison_json text NULL, saved bigserial NOT NULL);
+            CREATE TABLE experiments (id uuid NOT NULL PRIMARY KEY, lesson text NOT NULL, state text NOT NULL, started_at timestamptz NOT NULL, record_json text NOT NULL,
+                saved bigserial NOT NULL);
+            INSERT INTO runs (id, strategy, state, started_at, plan_json, measured) VALUES ('{runId:D}', 'client-wrapper', 'Completed', '2026-11-22T12:00:00Z', '{Json(Plan("client-wrapper"))}', 'as measured');
+            """);
+
+        var store = await OpenStoreAsync();
+
+        var kept = await store.GetAsync(runId);
+        Assert.Equal(("as measured", Noon, null), (kept?.Measured, kept?.StartedAt, kept?.Note));
+        var noted = Run("client-wrapper", Noon, RunState.Completed) with { Note = "3 of 100 calls failed to connect." };
+        await store.SaveAsync(noted);
+        Assert.Equal(noted.Note, (await store.GetAsync(noted.Id))?.Note);
+        Assert.Equal("1,2", await ScalarAsync("SELECT string_agg(version::text, ',' ORDER BY version) FROM history_schema;"));
+    }
+
+    [Fact]
     public void TheConnectionStringShownNamesTheServerAndNeverThePassword()
     {
-        var store = Track(new PostgresRunStore(_connectionString));
+        var store = Track(new RunStore(HistoryDatabase.OpenPostgres(_connectionString)));
         var backend = new PostgresHistoryBackend(store);
 
         Assert.DoesNotContain(server.Password, backend.Setting + backend.Location);
@@ -69,7 +98,7 @@ public sealed class PostgresRunStoreTests(PostgresServer server) : RunStoreContr
     public async Task AServerNobodyListensOnIsReportedAsUnreachableWithoutItsPassword()
     {
         var port = Ports.Unused();
-        var backend = new PostgresHistoryBackend(Track(new PostgresRunStore($"Host=127.0.0.1;Port={port};Database=history;Username=gateway;Password={server.Password}")));
+        var backend = new PostgresHistoryBackend(Track(new RunStore(HistoryDatabase.OpenPostgres($"Host=127.0.0.1;Port={port};Database=history;Username=gateway;Password={server.Password}"))));
 
         var problem = await backend.ProbeAsync(TimeSpan.FromSeconds(5), CancellationToken.None);
 
@@ -80,11 +109,11 @@ public sealed class PostgresRunStoreTests(PostgresServer server) : RunStoreContr
 
     protected override (IRunStore Store, Func<Task> Initialize) CreateStore()
     {
-        var store = new PostgresRunStore(_connectionString);
+        var store = new RunStore(HistoryDatabase.OpenPostgres(_connectionString));
         return (store, store.InitializeAsync);
     }
 
-    private PostgresRunStore Track(PostgresRunStore store)
+    private RunStore Track(RunStore store)
     {
         Stores.Add(store);
         return store;

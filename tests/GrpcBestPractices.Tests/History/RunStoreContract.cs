@@ -262,7 +262,7 @@ public abstract class RunStoreContract : IAsyncLifetime
         Assert.Equal("The gateway stopped before this run finished.", suite?.Error);
         Assert.NotNull(suite?.FinishedAt);
         var experiment = await store.GetExperimentAsync(runningExperiment.Id);
-        Assert.Equal((RunState.Failed, SqliteRunStore.InterruptedError), (experiment?.State, experiment?.Error));
+        Assert.Equal((RunState.Failed, RunStore.InterruptedError), (experiment?.State, experiment?.Error));
         Assert.InRange(experiment?.FinishedAt ?? default, before, DateTimeOffset.UtcNow);
         Assert.Equal(Json(runningExperiment.Samples), Json(experiment?.Samples));
         Assert.Equal(Json(completed), Json(await store.GetAsync(completed.Id)));

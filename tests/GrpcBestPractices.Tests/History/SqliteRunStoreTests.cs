@@ -1,3 +1,5 @@
+using System.Text.Json.Nodes;
+using AgentStore;
 using ApiGateway.History;
 using ApiGateway.Runs;
 using GrpcBestPractices.Tests.Infrastructure;
@@ -71,10 +73,62 @@ public sealed class SqliteRunStoreTests : RunStoreContract
         Assert.Null((await store.GetAsync(runId))?.ExperimentId);
         Assert.Equal(experiment.Id, (await store.GetAsync(arm.Id))?.ExperimentId);
         var interrupted = await store.GetExperimentAsync(experiment.Id);
-        Assert.Equal((RunState.Failed, SqliteRunStore.InterruptedError), (interrupted?.State, interrupted?.Error));
+        Assert.Equal((RunState.Failed, RunStore.InterruptedError), (interrupted?.State, interrupted?.Error));
         Assert.NotNull(interrupted?.FinishedAt);
         Assert.Equal([experiment.Id], (await store.ListExperimentsAsync("streaming", 10, 0)).Select(stored => stored.Id));
         Assert.Equal(0, await store.CountExperimentsAsync("keep-alive"));
+    }
+
+    [Fact]
+    public async Task AVersion1HistoryGivesItsRunsTheLoadTheyRanUnderAndGainsEveryLaterColumn()
+    {
+        var (stream, wrapper, suiteId) = (Guid.NewGuid(), Guid.NewGuid(), Guid.NewGuid());
+        // The version 1 tables, as the gateway before load models made them: plans without a load.
+        await CreateOldFileAsync($"""
+            CREATE TABLE runs (id TEXT NOT NULL PRIMARY KEY, suite_id TEXT NULL, strategy TEXT NOT NULL, state TEXT NOT NULL, started_at TEXT NOT NULL,
+                finished_at TEXT NULL, plan_json TEXT NOT NULL, stats_json TEXT NULL, error TEXT NULL);
+            CREATE TABLE suites (id TEXT NOT NULL PRIMARY KEY, state TEXT NOT NULL, started_at TEXT NOT NULL, finished_at TEXT NULL,
+                plan_json TEXT NOT NULL, strategies_json TEXT NOT NULL, error TEXT NULL);
+            INSERT INTO runs (id, strategy, state, started_at, plan_json) VALUES
+                ('{stream:D}', 'streaming-call', 'Completed', '2026-11-22T12:00:00.0000000Z', '{PlanWithoutLoad("streaming-call")}'),
+                ('{wrapper:D}', 'client-wrapper', 'Completed', '2026-11-22T12:01:00.0000000Z', '{PlanWithoutLoad("client-wrapper")}');
+            INSERT INTO suites VALUES ('{suiteId:D}', 'Completed', '2026-11-22T12:00:00.0000000Z', NULL, '{PlanWithoutLoad("client-wrapper")}', '["client-wrapper"]', NULL);
+            PRAGMA user_version = 1;
+            """);
+
+        var store = await OpenStoreAsync();
+
+        Assert.Equal(LoadKind.Closed, (await store.GetAsync(stream))?.Plan.Load);
+        Assert.Equal(LoadKind.Sequential, (await store.GetAsync(wrapper))?.Plan.Load);
+        Assert.Contains("\"load\":\"closed\"", await ScalarAsync($"SELECT plan_json FROM runs WHERE id = '{stream:D}';") as string);
+        Assert.Contains("\"load\":\"sequential\"", await ScalarAsync($"SELECT plan_json FROM suites WHERE id = '{suiteId:D}';") as string);
+        await AssertCurrentAsync(store);
+    }
+
+    [Theory]
+    [InlineData(4, false)]
+    [InlineData(4, true)]
+    [InlineData(5, true)]
+    public async Task AVersion4Or5HistoryKeepsItsRunsAndGainsTheLaterColumns(int version, bool hasExperimentId)
+    {
+        var runId = Guid.NewGuid();
+        // Version 4 as released, or as written during version 5's development (with experiment_id); version 5 before notes.
+        var experimentId = hasExperimentId ? ", experiment_id TEXT NULL" : string.Empty;
+        await CreateOldFileAsync($"""
+            CREATE TABLE runs (id TEXT NOT NULL PRIMARY KEY, suite_id TEXT NULL, strategy TEXT NOT NULL, state TEXT NOT NULL, started_at TEXT NOT NULL,
+                finished_at TEXT NULL, plan_json TEXT NOT NULL, stats_json TEXT NULL, error TEXT NULL, measured TEXT NULL, series_json TEXT NULL, verdict_json TEXT NULL{experimentId});
+            CREATE TABLE suites (id TEXT NOT NULL PRIMARY KEY, state TEXT NOT NULL, started_at TEXT NOT NULL, finished_at TEXT NULL,
+                plan_json TEXT NOT NULL, strategies_json TEXT NOT NULL, error TEXT NULL, comparison_json TEXT NULL);
+            CREATE TABLE experiments (id TEXT NOT NULL PRIMARY KEY, lesson TEXT NOT NULL, state TEXT NOT NULL, started_at TEXT NOT NULL, record_json TEXT NOT NULL);
+            INSERT INTO runs (id, strategy, state, started_at, plan_json, measured) VALUES ('{runId:D}', 'client-wrapper', 'Completed', '2026-11-22T12:00:00.0000000Z', '{Json(Plan("client-wrapper"))}', 'as measured');
+            PRAGMA user_version = {version};
+            """);
+
+        var store = await OpenStoreAsync();
+
+        var kept = await store.GetAsync(runId);
+        Assert.Equal(("as measured", null, null), (kept?.Measured, kept?.ExperimentId, kept?.Note));
+        await AssertCurrentAsync(store);
     }
 
     [Fact]
@@ -107,13 +161,56 @@ public sealed class SqliteRunStoreTests : RunStoreContract
 
     protected override (IRunStore Store, Func<Task> Initialize) CreateStore()
     {
-        var store = new SqliteRunStore(DatabasePath);
+        var store = new RunStore(HistoryDatabase.OpenSqlite(DatabasePath));
         return (store, store.InitializeAsync);
+    }
+
+    private static string PlanWithoutLoad(string strategy)
+    {
+        var plan = JsonNode.Parse(Json(Plan(strategy)))!.AsObject();
+        plan.Remove("load");
+        return plan.ToJsonString();
+    }
+
+    private async Task CreateOldFileAsync(string sql)
+    {
+        await using var connection = new SqliteConnection($"Data Source={DatabasePath};Pooling=false");
+        await connection.OpenAsync();
+        await using var command = connection.CreateCommand();
+        command.CommandText = sql;
+        await command.ExecuteNonQueryAsync();
+    }
+
+    private async Task<object?> ScalarAsync(string sql)
+    {
+        await using var connection = new SqliteConnection($"Data Source={DatabasePath};Pooling=false");
+        await connection.OpenAsync();
+        await using var command = connection.CreateCommand();
+        command.CommandText = sql;
+        return await command.ExecuteScalarAsync();
+    }
+
+    /// <summary>The file is at the current schema version, and a run with every column comes back whole.</summary>
+    private async Task AssertCurrentAsync(IRunStore store)
+    {
+        Assert.Equal(6L, await ScalarAsync("PRAGMA user_version;"));
+        var run = Run("streaming-call", Noon, RunState.Completed, Guid.NewGuid()) with
+        {
+            Stats = FullStats(),
+            Measured = "100 sequential calls",
+            ExperimentId = Guid.NewGuid(),
+            Note = "3 of 100 calls failed to connect.",
+        };
+        await store.SaveAsync(run);
+        Assert.Equal(Json(run), Json(await store.GetAsync(run.Id)));
+        var experiment = new ExperimentRecord(Guid.NewGuid(), "streaming", RunState.Running, Noon, null, null, 3, []);
+        await store.SaveExperimentAsync(experiment);
+        Assert.Equal(1, await store.CountExperimentsAsync("streaming"));
     }
 
     private static async Task InitializeAsync(string path)
     {
-        using var store = new SqliteRunStore(path);
+        using var store = new RunStore(HistoryDatabase.OpenSqlite(path));
         await store.InitializeAsync();
     }
 }

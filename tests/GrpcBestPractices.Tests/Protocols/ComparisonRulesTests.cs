@@ -14,7 +14,7 @@ public sealed class ComparisonRulesTests
     [Fact]
     public void LeftOutTheContendersAreEveryOneThisGatewayCanRunAndTheDefaultsAreThreeRepetitionsAndATenthOfTheCountAsWarmUp()
     {
-        var accepted = ComparisonRules.TryCreate(Request(new RunPlanInput(null, "200") { Workload = "small-mixed" }), PlanLimits.Defaults, WithoutTls, out var comparison, out var error);
+        var accepted = ComparisonRules.TryCreate(Request(new PlanText(null, "200") { Workload = "small-mixed" }), PlanLimits.Defaults, WithoutTls, out var comparison, out var error);
 
         Assert.True(accepted, error);
         string[] cleartext = [.. ContenderList.All.Where(contender => contender.Security == WireSecurity.Cleartext).Select(contender => contender.Name)];
@@ -31,7 +31,7 @@ public sealed class ComparisonRulesTests
     [InlineData("3", "0", 0)]
     public void TheDefaultWarmUpIsATenthOfTheCountFromOneToAHundredAndAGivenOneIsKept(string count, string? warmup, int expected)
     {
-        var input = new RunPlanInput(null, count, Warmup: warmup) { Workload = "big-dto" };
+        var input = new PlanText(null, count, Warmup: warmup) { Workload = "big-dto" };
 
         Assert.True(ComparisonRules.TryCreate(Request(input, "grpc-h2-cleartext", "rest-stj-h1-cleartext"), PlanLimits.Defaults, WithoutTls, out var comparison, out var error), error);
 
@@ -42,12 +42,12 @@ public sealed class ComparisonRulesTests
     public void AContenderThisGatewayHasNoListenerForIsRefusedNamingTheSettingAndWhatCanRun()
     {
         var refused = !ComparisonRules.TryCreate(
-            Request(new RunPlanInput(null, null) { Workload = "small-ints" }, "grpc-h2-cleartext", "grpc-h2-tls"), PlanLimits.Defaults, WithoutTls, out _, out var error);
+            Request(new PlanText(null, null) { Workload = "small-ints" }, "grpc-h2-cleartext", "grpc-h2-tls"), PlanLimits.Defaults, WithoutTls, out _, out var error);
 
         Assert.True(refused);
         Assert.StartsWith("grpc-h2-tls calls the service's TLS listener, and Protocols:TlsUrl gives none. The contenders that can run small-ints with these settings on this gateway: grpc-h2-cleartext, grpc-code-first-h2-cleartext, rest-stj-h1-cleartext,", error);
     }
 
-    private static RunRequestReader.RunRequest Request(RunPlanInput input, params string[] contenders) =>
-        new(input, contenders.Length == 0 ? null : contenders, null);
+    private static RunRequestReader.RunRequest Request(PlanText input, params string[] contenders) =>
+        new(input.Read(PlanLimits.Defaults), contenders.Length == 0 ? null : contenders, null);
 }

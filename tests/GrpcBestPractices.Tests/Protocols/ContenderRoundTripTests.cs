@@ -1,5 +1,6 @@
 using GrpcBestPractices.Tests.WorkloadService;
 using LoadEngine;
+using LoadEngine.Calls;
 using LoadEngine.Clients;
 using LoadEngine.Protocols;
 using LoadEngine.Strategies;
@@ -110,12 +111,12 @@ public sealed class ContenderRoundTripTests(WorkloadServiceFixture service)
     [InlineData("ramping")]
     public async Task AWorkloadRunsUnderEachLoadModelAgainstTheService(string load)
     {
-        var input = new RunPlanInput(null, "60", "4")
+        var input = new PlanText(null, "60", "4")
         {
             Workload = "log-write", Protocol = "rest", HttpVersion = "2", Clients = "3", Load = load,
             Rate = load == "open" ? "300" : null, Stages = load == "ramping" ? "0.3:300" : null,
         };
-        Assert.True(RunPlanRules.TryCreate(input, PlanLimits.Defaults, [], out var plan, out var error), error);
+        Assert.True(PlanText.TryCreate(input, PlanLimits.Defaults, [], out var plan, out var error), error);
 
         var run = await RunAsync(plan);
 
@@ -161,7 +162,7 @@ public sealed class ContenderRoundTripTests(WorkloadServiceFixture service)
 
     private static RunPlan Plan(string workload, Contender contender, int count, int warmup = 0)
     {
-        var input = new RunPlanInput(null, count.ToString(System.Globalization.CultureInfo.InvariantCulture), Warmup: warmup.ToString(System.Globalization.CultureInfo.InvariantCulture))
+        var input = new PlanText(null, count.ToString(System.Globalization.CultureInfo.InvariantCulture), Warmup: warmup.ToString(System.Globalization.CultureInfo.InvariantCulture))
         {
             Workload = workload,
             Protocol = WireNames<ApiProtocol>.Name(contender.Protocol),
@@ -169,7 +170,7 @@ public sealed class ContenderRoundTripTests(WorkloadServiceFixture service)
             HttpVersion = WireNames<WireVersion>.Name(contender.HttpVersion),
             Security = WireNames<WireSecurity>.Name(contender.Security),
         };
-        Assert.True(RunPlanRules.TryCreate(input, PlanLimits.Defaults, [], out var plan, out var error), error);
+        Assert.True(PlanText.TryCreate(input, PlanLimits.Defaults, [], out var plan, out var error), error);
         return plan;
     }
 
@@ -188,8 +189,8 @@ public sealed class ContenderRoundTripTests(WorkloadServiceFixture service)
         });
         await using var provider = services.BuildServiceProvider();
         await using var scope = provider.CreateAsyncScope();
-        var strategy = StrategyList.Resolve(scope.ServiceProvider, plan);
+        using var calls = scope.ServiceProvider.GetRequiredService<RunCallsFactory>().Create(plan);
         return await provider.GetRequiredService<RunEngine>().ExecuteAsync(
-            strategy, new RunRecord(Guid.NewGuid(), plan, RunState.Running, DateTimeOffset.UtcNow, null, null, null, null), new LiveRun(), CancellationToken.None);
+            calls, new RunRecord(Guid.NewGuid(), plan, RunState.Running, DateTimeOffset.UtcNow, null, null, null, null), new LiveRun(), CancellationToken.None);
     }
 }

@@ -2,6 +2,7 @@ using System.Net;
 using System.Text;
 using Grpc.Core;
 using GrpcBestPractices.Tests.Infrastructure;
+using LoadEngine.Calls;
 using LoadEngine.Protocols;
 using Workloads;
 
@@ -31,10 +32,10 @@ public sealed class RestApiTests
         using var api = Api(new FakeHandler(_ => Json("{\"sales_quantity_total\": 1}")), PayloadSerializer.Newtonsoft);
         var call = WorkloadList.Find("small-ints")!.Prepare(new RunPlan { Strategy = "rest-newtonsoft-h1-cleartext" }).Call;
 
-        var failure = await Assert.ThrowsAsync<RpcException>(() => call(api, 7, Options()));
+        var failure = await Assert.ThrowsAsync<CallFailedException>(() => call(api, 7, Options()));
 
-        Assert.Equal(StatusCode.DataLoss, failure.StatusCode);
-        Assert.StartsWith("The small-ints answer arrived with checksum", failure.Status.Detail);
+        Assert.Equal(StatusCode.DataLoss, failure.Status);
+        Assert.StartsWith("The small-ints answer arrived with checksum", failure.Detail);
     }
 
     [Theory]
@@ -51,10 +52,10 @@ public sealed class RestApiTests
     {
         using var api = Api(new FakeHandler(_ => new HttpResponseMessage(http) { Content = new StringContent("{\"detail\":\"size must be from 1 to 1000.\"}") }));
 
-        var failure = await Assert.ThrowsAsync<RpcException>(() => api.UsersAsync(0, 5000, Options()));
+        var failure = await Assert.ThrowsAsync<CallFailedException>(() => api.UsersAsync(0, 5000, Options()));
 
-        Assert.Equal(expected, failure.StatusCode);
-        Assert.Equal($"Bad REST response. HTTP status code: {(int)http}. {{\"detail\":\"size must be from 1 to 1000.\"}}", failure.Status.Detail);
+        Assert.Equal(expected, failure.Status);
+        Assert.Equal($"Bad REST response. HTTP status code: {(int)http}. {{\"detail\":\"size must be from 1 to 1000.\"}}", failure.Detail);
     }
 
     [Fact]
@@ -64,9 +65,9 @@ public sealed class RestApiTests
         var dead = new Uri($"http://127.0.0.1:{Ports.Unused()}");
         using var api = new RestWorkloadApi(new HttpClient(new SocketsHttpHandler()), new RestRoutes(dead, "stj"), SystemTextJsonCodec.Instance);
 
-        var failure = await Assert.ThrowsAsync<RpcException>(() => api.BooksAsync(Options()));
+        var failure = await Assert.ThrowsAsync<CallFailedException>(() => api.BooksAsync(Options()));
 
-        Assert.Equal(StatusCode.Unavailable, failure.StatusCode);
+        Assert.Equal(StatusCode.Unavailable, failure.Status);
     }
 
     [Fact]
@@ -75,13 +76,13 @@ public sealed class RestApiTests
         using var api = Api(new FakeHandler(async cancellation => { await Task.Delay(Timeout.Infinite, cancellation); return Json("{}"); }));
         using var stop = new CancellationTokenSource();
 
-        var late = await Assert.ThrowsAsync<RpcException>(() => api.BookAsync(1, new CallOptions(deadline: DateTime.UtcNow.AddMilliseconds(50))));
+        var late = await Assert.ThrowsAsync<CallFailedException>(() => api.BookAsync(1, new CallOptions(deadline: DateTime.UtcNow.AddMilliseconds(50))));
         var stopping = api.BookAsync(1, new CallOptions(deadline: DateTime.UtcNow.AddMinutes(1), cancellationToken: stop.Token));
         await stop.CancelAsync();
-        var stopped = await Assert.ThrowsAsync<RpcException>(() => stopping);
+        var stopped = await Assert.ThrowsAsync<CallFailedException>(() => stopping);
 
-        Assert.Equal(StatusCode.DeadlineExceeded, late.StatusCode);
-        Assert.Equal(StatusCode.Cancelled, stopped.StatusCode);
+        Assert.Equal(StatusCode.DeadlineExceeded, late.Status);
+        Assert.Equal(StatusCode.Cancelled, stopped.Status);
     }
 
     [Fact]
@@ -89,7 +90,7 @@ public sealed class RestApiTests
     {
         using var api = Api(new FakeHandler(_ => Json("<html>")));
 
-        Assert.Equal(StatusCode.Internal, (await Assert.ThrowsAsync<RpcException>(() => api.BigDtoAsync(3, Options()))).StatusCode);
+        Assert.Equal(StatusCode.Internal, (await Assert.ThrowsAsync<CallFailedException>(() => api.BigDtoAsync(3, Options()))).Status);
     }
 
     [Fact]

@@ -29,7 +29,7 @@ public sealed class WorkloadPlanTests
     [InlineData("rest", "protobuf", null, null, "serializer was 'protobuf' with protocol rest; REST here is JSON, with system-text-json or newtonsoft.")]
     public void ACombinationThatMakesNoSenseIsRefusedNamingWhatIsAllowed(string protocol, string? serializer, string? version, string? security, string expected)
     {
-        Assert.False(ContenderList.TryCreate(protocol, serializer, version, security, out _, out var error));
+        Assert.False(PlanText.TryContender(protocol, serializer, version, security, out _, out var error));
 
         Assert.StartsWith(expected, error);
         Assert.EndsWith(ContenderList.Allowed, error);
@@ -43,7 +43,7 @@ public sealed class WorkloadPlanTests
     [InlineData("rest", null, null, "ssl", "security was 'ssl'; it must be cleartext or tls.")]
     public void AnUnknownContenderValueIsRefusedNamingTheValuesThereAre(string? protocol, string? serializer, string? version, string? security, string expected)
     {
-        Assert.False(ContenderList.TryCreate(protocol, serializer, version, security, out _, out var error));
+        Assert.False(PlanText.TryContender(protocol, serializer, version, security, out _, out var error));
 
         Assert.Equal(expected, error);
     }
@@ -51,8 +51,8 @@ public sealed class WorkloadPlanTests
     [Fact]
     public void OnlyTheProtocolIsNeededGrpcDefaultsToProtobufOverHttp2AndRestToSystemTextJsonOverHttp11()
     {
-        Assert.True(ContenderList.TryCreate("grpc", null, null, null, out var grpc, out _));
-        Assert.True(ContenderList.TryCreate("rest", null, null, null, out var rest, out _));
+        Assert.True(PlanText.TryContender("grpc", null, null, null, out var grpc, out _));
+        Assert.True(PlanText.TryContender("rest", null, null, null, out var rest, out _));
 
         Assert.Equal("grpc-h2-cleartext", grpc.Name);
         Assert.Equal("rest-stj-h1-cleartext", rest.Name);
@@ -61,7 +61,7 @@ public sealed class WorkloadPlanTests
     [Fact]
     public void AWorkloadRunIsNamedByItsContenderAndTakesTheWorkloadsDefaults()
     {
-        var plan = Create(new RunPlanInput(null, null) { Workload = "file-upload", Protocol = "rest", Serializer = "newtonsoft", HttpVersion = "2", Security = "tls" });
+        var plan = Create(new PlanText(null, null) { Workload = "file-upload", Protocol = "rest", Serializer = "newtonsoft", HttpVersion = "2", Security = "tls" });
 
         Assert.Equal("rest-newtonsoft-h2-tls", plan.Strategy);
         Assert.Equal("file-upload", plan.Workload);
@@ -77,7 +77,7 @@ public sealed class WorkloadPlanTests
     [Fact]
     public void AWorkloadPlanWritesItsFieldsAsTheRunApiNamesThemAndReadsBackTheSame()
     {
-        var plan = Create(new RunPlanInput(null, "5", "4") { Workload = "big-dto", Protocol = "rest", HttpVersion = "1.1", Connection = "new-per-call", Load = "closed" });
+        var plan = Create(new PlanText(null, "5", "4") { Workload = "big-dto", Protocol = "rest", HttpVersion = "1.1", Connection = "new-per-call", Load = "closed" });
 
         var json = JsonSerializer.Serialize(plan, RunJson.Options);
 
@@ -90,7 +90,7 @@ public sealed class WorkloadPlanTests
     [Fact]
     public void AStrategyRunsPlanKeepsItsShapeWithNoWorkloadField()
     {
-        var plan = Create(new RunPlanInput("client-wrapper", "10"));
+        var plan = Create(new PlanText("client-wrapper", "10"));
 
         var json = JsonSerializer.Serialize(plan, RunJson.Options);
 
@@ -103,7 +103,7 @@ public sealed class WorkloadPlanTests
     [Fact]
     public void BulkReadTakesItsVariantAndAUserRangeAndMakesOneCallByDefault()
     {
-        var plan = Create(new RunPlanInput(null, null) { Workload = "bulk-read", Protocol = "grpc-code-first", Variant = "stream", Users = "20000" });
+        var plan = Create(new PlanText(null, null) { Workload = "bulk-read", Protocol = "grpc-code-first", Variant = "stream", Users = "20000" });
 
         Assert.Equal((1, BulkReadVariant.Stream, 20_000), (plan.Count, plan.Variant, plan.Users));
     }
@@ -123,7 +123,7 @@ public sealed class WorkloadPlanTests
     [InlineData("bulk-read", "grpc", "users", "0", "users was '0'; it must be a whole number from 1000 to 1000000, a multiple of 1000.")]
     public void ABadWorkloadRunIsRefusedSayingWhatIsAllowed(string workload, string protocol, string? setting, string? value, string expected)
     {
-        var input = new RunPlanInput(null, "5")
+        var input = new PlanText(null, "5")
         {
             Workload = workload,
             Protocol = protocol,
@@ -135,7 +135,7 @@ public sealed class WorkloadPlanTests
             Users = setting == "users" ? value : null,
         };
 
-        Assert.False(RunPlanRules.TryCreate(input, Limits, Strategies, out _, out var error));
+        Assert.False(PlanText.TryCreate(input, Limits, Strategies, out _, out var error));
 
         Assert.StartsWith(expected, error);
     }
@@ -145,9 +145,9 @@ public sealed class WorkloadPlanTests
     [InlineData(null, "50", "delayMs applies to the strategies' calls; a workload's data and answers are fixed by the workload (small-ints).")]
     public void AWorkloadRunHasNoStrategyAndNoneOfTheStrategiesSettings(string? strategy, string? delayMs, string expected)
     {
-        var input = new RunPlanInput(strategy, "5", DelayMs: delayMs) { Workload = "small-ints", Protocol = "grpc" };
+        var input = new PlanText(strategy, "5", DelayMs: delayMs) { Workload = "small-ints", Protocol = "grpc" };
 
-        Assert.False(RunPlanRules.TryCreate(input, Limits, Strategies, out _, out var error));
+        Assert.False(PlanText.TryCreate(input, Limits, Strategies, out _, out var error));
 
         Assert.StartsWith(expected, error);
     }
@@ -155,7 +155,7 @@ public sealed class WorkloadPlanTests
     [Fact]
     public void AWorkloadFieldWithoutAWorkloadIsRefused()
     {
-        Assert.False(RunPlanRules.TryCreate(new RunPlanInput("client-wrapper", "5") { Protocol = "rest" }, Limits, Strategies, out _, out var error));
+        Assert.False(PlanText.TryCreate(new PlanText("client-wrapper", "5") { Protocol = "rest" }, Limits, Strategies, out _, out var error));
 
         Assert.StartsWith("protocol applies to workload runs only; name a workload (small-ints, small-mixed,", error);
     }
@@ -165,15 +165,15 @@ public sealed class WorkloadPlanTests
     {
         foreach (var load in new[] { "sequential", "closed", "open", "ramping" })
         {
-            var plan = Create(new RunPlanInput(null, "20") { Workload = "small-ints", Protocol = "grpc", Load = load, Rate = load == "open" ? "100" : null, Stages = load == "ramping" ? "1:100" : null });
+            var plan = Create(new PlanText(null, "20") { Workload = "small-ints", Protocol = "grpc", Load = load, Rate = load == "open" ? "100" : null, Stages = load == "ramping" ? "1:100" : null });
 
             Assert.Equal(load, RunPlanRules.Name(plan.Load));
         }
     }
 
-    private static RunPlan Create(RunPlanInput input)
+    private static RunPlan Create(PlanText input)
     {
-        Assert.True(RunPlanRules.TryCreate(input, Limits, Strategies, out var plan, out var error), error);
+        Assert.True(PlanText.TryCreate(input, Limits, Strategies, out var plan, out var error), error);
         return plan;
     }
 }

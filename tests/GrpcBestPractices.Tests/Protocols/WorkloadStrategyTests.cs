@@ -122,7 +122,7 @@ public sealed class WorkloadStrategyTests
 
     private static RunPlan Plan(string workload, string load, int count, int concurrency = 1, long? fileBytes = null)
     {
-        var input = new RunPlanInput(null, count.ToString(System.Globalization.CultureInfo.InvariantCulture), load is "closed" or "open" or "ramping" ? concurrency.ToString(System.Globalization.CultureInfo.InvariantCulture) : null)
+        var input = new PlanText(null, count.ToString(System.Globalization.CultureInfo.InvariantCulture), load is "closed" or "open" or "ramping" ? concurrency.ToString(System.Globalization.CultureInfo.InvariantCulture) : null)
         {
             Workload = workload,
             Protocol = "grpc",
@@ -131,7 +131,7 @@ public sealed class WorkloadStrategyTests
             Stages = load == "ramping" ? "0.4:400" : null,
             FileBytes = fileBytes?.ToString(System.Globalization.CultureInfo.InvariantCulture),
         };
-        Assert.True(RunPlanRules.TryCreate(input, PlanLimits.Defaults, [], out var plan, out var error), error);
+        Assert.True(PlanText.TryCreate(input, PlanLimits.Defaults, [], out var plan, out var error), error);
         return plan;
     }
 

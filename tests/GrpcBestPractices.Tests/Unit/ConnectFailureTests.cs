@@ -3,6 +3,7 @@ using System.Net.Sockets;
 using Grpc.Core;
 using GrpcBestPractices.Tests.Fakes;
 using LoadEngine;
+using LoadEngine.Calls;
 using LoadEngine.Strategies;
 using Microsoft.Extensions.Logging.Abstractions;
 using Microsoft.Extensions.Options;
@@ -162,9 +163,9 @@ public sealed class ConnectFailureTests
     [Fact]
     public void OnlyAConnectionTheSocketRefusedCountsAsRefused()
     {
-        Assert.True(ConnectErrors.IsRefused(Refused()));
-        Assert.False(ConnectErrors.IsRefused(TimedOut()));
-        Assert.False(ConnectErrors.IsRefused(new RpcException(new Status(StatusCode.Unavailable, "Connection reset by peer", new SocketException((int)SocketError.ConnectionReset)))));
+        Assert.True(IsRefused(Refused()));
+        Assert.False(IsRefused(TimedOut()));
+        Assert.False(IsRefused(new RpcException(new Status(StatusCode.Unavailable, "Connection reset by peer", new SocketException((int)SocketError.ConnectionReset)))));
     }
 
     [Fact]
@@ -176,7 +177,7 @@ public sealed class ConnectFailureTests
         var error = await Assert.ThrowsAsync<RpcException>(() => new Monitor.MonitorClient(channel).GetPerformanceAsync(new PerformanceStatusRequest()).ResponseAsync);
 
         Assert.Equal(StatusCode.Unavailable, error.StatusCode);
-        Assert.True(ConnectErrors.IsRefused(error), error.ToString());
+        Assert.True(IsRefused(error), error.ToString());
     }
 
     [Fact]
@@ -214,6 +215,8 @@ public sealed class ConnectFailureTests
     {
         var engine = new RunEngine(Options.Create(options));
         return engine.ExecuteAsync(
-            new FactoryClientStrategy(client, NullLoggerFactory.Instance), new RunRecord(Guid.NewGuid(), plan, RunState.Running, DateTimeOffset.UtcNow, null, null, null, null), new LiveRun(), CancellationToken.None);
+            RunCallsFactory.Compose(client.As(FactoryClientStrategy.Definition), plan), new RunRecord(Guid.NewGuid(), plan, RunState.Running, DateTimeOffset.UtcNow, null, null, null, null), new LiveRun(), CancellationToken.None);
     }
+
+    private static bool IsRefused(RpcException error) => CallFailure.From(error)!.Value.Refused;
 }

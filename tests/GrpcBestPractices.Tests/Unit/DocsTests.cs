@@ -50,7 +50,7 @@ public sealed class DocsTests
     public void TheCliPageNamesEveryOptionOfLoadtestAndNoOther()
     {
         var page = DocsChecks.Read("docs/cli.md");
-        var options = new LoadTestCommand().Root.Options.Select(option => option.Name).ToList();
+        var options = new LoadTestCommand().AllOptions.Select(option => option.Name).ToList();
 
         var unnamed = DocsChecks.UnnamedOptions(options, page).ToList();
         var unknown = DocsChecks.UnknownOptions(options, page).ToList();

@@ -136,13 +136,46 @@ public sealed partial class HtmlReportTests
     }
 
     [Fact]
-    public void TheReportUsesTheChartPagesPalette()
+    public void ThePageAndTheReportTakeTheirPaletteFromTheOnePalette()
     {
-        var charts = File.ReadAllText(Path.Combine(AppProcess.RepositoryRoot, "ApiGateway", "wwwroot", "js", "charts.js"));
+        var report = Parse(HtmlReport.Render(SampleRuns.SuiteReport()));
+        var scripts = Directory.GetFiles(Path.Combine(AppProcess.RepositoryRoot, "ApiGateway", "wwwroot", "js"), "*.js")
+            .Append(Path.Combine(AppProcess.RepositoryRoot, "LoadEngine", "Reports", "report.js"));
 
-        var palette = PagePalette().Match(charts).Groups[1].Value.Split(',').Select(colour => colour.Trim().Trim('\''));
+        // The page reads GET /api/plan-facts, whose palette is the one the report paints with; no script keeps a copy.
+        Assert.Same(HtmlReport.Palette, ApiGateway.Endpoints.PlanFacts.Current.Palette);
+        Assert.All(HtmlReport.Palette.Select((colour, index) => $".c{index} {{ --colour: {colour}; }}"), rule => Assert.Contains(rule, report.Styles[0]));
+        Assert.All(scripts, script => Assert.DoesNotContain(HtmlReport.Palette, colour => File.ReadAllText(script).Contains(colour, StringComparison.OrdinalIgnoreCase)));
+        Assert.Subset(HtmlReport.Palette.ToHashSet(), HtmlReport.ApiColours.Values.ToHashSet());
+    }
 
-        Assert.Equal(palette, HtmlReport.Palette);
+    [Fact]
+    public void ASuiteWhoseRunsHadDifferentLoadsNamesEachLoadWithItsStrategies()
+    {
+        var suiteId = Guid.NewGuid();
+        RunRecord[] runs =
+        [
+            SampleRuns.Completed("factory-client", suiteId: suiteId) with { Plan = SampleRuns.Plan("factory-client", LoadKind.Sequential) with { Count = 2000, Duration = null } },
+            SampleRuns.Completed("single-connection", suiteId: suiteId) with { Plan = SampleRuns.Plan("single-connection") with { Concurrency = 2000 } },
+        ];
+        var content = ReportContent.ForSuite(SampleRuns.Suite(suiteId, [.. runs.Select(run => run.Plan.Strategy)]) with { Plan = runs[0].Plan }, runs, GeneratedAt);
+
+        var report = Parse(HtmlReport.Render(content));
+
+        Assert.Contains("Load model each strategy's own: sequential: one call in flight (factory-client); closed: a fixed number of calls in flight (single-connection) Bounded by", report.Text);
+        Assert.Matches("factory-client Completed .*Load model sequential: one call in flight .*single-connection Completed .*Load model closed: a fixed number of calls in flight Bounded by 1,000 calls Concurrency 2,000 in flight at most", report.Text);
+    }
+
+    [Fact]
+    public void ASuiteWhoseRunsSharedOneLoadNamesItOnce()
+    {
+        var suiteId = Guid.NewGuid();
+        RunRecord[] runs = [SampleRuns.Completed("client-wrapper", suiteId: suiteId), SampleRuns.Completed("channel-per-call", 2, suiteId: suiteId)];
+
+        var report = Parse(HtmlReport.Render(ReportContent.ForSuite(SampleRuns.Suite(suiteId, [.. runs.Select(run => run.Plan.Strategy)]), runs, GeneratedAt)));
+
+        Assert.Contains("Load model closed: a fixed number of calls in flight Bounded by", report.Text);
+        Assert.DoesNotContain("each strategy's own", report.Text);
     }
 
     /// <summary>
@@ -337,7 +370,4 @@ public sealed partial class HtmlReportTests
 
     [GeneratedRegex(@"/\*!.*?\*/", RegexOptions.Singleline)]
     private static partial Regex LicenseComment();
-
-    [GeneratedRegex(@"const palette = \[([^\]]*)\]")]
-    private static partial Regex PagePalette();
 }

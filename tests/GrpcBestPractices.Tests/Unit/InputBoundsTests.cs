@@ -10,15 +10,15 @@ public sealed class InputBoundsTests
     private static readonly PlanLimits Limits = new RunLimitsOptions().PlanLimits();
 
     // Built in the test, not in the data: xUnit would print a million characters as the test's name.
-    private static RunPlanInput Beyond(string what) => what switch
+    private static PlanText Beyond(string what) => what switch
     {
-        "a threshold's text" => new RunPlanInput("client-wrapper", "10") { Thresholds = ["p99" + new string(' ', 1_450_000) + "< 5ms"] },
-        "a threshold too many" => new RunPlanInput("client-wrapper", "10") { Thresholds = [.. Enumerable.Repeat("p99 < 5ms", 21)] },
-        "a percentile of a million nines" => new RunPlanInput("client-wrapper", "10") { Percentiles = "99." + new string('9', 1_000_000) },
-        "ten thousand percentiles" => new RunPlanInput("client-wrapper", "10") { Percentiles = string.Join(',', Enumerable.Repeat("50", 10_000)) },
-        "ten thousand stages" => new RunPlanInput("client-wrapper", null) { Load = "ramping", Stages = string.Join(',', Enumerable.Repeat("1:10", 10_000)) },
-        "a strategy's name" => new RunPlanInput(new string('x', 100_000), "10"),
-        "a number" => new RunPlanInput("client-wrapper", new string('9', 65)),
+        "a threshold's text" => new PlanText("client-wrapper", "10") { Thresholds = ["p99" + new string(' ', 1_450_000) + "< 5ms"] },
+        "a threshold too many" => new PlanText("client-wrapper", "10") { Thresholds = [.. Enumerable.Repeat("p99 < 5ms", 21)] },
+        "a percentile of a million nines" => new PlanText("client-wrapper", "10") { Percentiles = "99." + new string('9', 1_000_000) },
+        "ten thousand percentiles" => new PlanText("client-wrapper", "10") { Percentiles = string.Join(',', Enumerable.Repeat("50", 10_000)) },
+        "ten thousand stages" => new PlanText("client-wrapper", null) { Load = "ramping", Stages = string.Join(',', Enumerable.Repeat("1:10", 10_000)) },
+        "a strategy's name" => new PlanText(new string('x', 100_000), "10"),
+        "a number" => new PlanText("client-wrapper", new string('9', 65)),
         _ => throw new ArgumentOutOfRangeException(nameof(what)),
     };
 
@@ -32,7 +32,7 @@ public sealed class InputBoundsTests
     [InlineData("a number", "count is 65 characters long; at most 64 are allowed.")]
     public void AValueBeyondItsBoundIsRefusedNamingTheFieldTheBoundAndOnlyItsStart(string what, string expected)
     {
-        Assert.False(RunPlanRules.TryCreate(Beyond(what), Limits, ["client-wrapper"], out _, out var error), what);
+        Assert.False(PlanText.TryCreate(Beyond(what), Limits, ["client-wrapper"], out _, out var error), what);
 
         Assert.True(error.StartsWith(expected, StringComparison.Ordinal), $"{what}: {Excerpt.Of(error, 300)}");
         Assert.True(error.Length < 400, $"{what}: the sentence is {error.Length} characters long: {Excerpt.Of(error, 300)}");
@@ -41,7 +41,7 @@ public sealed class InputBoundsTests
     [Fact]
     public void APlanAtEveryBoundIsAccepted()
     {
-        var input = new RunPlanInput("client-wrapper", null)
+        var input = new PlanText("client-wrapper", null)
         {
             Load = "ramping",
             Stages = string.Join(',', Enumerable.Repeat("1:10", PlanLimits.MaxStages)),
@@ -50,7 +50,7 @@ public sealed class InputBoundsTests
         };
         Assert.All(input.Thresholds!, threshold => Assert.Equal(InputBounds.MaxThresholdLength, threshold.Length));
 
-        Assert.True(RunPlanRules.TryCreate(input, Limits, ["client-wrapper"], out var plan, out var error), error);
+        Assert.True(PlanText.TryCreate(input, Limits, ["client-wrapper"], out var plan, out var error), error);
         Assert.Equal(InputBounds.MaxThresholds, plan.Thresholds.Count);
     }
 

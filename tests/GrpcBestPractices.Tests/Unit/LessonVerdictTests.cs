@@ -120,7 +120,7 @@ public sealed class LessonVerdictTests
         Assert.Equal(
             [("big-list", "grpc-h2-tls"), ("big-list", "rest-stj-h1-tls"), ("small-mixed", "grpc-h2-tls"), ("small-mixed", "rest-stj-h1-tls")],
             lesson.Arms.Select(arm => (arm.Run!.Workload, arm.Contender!.Name)));
-        Assert.All(lesson.Arms, arm => Assert.Equal((WireSecurity.Tls, "100"), (arm.Contender!.Security, arm.Run!.Warmup)));
+        Assert.All(lesson.Arms, arm => Assert.Equal((WireSecurity.Tls, (int?)100), (arm.Contender!.Security, arm.Run!.Warmup)));
     }
 
     [Fact]
@@ -185,7 +185,7 @@ public sealed class LessonVerdictTests
             var arms = lesson.Arms.Select(arm => arm.Name).ToHashSet();
             Assert.All(lesson.Claims, claim => Assert.True(arms.Contains(claim.Baseline) && arms.Contains(claim.Other), $"{lesson.Id}: {claim.Statement}"));
             Assert.True(lesson.Arms.All(arm => arm.Run is not null) || lesson.Probe is not null, $"{lesson.Id} has arms without a run and no probe");
-            Assert.True(RunPlanRules.TryCreate(lesson.Arms.First(arm => arm.Run is not null || lesson.Probe is not null).Run ?? new RunPlanInput("client-wrapper", "1"),
+            Assert.True(RunPlanRules.TryCreate(lesson.Arms.First(arm => arm.Run is not null || lesson.Probe is not null).Run ?? new RunPlanInput("client-wrapper", 1),
                 PlanLimits.Defaults, LoadEngine.Strategies.StrategyList.Names, out _, out var refusal), refusal);
         });
     }

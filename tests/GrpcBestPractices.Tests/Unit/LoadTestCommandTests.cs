@@ -14,20 +14,61 @@ public sealed class LoadTestCommandTests
         "--target", "--strategy", "--workload", "--protocol", "--serializer", "--http-version", "--security", "--contenders", "--file-bytes",
         "--connection", "--clients", "--variant", "--users", "--http1-target", "--tls-target", "--trust-certificate", "--count", "--duration", "--load", "--concurrency", "--rate", "--stages", "--warmup", "--delay-ms",
         "--payload-bytes", "--percentiles", "--threshold", "--call-timeout", "--connect-timeout", "--silence-seconds", "--connect-failure-seconds", "--max-in-flight", "--json", "--report", "--plain",
-        "--quiet", "--log-level", "--lessons", "--repetitions", "--agent", "--run-id", "--shard", "--history-provider", "--history", "--help", "--version",
+        "--quiet", "--log-level", "--repetitions", "--run-id", "--shard", "--history-provider", "--history", "--help", "--version",
     ];
 
     [Fact]
-    public async Task HelpListsEveryOptionAndExitsZero()
+    public async Task HelpListsTheCommandsAndEachCommandsHelpListsOnlyItsOwnOptions()
     {
+        var command = new LoadTestCommand();
         var (code, output, error) = await InvokeAsync("--help");
 
         Assert.Equal(0, code);
         Assert.Empty(error);
-        Assert.All(EveryOption, option => Assert.Contains(option, output));
-        // No option is left out of this test's list, so help is checked for each one the command has.
-        Assert.Empty(new LoadTestCommand().Root.Options.Select(option => option.Name).Except(EveryOption));
+        Assert.All(command.Root.Subcommands, subcommand => Assert.Contains($"  {subcommand.Name} ", output));
         Assert.Contains("Exit codes", output);
+        // No option is left out of this test's list, so help is checked for each one the commands have.
+        Assert.Empty(command.AllOptions.Select(option => option.Name).Except(EveryOption));
+        string[] ofCommands = [.. EveryOption.Except(["--help", "--version"])];
+        Assert.All(ofCommands, option => Assert.Contains(command.Root.Subcommands, subcommand => subcommand.Options.Any(o => o.Name == option)));
+        foreach (var subcommand in command.Root.Subcommands)
+        {
+            var (subcode, help, suberror) = await InvokeAsync(subcommand.Name, "--help");
+            Assert.Equal((0, ""), (subcode, suberror));
+            Assert.Contains("Exit codes", help);
+            var listed = ofCommands.Where(option => System.Text.RegularExpressions.Regex.IsMatch(help, $@"^\s+(-\S+, )*{option}[\s,]", System.Text.RegularExpressions.RegexOptions.Multiline));
+            Assert.Equal([.. subcommand.Options.Select(option => option.Name).Order()], listed.Order());
+        }
+    }
+
+    [Theory]
+    [InlineData("run", "--target", Target, "--count", "10")]
+    [InlineData("compare", "--target", Target, "--workload", "small-ints", "--protocol", "grpc")]
+    [InlineData("compare", "--workload=small-ints", "--target", Target)]
+    [InlineData("lessons", "--target", Target, "--lessons")]
+    [InlineData("lessons", "--lessons", "streaming", "--target", Target)]
+    [InlineData("lessons", "--target", Target, "--lessons=streaming,keep-alive", "--repetitions", "2")]
+    [InlineData("agent", "--agent", "--run-id", "3f2504e0-4f89-11d3-9a0c-0305e82c3301", "--shard", "0/4", "--target", Target)]
+    [InlineData("run", "run", "--target", Target, "--count", "10")]
+    [InlineData("lessons", "lessons", "streaming", "--target", Target)]
+    public void TodaysCommandLinesNameTheirCommand(string expected, params string[] arguments)
+    {
+        var parsed = new LoadTestCommand().Parse(arguments);
+
+        Assert.Empty(parsed.Errors);
+        Assert.Equal(expected, parsed.CommandResult.Command.Name);
+    }
+
+    [Theory]
+    [InlineData("streaming", "--target", Target, "--lessons", "streaming")]
+    [InlineData("streaming,keep-alive", "--target", Target, "--lessons=streaming,keep-alive")]
+    [InlineData("streaming", "lessons", "streaming", "--target", Target)]
+    [InlineData(null, "--lessons", "--target", Target)]
+    public void TheLessonsIdsAreTheLessonsCommandsArgument(string? ids, params string[] arguments)
+    {
+        var command = new LoadTestCommand();
+
+        Assert.Equal(ids, command.Parse(arguments).GetValue(command.LessonIds));
     }
 
     [Theory]
@@ -37,16 +78,16 @@ public sealed class LoadTestCommandTests
     [InlineData("--target must be an absolute http:// or https:// address with no path", "--target", "http://127.0.0.1:5000/api", "--count", "10")]
     [InlineData("strategy was 'nope'; it must be all (each in turn) or one of: factory-client,", "--target", Target, "--strategy", "nope", "--count", "10")]
     [InlineData("count was '0'; it must be a whole number from 1 to 100000.", "--target", Target, "--count", "0")]
-    [InlineData("--agent needs --run-id: the id POST /api/runs answered for the distributed run.", "--target", Target, "--agent", "--shard", "0/4", "--history", "h.db")]
+    [InlineData("agent needs --run-id: the id POST /api/runs answered for the distributed run.", "--target", Target, "--agent", "--shard", "0/4", "--history", "h.db")]
     [InlineData("--run-id was 'x'; it must be a run id (a GUID", "--target", Target, "--agent", "--run-id", "x", "--shard", "0/4", "--history", "h.db")]
     [InlineData("--shard was '4/4'; it must be index/count with the index from 0 and below the count, e.g. 0/4.", "--target", Target, "--agent", "--run-id", "3f2504e0-4f89-11d3-9a0c-0305e82c3301", "--shard", "4/4", "--history", "h.db")]
     [InlineData("the history provider was 'Oracle'; it must be Sqlite or Postgres", "--target", Target, "--agent", "--run-id", "3f2504e0-4f89-11d3-9a0c-0305e82c3301", "--shard", "0/4", "--history-provider", "Oracle")]
-    [InlineData("--count does not apply with --agent: an agent runs its share of the plan the gateway stored with the run.", "--target", Target, "--agent", "--count", "10")]
-    [InlineData("--shard applies with --agent.", "--target", Target, "--count", "10", "--shard", "0/4")]
-    [InlineData("--lessons named 'nope', which is not a lesson; name them from: reuse-channel, stream-limit, keep-alive, streaming, binary-payloads, grpc-vs-rest", "--target", Target, "--lessons", "streaming,nope")]
-    [InlineData("--lessons runs each lesson's own design, so --count does not apply", "--target", Target, "--lessons", "--count", "10")]
+    [InlineData("--count is not an option of agent but of run and compare.", "--target", Target, "--agent", "--count", "10")]
+    [InlineData("--shard is not an option of run but of agent.", "--target", Target, "--count", "10", "--shard", "0/4")]
+    [InlineData("lessons named 'nope', which is not a lesson; name them from: reuse-channel, stream-limit, keep-alive, streaming, binary-payloads, grpc-vs-rest", "--target", Target, "--lessons", "streaming,nope")]
+    [InlineData("--count is not an option of lessons but of run and compare.", "--target", Target, "--lessons", "--count", "10")]
     [InlineData("repetitions was '0'; it must be a whole number from 1 to 10.", "--target", Target, "--lessons", "streaming", "--repetitions", "0")]
-    [InlineData("--repetitions applies with --lessons.", "--target", Target, "--count", "10", "--repetitions", "3")]
+    [InlineData("--repetitions is not an option of run but of lessons.", "--target", Target, "--count", "10", "--repetitions", "3")]
     [InlineData("A sequential run needs a count (calls) or a duration (seconds) to end; neither was given.", "--target", Target, "--strategy", "client-wrapper")]
     [InlineData("For factory-client: An open run needs a rate", "--target", Target, "--load", "open", "--duration", "5")]
     [InlineData("delayMs was '-1'", "--target", Target, "--count", "10", "--delay-ms=-1")]
@@ -134,7 +175,7 @@ public sealed class LoadTestCommandTests
     private static LoadTestSettings Read(bool redirected, string[] arguments)
     {
         var command = new LoadTestCommand();
-        var parsed = command.Root.Parse(arguments);
+        var parsed = command.Parse(arguments);
         Assert.Empty(parsed.Errors);
         Assert.True(LoadTestSettings.TryRead(parsed, command, redirected, out var settings, out var error), error);
         return settings;

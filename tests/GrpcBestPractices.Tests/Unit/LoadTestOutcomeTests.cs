@@ -1,5 +1,6 @@
 using GrpcBestPractices.Tests.Fakes;
 using LoadEngine;
+using LoadEngine.Calls;
 using LoadEngine.Strategies;
 using LoadTest;
 using LoadTest.Output;
@@ -72,7 +73,7 @@ public sealed class LoadTestOutcomeTests
         var live = new LiveRun();
 
         var following = display.FollowAsync(run, 2, 6, live);
-        var ended = await new RunEngine(Options.Create(new EngineOptions { SilenceTimeout = TimeSpan.FromMinutes(2), CallTimeout = TimeSpan.FromMinutes(2) })).ExecuteAsync(new FactoryClientStrategy(client, NullLoggerFactory.Instance), run, live, default);
+        var ended = await new RunEngine(Options.Create(new EngineOptions { SilenceTimeout = TimeSpan.FromMinutes(2), CallTimeout = TimeSpan.FromMinutes(2) })).ExecuteAsync(RunCallsFactory.Compose(client.As(FactoryClientStrategy.Definition), run.Plan), run, live, default);
         await following;
         display.Ended(ended, 2, 6);
 

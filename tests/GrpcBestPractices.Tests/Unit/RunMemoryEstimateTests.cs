@@ -1,4 +1,5 @@
 using Google.Protobuf;
+using LoadEngine.Targets;
 using Performance;
 
 namespace GrpcBestPractices.Tests.Unit;
@@ -35,7 +36,7 @@ public sealed class RunMemoryEstimateTests
     [Fact]
     public void TheIssuesRequestIsRefusedWithTheEstimateTheLimitAndHowToFit()
     {
-        var fits = RunPlanRules.TryCreate(new RunPlanInput("client-wrapper", "100000", PayloadBytes: "1048576"), TwoGibibytes, ["client-wrapper"], out _, out var error);
+        var fits = PlanText.TryCreate(new PlanText("client-wrapper", "100000", PayloadBytes: "1048576"), TwoGibibytes, ["client-wrapper"], out _, out var error);
 
         Assert.False(fits);
         Assert.Contains("266,687 MiB", error);
@@ -48,15 +49,15 @@ public sealed class RunMemoryEstimateTests
     [Fact]
     public void TheSameRunWithoutStatusesFits()
     {
-        Assert.True(RunPlanRules.TryCreate(new RunPlanInput("client-wrapper", "100000", PayloadBytes: "1048576", IncludeStatuses: "false"), TwoGibibytes, ["client-wrapper"], out _, out var error), error);
+        Assert.True(PlanText.TryCreate(new PlanText("client-wrapper", "100000", PayloadBytes: "1048576", IncludeStatuses: "false"), TwoGibibytes, ["client-wrapper"], out _, out var error), error);
     }
 
     [Fact]
     public void TooManyLargeCallsInFlightAreRefusedEvenWithoutStatuses()
     {
-        var input = new RunPlanInput("single-connection", "10000", Concurrency: "10000", PayloadBytes: "1048576", IncludeStatuses: "false");
+        var input = new PlanText("single-connection", "10000", Concurrency: "10000", PayloadBytes: "1048576", IncludeStatuses: "false");
 
-        Assert.False(RunPlanRules.TryCreate(input, TwoGibibytes, ["single-connection"], out _, out var error));
+        Assert.False(PlanText.TryCreate(input, TwoGibibytes, ["single-connection"], out _, out var error));
         Assert.Contains("a smaller concurrency", error);
     }
 

@@ -13,7 +13,7 @@ public sealed class RunPlanTests
     [Fact]
     public void OnlyStrategyAndCountAreNeededTheRestHasTheChaptersDefaults()
     {
-        var plan = Create(new RunPlanInput("client-wrapper", "1000"));
+        var plan = Create(new PlanText("client-wrapper", "1000"));
 
         AssertSame(new RunPlan { Strategy = "client-wrapper", Load = LoadKind.Sequential, Count = 1000, Concurrency = 1, PayloadBytes = 100, IncludeStatuses = true }, plan);
     }
@@ -21,22 +21,22 @@ public sealed class RunPlanTests
     [Fact]
     public void EachStrategyRunsUnderItsOwnLoadUnlessOneIsNamed()
     {
-        Assert.Equal(LoadKind.Sequential, Create(new RunPlanInput("client-wrapper", "10")).Load);
-        Assert.Equal(LoadKind.Closed, Create(new RunPlanInput("single-connection", "10")).Load);
-        Assert.Equal(LoadKind.Closed, Create(new RunPlanInput("streaming-call", "10")).Load);
-        Assert.Equal(LoadKind.Closed, Create(new RunPlanInput("client-wrapper", "10", "4") { Load = "closed" }).Load);
+        Assert.Equal(LoadKind.Sequential, Create(new PlanText("client-wrapper", "10")).Load);
+        Assert.Equal(LoadKind.Closed, Create(new PlanText("single-connection", "10")).Load);
+        Assert.Equal(LoadKind.Closed, Create(new PlanText("streaming-call", "10")).Load);
+        Assert.Equal(LoadKind.Closed, Create(new PlanText("client-wrapper", "10", "4") { Load = "closed" }).Load);
     }
 
     [Fact]
     public void AllAtOnceIsCappedAtTheConfiguredConcurrency()
     {
-        Assert.Equal(Limits.MaxConcurrency, Create(new RunPlanInput("single-connection", "50000")).Concurrency);
+        Assert.Equal(Limits.MaxConcurrency, Create(new PlanText("single-connection", "50000")).Concurrency);
     }
 
     [Fact]
     public void EveryValueCanBeSetAndAPercentileAThresholdJudgesIsReported()
     {
-        var plan = Create(new RunPlanInput("single-connection", "100", "10", "5", "50", "4096", "false") { Percentiles = "99.9,50", Thresholds = ["p99 < 5ms"] });
+        var plan = Create(new PlanText("single-connection", "100", "10", "5", "50", "4096", "false") { Percentiles = "99.9,50", Thresholds = ["p99 < 5ms"] });
 
         AssertSame(new RunPlan
         {
@@ -48,7 +48,7 @@ public sealed class RunPlanTests
     [Fact]
     public void AnOpenLoadRunsAtARateForADuration()
     {
-        var plan = Create(new RunPlanInput("single-connection", null) { Load = "open", Rate = "2500", Duration = "10" });
+        var plan = Create(new PlanText("single-connection", null) { Load = "open", Rate = "2500", Duration = "10" });
 
         AssertSame(new RunPlan { Strategy = "single-connection", Load = LoadKind.Open, Rate = 2500, Duration = 10, Concurrency = PlanLimits.DefaultArrivalInFlight, PayloadBytes = 100 }, plan);
     }
@@ -56,7 +56,7 @@ public sealed class RunPlanTests
     [Fact]
     public void ARampingLoadMovesThroughItsStages()
     {
-        var plan = Create(new RunPlanInput("single-connection", null) { Load = "ramping", Stages = "10:5000, 20:5000" });
+        var plan = Create(new PlanText("single-connection", null) { Load = "ramping", Stages = "10:5000, 20:5000" });
 
         Assert.Equal(LoadKind.Ramping, plan.Load);
         Assert.Equal([new RampStage(10, 5000), new RampStage(20, 5000)], plan.Stages!);
@@ -75,9 +75,9 @@ public sealed class RunPlanTests
     [InlineData("client-wrapper", "5", null, null, null, null, "yes", "includeStatuses was 'yes'; it must be true or false.")]
     public void InvalidInputIsRefusedSayingWhatIsAllowed(string strategy, string count, string? concurrency, string? warmup, string? delay, string? payload, string? include, string expected)
     {
-        var input = new RunPlanInput(strategy, count, concurrency, warmup, delay, payload, include);
+        var input = new PlanText(strategy, count, concurrency, warmup, delay, payload, include);
 
-        Assert.False(RunPlanRules.TryCreate(input, Limits, Strategies, out _, out var error));
+        Assert.False(PlanText.TryCreate(input, Limits, Strategies, out _, out var error));
 
         Assert.StartsWith(expected, error);
     }
@@ -98,12 +98,12 @@ public sealed class RunPlanTests
     [InlineData("closed", null, null, null, "0,50", "percentiles was '0,50'; '0' is not a percentile.")]
     public void InvalidLoadSettingsAreRefusedSayingWhatIsAllowed(string load, string? rate, string? duration, string? stages, string? percentiles, string expected)
     {
-        var input = new RunPlanInput("single-connection", load == "closed" && duration is null && percentiles is not null ? "10" : null)
+        var input = new PlanText("single-connection", load == "closed" && duration is null && percentiles is not null ? "10" : null)
         {
             Load = load, Rate = rate, Duration = duration, Stages = stages, Percentiles = percentiles,
         };
 
-        Assert.False(RunPlanRules.TryCreate(input, Limits, Strategies, out _, out var error));
+        Assert.False(PlanText.TryCreate(input, Limits, Strategies, out _, out var error));
 
         Assert.StartsWith(expected, error);
     }
@@ -111,9 +111,9 @@ public sealed class RunPlanTests
     [Fact]
     public void ConcurrencyOnANamedLoadThatHasNoUseForItIsRefused()
     {
-        var input = new RunPlanInput("single-connection", "100", "10") { Load = "sequential" };
+        var input = new PlanText("single-connection", "100", "10") { Load = "sequential" };
 
-        Assert.False(RunPlanRules.TryCreate(input, Limits, Strategies, out _, out var error));
+        Assert.False(PlanText.TryCreate(input, Limits, Strategies, out _, out var error));
 
         Assert.Equal("concurrency applies only with load=closed|open|ramping (calls in flight; under an arrival rate, the most in flight); load was 'sequential', " +
             "where each call waits for the previous answer, so it would do nothing. Leave it out, or name a load that uses it, e.g. load=closed.", error);
@@ -122,7 +122,7 @@ public sealed class RunPlanTests
     [Fact]
     public void ConcurrencyOnAStrategyThatRunsSequentiallyByItselfIsRefused()
     {
-        Assert.False(RunPlanRules.TryCreate(new RunPlanInput("client-wrapper", "100", "10"), Limits, Strategies, out _, out var error));
+        Assert.False(PlanText.TryCreate(new PlanText("client-wrapper", "100", "10"), Limits, Strategies, out _, out var error));
 
         Assert.StartsWith("concurrency applies only with load=closed|open|ramping (calls in flight; under an arrival rate, the most in flight); " +
             "left out, this run's load is its own, sequential,", error);
@@ -131,29 +131,29 @@ public sealed class RunPlanTests
     [Fact]
     public void ConcurrencySharedWithStrategiesThatUseItIsLeftAsideByASequentialOneButStillChecked()
     {
-        var shared = new RunPlanInput("client-wrapper", "100", "10") { SharedBy = ["client-wrapper", "single-connection"] };
+        var shared = new PlanText("client-wrapper", "100", "10") { SharedBy = ["client-wrapper", "single-connection"] };
 
         Assert.Equal(1, Create(shared).Concurrency);
         Assert.Equal(10, Create(shared with { Strategy = "single-connection" }).Concurrency);
-        Assert.False(RunPlanRules.TryCreate(shared with { Concurrency = "0" }, Limits, Strategies, out _, out var error));
+        Assert.False(PlanText.TryCreate(shared with { Concurrency = "0" }, Limits, Strategies, out _, out var error));
         Assert.StartsWith("concurrency was '0'", error);
         // Shared only by strategies that run sequentially, it would do nothing for any of them.
-        Assert.False(RunPlanRules.TryCreate(shared with { SharedBy = ["client-wrapper"] }, Limits, Strategies, out _, out _));
+        Assert.False(PlanText.TryCreate(shared with { SharedBy = ["client-wrapper"] }, Limits, Strategies, out _, out _));
     }
 
     [Fact]
     public void AnArrivalRateKeepsAtMostItsConcurrencyInFlightAThousandUnlessNamed()
     {
-        Assert.Equal(PlanLimits.DefaultArrivalInFlight, Create(new RunPlanInput("single-connection", null) { Load = "open", Rate = "100", Duration = "1" }).Concurrency);
-        Assert.Equal(8, Create(new RunPlanInput("single-connection", null, "8") { Load = "ramping", Stages = "1:100" }).Concurrency);
+        Assert.Equal(PlanLimits.DefaultArrivalInFlight, Create(new PlanText("single-connection", null) { Load = "open", Rate = "100", Duration = "1" }).Concurrency);
+        Assert.Equal(8, Create(new PlanText("single-connection", null, "8") { Load = "ramping", Stages = "1:100" }).Concurrency);
     }
 
     [Fact]
     public void StatusesNeedACount()
     {
-        var input = new RunPlanInput("single-connection", null, "10", IncludeStatuses: "true") { Duration = "5" };
+        var input = new PlanText("single-connection", null, "10", IncludeStatuses: "true") { Duration = "5" };
 
-        Assert.False(RunPlanRules.TryCreate(input, Limits, Strategies, out _, out var error));
+        Assert.False(PlanText.TryCreate(input, Limits, Strategies, out _, out var error));
 
         Assert.StartsWith("includeStatuses needs a count", error);
     }
@@ -173,9 +173,9 @@ public sealed class RunPlanTests
         Assert.All(results, result => Assert.Contains("ServerUrl", result.ErrorMessage));
     }
 
-    private static RunPlan Create(RunPlanInput input)
+    private static RunPlan Create(PlanText input)
     {
-        Assert.True(RunPlanRules.TryCreate(input, Limits, Strategies, out var plan, out var error), error);
+        Assert.True(PlanText.TryCreate(input, Limits, Strategies, out var plan, out var error), error);
         return plan;
     }
 

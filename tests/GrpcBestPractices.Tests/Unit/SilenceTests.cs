@@ -2,6 +2,7 @@ using System.Diagnostics;
 using Grpc.Core;
 using GrpcBestPractices.Tests.Fakes;
 using LoadEngine;
+using LoadEngine.Calls;
 using LoadEngine.Strategies;
 using Microsoft.Extensions.Logging.Abstractions;
 using Microsoft.Extensions.Options;
@@ -116,7 +117,7 @@ public sealed class SilenceTests
         stream.Answer = (index, request) => index < 5 ? [FakeMonitorClient.Respond(request)] : [];
         var clock = Stopwatch.StartNew();
 
-        var run = await RunAsync(new StreamingCallStrategy(new FakeMonitorClient { Stream = stream.Start }), Plan("streaming-call", LoadKind.Closed, count: 100, concurrency: 3));
+        var run = await RunAsync(new FakeMonitorClient { Stream = stream.Start }.As(StreamingCallStrategy.Definition), Plan("streaming-call", LoadKind.Closed, count: 100, concurrency: 3));
 
         Assert.Equal(RunState.Failed, run.State);
         Assert.Equal("The service stopped answering: no answer from http://127.0.0.1:5000 for 0.3 s while 3 stream message(s) were unanswered.", run.Error);
@@ -139,15 +140,15 @@ public sealed class SilenceTests
         throw FakeMonitorClient.Failure(StatusCode.Cancelled, "Call canceled by the client.");
     }
 
-    private static FactoryClientStrategy Unary(FakeMonitorClient client) => new(client, NullLoggerFactory.Instance);
+    private static IChannelStrategy Unary(FakeMonitorClient client) => client.As(FactoryClientStrategy.Definition);
 
     private static RunPlan Plan(string strategy, LoadKind load, int count, int concurrency = 1) =>
         new() { Strategy = strategy, Load = load, Count = count, Concurrency = concurrency };
 
-    private static Task<RunRecord> RunAsync(IClientStrategy strategy, RunPlan plan, int maxConsecutiveTimeouts = 0, TimeSpan? silence = null)
+    private static Task<RunRecord> RunAsync(IChannelStrategy strategy, RunPlan plan, int maxConsecutiveTimeouts = 0, TimeSpan? silence = null)
     {
         var options = new EngineOptions { SilenceTimeout = silence ?? Silence, MaxConsecutiveTimeouts = maxConsecutiveTimeouts };
         var engine = new RunEngine(Options.Create(options));
-        return engine.ExecuteAsync(strategy, new RunRecord(Guid.NewGuid(), plan, RunState.Running, DateTimeOffset.UtcNow, null, null, null, null), new LiveRun(), CancellationToken.None);
+        return engine.ExecuteAsync(RunCallsFactory.Compose(strategy, plan), new RunRecord(Guid.NewGuid(), plan, RunState.Running, DateTimeOffset.UtcNow, null, null, null, null), new LiveRun(), CancellationToken.None);
     }
 }

@@ -1,6 +1,7 @@
 using Grpc.Core;
 using GrpcBestPractices.Tests.Fakes;
 using LoadEngine;
+using LoadEngine.Calls;
 using LoadEngine.Strategies;
 using Microsoft.Extensions.Logging.Abstractions;
 using Microsoft.Extensions.Options;
@@ -118,7 +119,7 @@ public sealed class StrategyTests
     {
         var stream = new FakeDuplexStream();
 
-        var run = await RunAsync(new StreamingCallStrategy(new FakeMonitorClient { Stream = stream.Start }), Plan("streaming-call", LoadKind.Closed, count: 50, concurrency: 50));
+        var run = await RunAsync(new FakeMonitorClient { Stream = stream.Start }.As(StreamingCallStrategy.Definition), Plan("streaming-call", LoadKind.Closed, count: 50, concurrency: 50));
 
         Assert.Equal(50, stream.Written);
         Assert.True(stream.Completed);
@@ -131,7 +132,7 @@ public sealed class StrategyTests
     {
         var stream = new FakeDuplexStream();
 
-        var run = await RunAsync(new StreamingCallStrategy(new FakeMonitorClient { Stream = stream.Start }), Plan("streaming-call", LoadKind.Sequential, count: 30));
+        var run = await RunAsync(new FakeMonitorClient { Stream = stream.Start }.As(StreamingCallStrategy.Definition), Plan("streaming-call", LoadKind.Sequential, count: 30));
 
         Assert.Equal(1, stream.MaxUnanswered);
         Assert.Equal(30, run.Stats!.Succeeded);
@@ -142,7 +143,7 @@ public sealed class StrategyTests
     {
         var stream = new FakeDuplexStream();
 
-        var run = await RunAsync(new StreamingCallStrategy(new FakeMonitorClient { Stream = stream.Start }), Plan("streaming-call", LoadKind.Closed, count: 200, concurrency: 5));
+        var run = await RunAsync(new FakeMonitorClient { Stream = stream.Start }.As(StreamingCallStrategy.Definition), Plan("streaming-call", LoadKind.Closed, count: 200, concurrency: 5));
 
         Assert.InRange(stream.MaxUnanswered, 1, 5);
         Assert.Equal(200, run.Stats!.Succeeded);
@@ -162,7 +163,7 @@ public sealed class StrategyTests
             return index < 3 ? [FakeMonitorClient.Respond(request)] : [];
         };
 
-        var run = await RunAsync(new StreamingCallStrategy(new FakeMonitorClient { Stream = stream.Start }), Plan("streaming-call", LoadKind.Closed, count: 40, concurrency: 40));
+        var run = await RunAsync(new FakeMonitorClient { Stream = stream.Start }.As(StreamingCallStrategy.Definition), Plan("streaming-call", LoadKind.Closed, count: 40, concurrency: 40));
 
         Assert.Equal(3, run.Stats!.Succeeded);
         Assert.Equal(37, run.Stats.Failed);
@@ -178,21 +179,21 @@ public sealed class StrategyTests
         var stream = new FakeDuplexStream { Answer = (_, _) => [], EndsWhenClientCompletes = false };
 
         var run = await RunAsync(
-            new StreamingCallStrategy(new FakeMonitorClient { Stream = stream.Start }), Plan("streaming-call", LoadKind.Closed, count: 10, concurrency: 10), callTimeout: TimeSpan.FromMilliseconds(200));
+            new FakeMonitorClient { Stream = stream.Start }.As(StreamingCallStrategy.Definition), Plan("streaming-call", LoadKind.Closed, count: 10, concurrency: 10), callTimeout: TimeSpan.FromMilliseconds(200));
 
         Assert.Equal(10, run.Stats!.StatusCounts["DeadlineExceeded"]);
         Assert.Equal(0, run.Stats.Succeeded);
         Assert.True(stream.Disposed);
     }
 
-    private static FactoryClientStrategy Unary(FakeMonitorClient client) => new(client, NullLoggerFactory.Instance);
+    private static IChannelStrategy Unary(FakeMonitorClient client) => client.As(FactoryClientStrategy.Definition);
 
     private static RunPlan Plan(string strategy, LoadKind load, int count, int concurrency = 1) =>
         new() { Strategy = strategy, Load = load, Count = count, Concurrency = concurrency };
 
-    private static Task<RunRecord> RunAsync(IClientStrategy strategy, RunPlan plan, CancellationToken cancellation = default, TimeSpan? callTimeout = null)
+    private static Task<RunRecord> RunAsync(IChannelStrategy strategy, RunPlan plan, CancellationToken cancellation = default, TimeSpan? callTimeout = null)
     {
         var engine = new RunEngine(Options.Create(new EngineOptions { CallTimeout = callTimeout ?? CallTimeout, SilenceTimeout = FakesMayBeSlow }));
-        return engine.ExecuteAsync(strategy, new RunRecord(Guid.NewGuid(), plan, RunState.Running, DateTimeOffset.UtcNow, null, null, null, null), new LiveRun(), cancellation);
+        return engine.ExecuteAsync(RunCallsFactory.Compose(strategy, plan), new RunRecord(Guid.NewGuid(), plan, RunState.Running, DateTimeOffset.UtcNow, null, null, null, null), new LiveRun(), cancellation);
     }
 }

@@ -1,13 +1,18 @@
+using LoadEngine.Calls;
+using LoadEngine.Clients;
 using LoadEngine.Strategies;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Options;
 
-namespace LoadEngine.Clients;
+namespace LoadEngine;
 
-public static class MonitorClients
+public static class EngineServices
 {
-    /// <summary>The client factory's name for the client <c>AddGrpcClient&lt;Monitor.MonitorClient&gt;</c> registers.</summary>
-    public const string FactoryClientName = nameof(Monitor.MonitorClient);
+    /// <summary>
+    /// The client factory's name for the factory-client strategy's client; the chapter's <c>AddGrpcClient&lt;Monitor.MonitorClient&gt;</c>
+    /// was named so, and its logging categories (System.Net.Http.HttpClient.MonitorClient.*) keep that name.
+    /// </summary>
+    public const string FactoryClientName = "MonitorClient";
 
     /// <summary>
     /// The engine and every strategy of <see cref="StrategyList"/>, keyed by name. The host configures
@@ -15,25 +20,26 @@ public static class MonitorClients
     /// </summary>
     public static IServiceCollection AddLoadEngine(this IServiceCollection services)
     {
-        services.AddSingleton<MonitorChannelFactory>();
-        services.AddSingleton<MonitorClientWrapper>();
-        services.AddGrpcClient<Monitor.MonitorClient>((provider, client) => client.Address = provider.GetRequiredService<IOptions<EngineOptions>>().Value.ServerUri)
+        services.AddSingleton<ChannelFactory>();
+        services.AddSingleton<ClientWrapper>();
+        services.AddGrpcClient<TargetClient>(FactoryClientName, (provider, client) => client.Address = provider.GetRequiredService<IOptions<EngineOptions>>().Value.ServerUri)
             // The factory's own primary handler, as a .NET app gets it (multiple HTTP/2 connections on, connections recycled
             // every HandlerLifetime), with only the engine's limits added: a connect timeout, no proxy.
             .ConfigurePrimaryHttpMessageHandler((handler, provider) =>
-                provider.GetRequiredService<MonitorChannelFactory>().ApplyEngineLimits((SocketsHttpHandler)handler));
+                provider.GetRequiredService<ChannelFactory>().ApplyEngineLimits((SocketsHttpHandler)handler));
         foreach (var strategy in StrategyList.All)
         {
             if (strategy.OnePerRun)
             {
-                services.AddKeyedTransient<IClientStrategy>(strategy.Info.Name, (provider, _) => strategy.Create(provider));
+                services.AddKeyedTransient<IChannelStrategy>(strategy.Info.Name, (provider, _) => strategy.Create(provider));
             }
             else
             {
-                services.AddKeyedSingleton<IClientStrategy>(strategy.Info.Name, (provider, _) => strategy.Create(provider));
+                services.AddKeyedSingleton<IChannelStrategy>(strategy.Info.Name, (provider, _) => strategy.Create(provider));
             }
         }
 
+        services.AddScoped<RunCallsFactory>();
         // Workload strategies are made from each run's plan (workload × contender), in the run's scope.
         services.AddScoped<Protocols.WorkloadStrategies>();
         services.AddSingleton<Protocols.ServiceDiagnosticsReader>();

@@ -1,16 +1,18 @@
 using System.Buffers;
 using System.Buffers.Binary;
 using System.Runtime.CompilerServices;
+using System.Runtime.InteropServices;
+using LoadEngine.Calls;
 using Performance;
 
-namespace LoadEngine.Runs;
+namespace LoadEngine.Targets;
 
 /// <summary>
 /// The per-call answers a chapter route returns, kept on disk rather than in memory: each call's answer goes to its own
 /// fixed-size slot of a temporary file as it arrives (positional writes, so calls in flight never wait on each other),
 /// and is read back in call order while the answer is written. The file is gone when the spool is disposed or the process ends.
 /// </summary>
-public sealed class StatusSpool : IDisposable
+public sealed class StatusSpool : IAnswerSpool
 {
     // present (1), cpu (8), memory (8), processes (4), connections (4), then each payload's length (4) and its bytes.
     private const int HeaderBytes = 1 + 8 + 8 + 4 + 4;
@@ -123,4 +125,29 @@ public sealed class StatusSpool : IDisposable
         rest = rest[(4 + _payloadBytes)..];
         return bytes;
     }
+}
+
+/// <summary>One answer, in the chapter's JSON shape. Byte fields serialize as base64.</summary>
+public sealed record PerformanceStatus(
+    double CpuPercentageUsage,
+    double MemoryUsage,
+    int ProcessesRunning,
+    int ActiveConnections,
+    byte[] DataLoad1,
+    byte[] DataLoad2)
+{
+    public static PerformanceStatus From(PerformanceStatusResponse response) => new(
+        response.CpuPercentageUsage,
+        response.MemoryUsage,
+        response.ProcessesRunning,
+        response.ActiveConnections,
+        // Copies: always safe, always allocates.
+        response.DataLoad1.ToByteArray(),
+        WithoutCopy(response.DataLoad2));
+
+    // The parsed ByteString owns its array; take it when the segment is the whole array, copy only the slice otherwise.
+    private static byte[] WithoutCopy(Google.Protobuf.ByteString bytes) =>
+        MemoryMarshal.TryGetArray(bytes.Memory, out var segment) && segment.Array is { } array && segment.Offset == 0 && segment.Count == array.Length
+            ? array
+            : bytes.Memory.ToArray();
 }

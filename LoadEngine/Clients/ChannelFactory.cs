@@ -1,10 +1,11 @@
+using Grpc.Core;
 using Grpc.Net.Client;
 using Microsoft.Extensions.Options;
 
 namespace LoadEngine.Clients;
 
 /// <summary>Builds channels to the one configured service address; nothing a request says can point them elsewhere.</summary>
-public sealed class MonitorChannelFactory(IOptions<EngineOptions> options)
+public sealed class ChannelFactory(IOptions<EngineOptions> options)
 {
     public Uri ServerUri { get; } = options.Value.ServerUri;
 
@@ -34,14 +35,12 @@ public sealed class MonitorChannelFactory(IOptions<EngineOptions> options)
     }
 }
 
-/// <summary>The chapter's wrapper: one channel for the app's life, a new (cheap) client object per call.</summary>
-public sealed class MonitorClientWrapper(MonitorChannelFactory channels) : IDisposable
+/// <summary>The chapter's wrapper: one channel for the app's life, a new (cheap) client per call.</summary>
+public sealed class ClientWrapper(ChannelFactory channels) : IDisposable
 {
-    private readonly GrpcChannel _channel = channels.CreateChannel(WithGrpcDefaults(channels.CreateHandler()));
+    public GrpcChannel Channel { get; } = channels.CreateChannel(WithGrpcDefaults(channels.CreateHandler()));
 
-    public Monitor.MonitorClient CreateClient() => new(_channel);
-
-    public void Dispose() => _channel.Dispose();
+    public void Dispose() => Channel.Dispose();
 
     // What GrpcChannel.ForAddress sets on a handler it makes itself; a handler passed in has to say it.
     private static SocketsHttpHandler WithGrpcDefaults(SocketsHttpHandler handler)
@@ -49,4 +48,25 @@ public sealed class MonitorClientWrapper(MonitorChannelFactory channels) : IDisp
         handler.EnableMultipleHttp2Connections = true;
         return handler;
     }
+}
+
+/// <summary>
+/// The typed client <c>AddGrpcClient</c> makes for the factory-client strategy: a generated client's base with no method
+/// of its own, so the factory's invoker (its HttpClient and handler chain) can call whatever method the target names.
+/// </summary>
+public sealed class TargetClient : ClientBase<TargetClient>
+{
+    public TargetClient(CallInvoker callInvoker)
+        : base(callInvoker)
+    {
+    }
+
+    private TargetClient(ClientBaseConfiguration configuration)
+        : base(configuration)
+    {
+    }
+
+    public CallInvoker Invoker => CallInvoker;
+
+    protected override TargetClient NewInstance(ClientBaseConfiguration configuration) => new(configuration);
 }

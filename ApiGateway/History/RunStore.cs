@@ -1,0 +1,283 @@
+using System.Data.Common;
+using System.Text.Json;
+using AgentStore;
+using ApiGateway.Runs;
+using LoadEngine.Lessons;
+using LoadEngine.Strategies;
+
+namespace ApiGateway.History;
+
+/// <summary>
+/// The run history, in a SQLite file or a PostgreSQL database that several gateways share: the same tables and SQL on
+/// both, with the little that differs (types, upserts, JSON edits, the order of saves) asked of the
+/// <see cref="HistoryDatabase"/>. Each call takes a pooled connection of its own, so any number of threads may use it;
+/// the schema is created or upgraded at start, one gateway at a time. Records' parts are JSON in the gateway's own shape
+/// (<see cref="RunJson"/>), kept as text exactly as written.
+/// </summary>
+public sealed class RunStore(HistoryDatabase database) : IRunStore, IDisposable
+{
+    public const string InterruptedError = "The gateway stopped before this run finished.";
+
+    // SQLite counts the schema's versions from the first gateway's; PostgreSQL came with SQLite's version 5 and counts from 1 there.
+    private const int SchemaVersion = 6;
+    private const int PostgresFirstVersion = 5;
+
+    // Any constant of our own: "GrpcHist". Gateways that start together create or upgrade the schema one at a time.
+    private const long SchemaLock = 0x4772_7063_4869_7374;
+
+    private const string RunColumns = "id, suite_id, strategy, state, started_at, finished_at, plan_json, stats_json, error, measured, series_json, verdict_json, experiment_id, note";
+
+    // Lists leave each run's time series out (a 10-minute run has 600 points); GetAsync has it.
+    private const string ListedRunColumns = "id, suite_id, strategy, state, started_at, finished_at, plan_json, stats_json, error, measured, NULL, verdict_json, experiment_id, note";
+
+    private const string SuiteColumns = "id, state, started_at, finished_at, plan_json, strategies_json, error, comparison_json";
+
+    private const string ExperimentColumns = "id, lesson, state, started_at, record_json";
+
+    public HistoryDatabase Database => database;
+
+    private string Schema => $"""
+        CREATE TABLE IF NOT EXISTS runs (
+            id {database.IdType} NOT NULL PRIMARY KEY,
+            suite_id {database.IdType} NULL,
+            strategy TEXT NOT NULL,
+            state TEXT NOT NULL,
+            started_at {database.TimeType} NOT NULL,
+            finished_at {database.TimeType} NULL,
+            plan_json TEXT NOT NULL,
+            stats_json TEXT NULL,
+            error TEXT NULL,
+            measured TEXT NULL,
+            series_json TEXT NULL,
+            verdict_json TEXT NULL,
+            experiment_id {database.IdType} NULL,
+            note TEXT NULL{database.SaveOrderColumn});
+        CREATE INDEX IF NOT EXISTS runs_by_started_at ON runs (started_at{database.SaveOrderIndex});
+        CREATE INDEX IF NOT EXISTS runs_by_strategy ON runs (strategy, started_at{database.SaveOrderIndex});
+        CREATE INDEX IF NOT EXISTS runs_by_suite ON runs (suite_id);
+        CREATE TABLE IF NOT EXISTS suites (
+            id {database.IdType} NOT NULL PRIMARY KEY,
+            state TEXT NOT NULL,
+            started_at {database.TimeType} NOT NULL,
+            finished_at {database.TimeType} NULL,
+            plan_json TEXT NOT NULL,
+            strategies_json TEXT NOT NULL,
+            error TEXT NULL,
+            comparison_json TEXT NULL{database.SaveOrderColumn});
+        CREATE INDEX IF NOT EXISTS suites_by_started_at ON suites (started_at{database.SaveOrderIndex});
+        CREATE TABLE IF NOT EXISTS experiments (
+            id {database.IdType} NOT NULL PRIMARY KEY,
+            lesson TEXT NOT NULL,
+            state TEXT NOT NULL,
+            started_at {database.TimeType} NOT NULL,
+            record_json TEXT NOT NULL{database.SaveOrderColumn});
+        CREATE INDEX IF NOT EXISTS experiments_by_lesson ON experiments (lesson, started_at{database.SaveOrderIndex});
+        """;
+
+    /// <summary>Creates or upgrades the schema, taking the write lock, so a store this process cannot write fails here, at start; a newer schema than this gateway's is refused.</summary>
+    public Task InitializeAsync() => database.ChangeSchemaAsync(SchemaLock, async change =>
+    {
+        var current = database.Pick(SchemaVersion, SchemaVersion - PostgresFirstVersion + 1);
+        var stored = await change.ReadVersionAsync();
+        if (stored > current)
+        {
+            throw new InvalidDataException($"it holds history schema version {stored}, newer than this gateway's {current}");
+        }
+
+        if (stored < current)
+        {
+            if (stored > 0)
+            {
+                await UpgradeAsync(change, database.Pick(stored, stored + PostgresFirstVersion - 1));
+            }
+
+            await change.ExecuteAsync(Schema);
+            await change.WriteVersionAsync(stored, current);
+        }
+    });
+
+    public Task SaveAsync(RunRecord run, CancellationToken cancellationToken = default) => WriteAsync(
+        database.Upsert("runs", RunColumns),
+        ("id", database.Id(run.Id)),
+        ("suite_id", database.Id(run.SuiteId)),
+        ("strategy", run.Plan.Strategy),
+        ("state", run.State.ToString()),
+        ("started_at", database.Time(run.StartedAt)),
+        ("finished_at", database.Time(run.FinishedAt)),
+        ("plan_json", ToJson(run.Plan)),
+        ("stats_json", run.Stats is null ? null : ToJson(run.Stats)),
+        ("error", run.Error),
+        ("measured", run.Measured),
+        ("series_json", run.Series is null ? null : ToJson(run.Series)),
+        ("verdict_json", run.Verdict is null ? null : ToJson(run.Verdict)),
+        ("experiment_id", database.Id(run.ExperimentId)),
+        ("note", run.Note));
+
+    public async Task<RunRecord?> GetAsync(Guid id, CancellationToken cancellationToken = default) =>
+        (await database.QueryAsync($"SELECT {RunColumns} FROM runs WHERE id = @id;", ReadRun, cancellationToken, ("id", database.Id(id)))).SingleOrDefault();
+
+    public Task<IReadOnlyList<RunRecord>> ListAsync(string? strategy, int limit, int offset, CancellationToken cancellationToken = default) => database.QueryAsync(
+        $"SELECT {ListedRunColumns} FROM runs {StrategyFilter(strategy)} ORDER BY started_at DESC, {database.SaveOrder} DESC LIMIT @limit OFFSET @offset;",
+        ReadRun,
+        cancellationToken,
+        ("strategy", strategy),
+        ("limit", limit),
+        ("offset", offset));
+
+    public Task<int> CountAsync(string? strategy, CancellationToken cancellationToken = default) =>
+        CountRowsAsync($"FROM runs {StrategyFilter(strategy)}", cancellationToken, ("strategy", strategy));
+
+    public Task<IReadOnlyList<RunRecord>> ListSuiteRunsAsync(Guid suiteId, CancellationToken cancellationToken = default) => database.QueryAsync(
+        $"SELECT {ListedRunColumns} FROM runs WHERE suite_id = @suite_id ORDER BY started_at, {database.SaveOrder};", ReadRun, cancellationToken, ("suite_id", database.Id(suiteId)));
+
+    public async Task<bool> DeleteAsync(Guid id, CancellationToken cancellationToken = default) =>
+        await WriteAsync("DELETE FROM runs WHERE id = @id;", ("id", database.Id(id))) > 0;
+
+    public Task SaveSuiteAsync(SuiteRecord suite, CancellationToken cancellationToken = default) => WriteAsync(
+        database.Upsert("suites", SuiteColumns),
+        ("id", database.Id(suite.Id)),
+        ("state", suite.State.ToString()),
+        ("started_at", database.Time(suite.StartedAt)),
+        ("finished_at", database.Time(suite.FinishedAt)),
+        ("plan_json", ToJson(suite.Plan)),
+        ("strategies_json", ToJson(suite.Strategies)),
+        ("error", suite.Error),
+        ("comparison_json", suite.Comparison is null ? null : ToJson(suite.Comparison)));
+
+    public async Task<SuiteRecord?> GetSuiteAsync(Guid id, CancellationToken cancellationToken = default) =>
+        (await database.QueryAsync($"SELECT {SuiteColumns} FROM suites WHERE id = @id;", ReadSuite, cancellationToken, ("id", database.Id(id)))).SingleOrDefault();
+
+    public Task<IReadOnlyList<SuiteRecord>> ListComparisonsAsync(int limit, int offset, CancellationToken cancellationToken = default) => database.QueryAsync(
+        $"SELECT {SuiteColumns} FROM suites WHERE comparison_json IS NOT NULL ORDER BY started_at DESC, {database.SaveOrder} DESC LIMIT @limit OFFSET @offset;",
+        ReadSuite,
+        cancellationToken,
+        ("limit", limit),
+        ("offset", offset));
+
+    public Task<int> CountComparisonsAsync(CancellationToken cancellationToken = default) =>
+        CountRowsAsync("FROM suites WHERE comparison_json IS NOT NULL", cancellationToken);
+
+    public Task SaveExperimentAsync(ExperimentRecord experiment, CancellationToken cancellationToken = default) => WriteAsync(
+        database.Upsert("experiments", ExperimentColumns),
+        ("id", database.Id(experiment.Id)),
+        ("lesson", experiment.Lesson),
+        ("state", experiment.State.ToString()),
+        ("started_at", database.Time(experiment.StartedAt)),
+        ("record_json", ToJson(experiment)));
+
+    public async Task<ExperimentRecord?> GetExperimentAsync(Guid id, CancellationToken cancellationToken = default) =>
+        (await database.QueryAsync("SELECT record_json, state FROM experiments WHERE id = @id;", ReadExperiment, cancellationToken, ("id", database.Id(id)))).SingleOrDefault();
+
+    public Task<IReadOnlyList<ExperimentRecord>> ListExperimentsAsync(string lesson, int limit, int offset, CancellationToken cancellationToken = default) => database.QueryAsync(
+        $"SELECT record_json, state FROM experiments WHERE lesson = @lesson ORDER BY started_at DESC, {database.SaveOrder} DESC LIMIT @limit OFFSET @offset;",
+        ReadExperiment,
+        cancellationToken,
+        ("lesson", lesson),
+        ("limit", limit),
+        ("offset", offset));
+
+    public Task<int> CountExperimentsAsync(string lesson, CancellationToken cancellationToken = default) =>
+        CountRowsAsync("FROM experiments WHERE lesson = @lesson", cancellationToken, ("lesson", lesson));
+
+    /// <summary>Returns how many runs, suites and experiments together were marked.</summary>
+    public Task<int> MarkInterruptedAsync(CancellationToken cancellationToken = default) => WriteAsync(
+        $"""
+        UPDATE runs SET state = @failed, error = @error, finished_at = @now WHERE state = @running;
+        UPDATE suites SET state = @failed, error = @error, finished_at = @now WHERE state = @running;
+        UPDATE experiments SET state = @failed, record_json = {database.JsonSet("record_json", ("state", "failed"), ("error", "error"), ("finishedAt", "now"))} WHERE state = @running;
+        """,
+        ("failed", nameof(RunState.Failed)),
+        ("running", nameof(RunState.Running)),
+        ("error", InterruptedError),
+        ("now", database.Time(DateTimeOffset.UtcNow)));
+
+    /// <summary>Closes the pooled connections (SQLite checkpoints its WAL into the file).</summary>
+    public void Dispose() => database.Dispose();
+
+    /// <summary>Brings a database of schema version <paramref name="from"/> (as SQLite counts) to the tables that <see cref="Schema"/> then completes.</summary>
+    private async Task UpgradeAsync(SchemaChange change, int from)
+    {
+        // Version 2 keeps each run's description, time series and verdict; runs recorded before load models existed ran
+        // each strategy under its default load, suites sequentially. Only SQLite has histories that old.
+        if (from < 2)
+        {
+            foreach (var column in new[] { "measured", "series_json", "verdict_json" })
+            {
+                await change.AddColumnAsync("runs", column, "TEXT NULL");
+            }
+
+            var defaultLoads = string.Join(" ", StrategyList.All.Select(strategy => $"WHEN '{strategy.Info.Name}' THEN '{Name(strategy.Info.DefaultLoad)}'"));
+            await change.ExecuteAsync($"""
+                UPDATE runs SET plan_json = json_set(plan_json, '$.load', CASE strategy {defaultLoads} ELSE '{Name(LoadKind.Sequential)}' END)
+                    WHERE json_extract(plan_json, '$.load') IS NULL;
+                UPDATE suites SET plan_json = json_set(plan_json, '$.load', '{Name(LoadKind.Sequential)}') WHERE json_extract(plan_json, '$.load') IS NULL;
+                """);
+        }
+
+        // Version 3 keeps what makes a suite a protocol comparison; version 4 the lesson experiments (a table of their
+        // own), 5 which experiment a run belongs to, 6 a completed run's note (calls that failed to connect while the service kept answering).
+        if (from < 3)
+        {
+            await change.AddColumnAsync("suites", "comparison_json", "TEXT NULL");
+        }
+
+        if (from < 5)
+        {
+            await change.AddColumnAsync("runs", "experiment_id", $"{database.IdType} NULL");
+        }
+
+        if (from < 6)
+        {
+            await change.AddColumnAsync("runs", "note", "TEXT NULL");
+        }
+    }
+
+    // Writes take no token: a run is stored even when the caller who started it has gone.
+    private Task<int> WriteAsync(string sql, params (string Name, object? Value)[] parameters) => database.ExecuteAsync(sql, CancellationToken.None, parameters);
+
+    // COUNT(*) is a bigint in PostgreSQL.
+    private async Task<int> CountRowsAsync(string from, CancellationToken cancellationToken, params (string Name, object? Value)[] parameters) =>
+        (int)(await database.QueryAsync($"SELECT COUNT(*) {from};", row => row.GetInt64(0), cancellationToken, parameters)).Single();
+
+    private static string StrategyFilter(string? strategy) => strategy is null ? string.Empty : "WHERE strategy = @strategy";
+
+    private static string Name(LoadKind load) => RunPlanRules.Name(load);
+
+    private RunRecord ReadRun(DbDataReader row) => new(
+        Id: database.ReadId(row, 0),
+        SuiteId: row.IsDBNull(1) ? null : database.ReadId(row, 1),
+        State: Enum.Parse<RunState>(row.GetString(3)),
+        StartedAt: database.ReadTime(row, 4),
+        FinishedAt: row.IsDBNull(5) ? null : database.ReadTime(row, 5),
+        Plan: FromJson<RunPlan>(row.GetString(6)),
+        Stats: row.IsDBNull(7) ? null : FromJson<RunStats>(row.GetString(7)),
+        Error: row.IsDBNull(8) ? null : row.GetString(8))
+    {
+        Measured = row.IsDBNull(9) ? null : row.GetString(9),
+        Series = row.IsDBNull(10) ? null : FromJson<TimeSeries>(row.GetString(10)),
+        Verdict = row.IsDBNull(11) ? null : FromJson<Verdict>(row.GetString(11)),
+        ExperimentId = row.IsDBNull(12) ? null : database.ReadId(row, 12),
+        Note = row.IsDBNull(13) ? null : row.GetString(13),
+    };
+
+    private SuiteRecord ReadSuite(DbDataReader row) => new(
+        Id: database.ReadId(row, 0),
+        State: Enum.Parse<RunState>(row.GetString(1)),
+        StartedAt: database.ReadTime(row, 2),
+        FinishedAt: row.IsDBNull(3) ? null : database.ReadTime(row, 3),
+        Plan: FromJson<RunPlan>(row.GetString(4)),
+        Strategies: FromJson<string[]>(row.GetString(5)),
+        Error: row.IsDBNull(6) ? null : row.GetString(6))
+    {
+        Comparison = row.IsDBNull(7) ? null : FromJson<ComparisonPlan>(row.GetString(7)),
+    };
+
+    // The state column is the truth: a record cut off by a stop is marked there (and in its JSON) at the next start.
+    private static ExperimentRecord ReadExperiment(DbDataReader row) =>
+        FromJson<ExperimentRecord>(row.GetString(0)) with { State = Enum.Parse<RunState>(row.GetString(1)) };
+
+    private static string ToJson<T>(T value) => JsonSerializer.Serialize(value, RunJson.Options);
+
+    private static T FromJson<T>(string json) =>
+        JsonSerializer.Deserialize<T>(json, RunJson.Options) ?? throw new InvalidDataException($"The history holds a null {typeof(T).Name}.");
+}

@@ -1,0 +1,60 @@
+using Grpc.Core;
+
+namespace LoadEngine.Calls;
+
+/// <summary>
+/// A call that did not succeed for a reason other than gRPC's own: a wrong answer, or a REST call's failure. It is counted
+/// under <see cref="Status"/>, the status grpc-dotnet gives the same failure, so every protocol's failures read alike.
+/// </summary>
+public sealed class CallFailedException(StatusCode status, string detail, Exception? cause = null) : Exception(detail, cause)
+{
+    public StatusCode Status { get; } = status;
+
+    public string Detail { get; } = detail;
+}
+
+/// <summary>
+/// What the engine reads from a failed call, whichever protocol failed it: the status it is counted under, its detail as
+/// the client gave it, what a sentence about a failed connection quotes, and whether the connection was refused.
+/// </summary>
+public readonly record struct CallFailure(StatusCode Status, string Detail, string Described, bool Refused)
+{
+    public CallFailure(StatusCode status, string detail)
+        : this(status, detail, detail.TrimEnd('.'), Refused: false)
+    {
+    }
+
+    /// <summary>The failure a call threw, or null when it is not a call's failure (a bug, which the engine re-throws).</summary>
+    public static CallFailure? From(Exception error) => error switch
+    {
+        RpcException rpc => new CallFailure(rpc.StatusCode, rpc.Status.Detail, Describe(rpc.Status.Detail, rpc.Status.DebugException), IsRefused(rpc.Status.DebugException)),
+        CallFailedException failed => new CallFailure(failed.Status, failed.Detail, Describe(failed.Detail, failed.InnerException), IsRefused(failed.InnerException)),
+        _ => null,
+    };
+
+    /// <summary>
+    /// A failure's detail, and the client's own exception beneath it when the detail does not say it: "Error connecting to
+    /// subchannel" comes with "Connection refused" or "A connection could not be established within the configured
+    /// ConnectTimeout" (whose own inner exception only says the operation was cancelled).
+    /// </summary>
+    private static string Describe(string detail, Exception? cause)
+    {
+        detail = detail.TrimEnd('.');
+        var because = cause?.Message.TrimEnd('.');
+        return string.IsNullOrEmpty(because) || detail.Contains(because, StringComparison.Ordinal) ? detail : $"{detail} ({because})";
+    }
+
+    /// <summary>Whether <paramref name="error"/> or an exception beneath it is the socket's refusal: nothing listens at the address.</summary>
+    private static bool IsRefused(Exception? error)
+    {
+        for (var cause = error; cause is not null; cause = cause.InnerException)
+        {
+            if (cause is System.Net.Sockets.SocketException { SocketErrorCode: System.Net.Sockets.SocketError.ConnectionRefused })
+            {
+                return true;
+            }
+        }
+
+        return false;
+    }
+}

@@ -1,0 +1,33 @@
+using LoadEngine.Protocols;
+using LoadEngine.Runs;
+using LoadEngine.Strategies;
+using LoadEngine.Targets;
+using Microsoft.Extensions.DependencyInjection;
+
+namespace LoadEngine.Calls;
+
+/// <summary>
+/// What a run calls, made from its plan in the run's DI scope: a workload's contender, or a strategy's calls of the
+/// target's method (whole calls, or messages on one stream when the strategy says so). Disposed with the scope.
+/// </summary>
+public sealed class RunCallsFactory(IServiceProvider scope)
+{
+    public IRunCalls Create(RunPlan plan)
+    {
+        if (plan.Workload is not null)
+        {
+            return scope.GetRequiredService<WorkloadStrategies>().Create(plan);
+        }
+
+        var strategy = StrategyList.Resolve(scope, plan.Strategy);
+        return Compose(strategy, plan);
+    }
+
+    /// <summary>A strategy's calls of the built-in service's method, under <paramref name="plan"/>.</summary>
+    public static IRunCalls Compose(IChannelStrategy strategy, RunPlan plan)
+    {
+        var oneStream = strategy.Info.Shape == CallShape.OneStream;
+        var target = MonitorTarget.For(plan, oneStream);
+        return oneStream ? new GrpcStream<Performance.PerformanceStatusRequest, Performance.PerformanceStatusResponse>(strategy, target) : new GrpcCalls<Performance.PerformanceStatusRequest, Performance.PerformanceStatusResponse>(strategy, target);
+    }
+}

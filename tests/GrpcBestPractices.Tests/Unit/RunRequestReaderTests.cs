@@ -1,0 +1,63 @@
+using System.Text;
+using ApiGateway.Endpoints;
+using LoadEngine.Protocols;
+using Microsoft.AspNetCore.Http;
+
+namespace GrpcBestPractices.Tests.Unit;
+
+/// <summary>A JSON body binds to a typed plan with System.Text.Json; what does not bind is refused with the sentence its query-string text gets.</summary>
+public sealed class RunRequestReaderTests
+{
+    [Fact]
+    public async Task NumbersBindAsJsonNumbersOrStringsAndListsAsJsonOrAsTheQueryStringWritesThem()
+    {
+        var (request, error) = await ReadAsync("""
+            {"strategy": "single-connection", "count": "100", "concurrency": 8, "load": "ramping", "rate": 2.5, "includeStatuses": "false",
+             "stages": [{"duration": 10, "target": 5000}, "20:5000"], "percentiles": "p50,99.9", "thresholds": "p99 < 5ms"}
+            """);
+
+        Assert.True(request is not null, error);
+        Assert.Equal(new RunPlanInput("single-connection", 100, 8, IncludeStatuses: false) { Load = LoadKind.Ramping, Rate = 2.5 }, request.Input with
+        {
+            Stages = null, Percentiles = null, Thresholds = null,
+        });
+        Assert.Equal([new RampStage(10, 5000), new RampStage(20, 5000)], request.Input.Stages!);
+        Assert.Equal([50, 99.9], request.Input.Percentiles!);
+        Assert.Equal(["p99 < 5ms"], request.Input.Thresholds!);
+    }
+
+    [Fact]
+    public async Task AWorkloadsContenderBindsToItsEnums()
+    {
+        var (request, _) = await ReadAsync("""{"workload": "big-dto", "protocol": "rest", "serializer": "newtonsoft", "httpVersion": "2", "security": "tls", "connection": "new-per-call"}""");
+
+        Assert.Equal((ApiProtocol.Rest, PayloadSerializer.Newtonsoft, WireVersion.Http2, WireSecurity.Tls, ConnectionUse.NewPerCall),
+            (request!.Input.Protocol, request.Input.Serializer, request.Input.HttpVersion, request.Input.Security, request.Input.Connection));
+    }
+
+    [Theory]
+    [InlineData("""{"count": 1.5}""", "count was '1.5'; it must be a whole number from 1 to 100000.")]
+    [InlineData("""{"count": true}""", "count was 'true'; it must be a whole number from 1 to 100000.")]
+    [InlineData("""{"load": "fast"}""", "load was 'fast'; it must be one of: sequential, closed, open, ramping.")]
+    [InlineData("""{"load": 1}""", "load was '1'; it must be one of: sequential, closed, open, ramping.")]
+    [InlineData("""{"rate": "soon"}""", "rate was 'soon'; it must be a number of calls per second from 0.001 to 1000000.")]
+    [InlineData("""{"protocol": "soap"}""", "protocol was 'soap'; it must be grpc, grpc-code-first or rest.")]
+    [InlineData("""{"stages": "10:5000,soon"}""", "stages was '10:5000,soon'; 'soon' is not a stage.")]
+    [InlineData("""{"strategy": 5}""", "strategy was '5'; it must be a JSON string.")]
+    [InlineData("""{"includeStatuses": "maybe"}""", "includeStatuses was 'maybe'; it must be true or false.")]
+    [InlineData("""{"concurency": 4}""", "'concurency' is not a run setting; the body may hold: strategy, count,")]
+    public async Task AValueThatDoesNotBindIsRefusedNamingTheFieldAndWhatIsAllowed(string body, string expected)
+    {
+        var (request, error) = await ReadAsync(body);
+
+        Assert.Null(request);
+        Assert.StartsWith(expected, error);
+    }
+
+    private static Task<(RunRequestReader.RunRequest? Request, string Error)> ReadAsync(string body)
+    {
+        var http = new DefaultHttpContext();
+        http.Request.Body = new MemoryStream(Encoding.UTF8.GetBytes(body));
+        return RunRequestReader.ReadAsync(http.Request, RunRequestReader.Run);
+    }
+}

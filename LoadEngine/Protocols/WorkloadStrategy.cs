@@ -1,7 +1,6 @@
 using System.Net;
 using System.Security.Cryptography.X509Certificates;
 using Grpc.Core;
-using Grpc.Net.Client;
 using LoadEngine.Calls;
 using LoadEngine.Clients;
 using LoadEngine.Runs;
@@ -108,8 +107,8 @@ public sealed class WorkloadConnections(Contender contender, Uri address, X509Ce
 
     public IWorkloadApi Connect() => contender.Protocol switch
     {
-        ApiProtocol.Grpc => new ContractFirstApi(Channel()),
-        ApiProtocol.GrpcCodeFirst => new CodeFirstApi(Channel()),
+        ApiProtocol.Grpc => new ContractFirstApi(channels.CreateChannel(Handler(), address)),
+        ApiProtocol.GrpcCodeFirst => new CodeFirstApi(channels.CreateChannel(Handler(), address)),
         _ => new RestWorkloadApi(
             new HttpClient(Handler(), disposeHandler: true)
             {
@@ -121,9 +120,6 @@ public sealed class WorkloadConnections(Contender contender, Uri address, X509Ce
             _routes!,
             JsonCodec.For(contender.Serializer)),
     };
-
-    // A channel given a handler leaves it open when disposed unless told otherwise.
-    private GrpcChannel Channel() => GrpcChannel.ForAddress(address, new GrpcChannelOptions { HttpHandler = Handler(), DisposeHttpClient = true });
 
     private SocketsHttpHandler Handler()
     {

@@ -1,3 +1,4 @@
+using GrpcBestPractices.ServiceDefaults;
 using ApiGateway.Comparisons;
 using ApiGateway.Configuration;
 using LoadEngine;
@@ -20,14 +21,8 @@ public static partial class GatewaySetup
             .Bind(builder.Configuration)
             .ValidateDataAnnotations()
             .ValidateOnStart();
-        builder.Services.AddOptions<RunLimitsOptions>()
-            .BindConfiguration(RunLimitsOptions.Section)
-            .ValidateDataAnnotations()
-            .ValidateOnStart();
-        builder.Services.AddOptions<ProtocolsOptions>()
-            .BindConfiguration(ProtocolsOptions.Section)
-            .ValidateDataAnnotations()
-            .ValidateOnStart();
+        builder.Services.AddValidatedOptions<RunLimitsOptions>(RunLimitsOptions.Section);
+        builder.Services.AddValidatedOptions<ProtocolsOptions>(ProtocolsOptions.Section);
         // The engine calls the configured addresses only, within the configured limits.
         builder.Services.AddOptions<EngineOptions>().Configure<IOptions<GatewayOptions>, IOptions<RunLimitsOptions>, IOptions<ProtocolsOptions>, IHostEnvironment>(
             (engine, gateway, limits, protocols, environment) =>

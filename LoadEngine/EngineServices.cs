@@ -40,8 +40,6 @@ public static class EngineServices
         }
 
         services.AddScoped<RunCallsFactory>();
-        // Workload strategies are made from each run's plan (workload × contender), in the run's scope.
-        services.AddScoped<Protocols.WorkloadStrategies>();
         services.AddSingleton<Protocols.ServiceDiagnosticsReader>();
         services.AddSingleton<Runs.RunEngine>();
         // The lessons' probes: the arms measured without a run (a keep-alive pause, a payload's sizes).

@@ -140,19 +140,23 @@ public static class AgentMode
     private static async Task<RunRecord> RunShareAsync(LoadTestSettings settings, RunAgentStore store, AgentSettings agent, RunPlan share, TextWriter error, Interrupt interrupt)
     {
         await using var services = LoadTestRunner.BuildServices(settings);
-        var runner = services.GetRequiredService<LoadTestRunner>();
-        using var live = new LiveRun();
-        using var stopBeating = new CancellationTokenSource();
-        var beating = BeatAsync(store, agent, live, error, interrupt, stopBeating.Token);
-        try
+        var heartbeat = new Heartbeat(store, agent, error, interrupt);
+        return await services.GetRequiredService<LoadTestRunner>().Sequence(heartbeat, settings.Limits, interrupt).RunAsync(share, 1, 1);
+    }
+
+    /// <summary>Follows the share's run by beating every second until the engine finishes it.</summary>
+    private sealed class Heartbeat(RunAgentStore store, AgentSettings agent, TextWriter error, Interrupt interrupt) : IRunFollower
+    {
+        public async Task FollowAsync(RunRecord run, int position, int of, LiveRun live)
         {
-            var run = new RunRecord(Guid.NewGuid(), share, RunState.Running, DateTimeOffset.UtcNow, null, null, null, null);
-            return await runner.ExecuteAsync(run, live, settings.Limits, interrupt);
-        }
-        finally
-        {
-            await stopBeating.CancelAsync();
-            await beating;
+            using (live)
+            using (var stopBeating = new CancellationTokenSource())
+            {
+                var beating = BeatAsync(store, agent, live, error, interrupt, stopBeating.Token);
+                await live.Finished;
+                await stopBeating.CancelAsync();
+                await beating;
+            }
         }
     }
 

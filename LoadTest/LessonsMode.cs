@@ -2,6 +2,7 @@ using System.CommandLine;
 using System.Globalization;
 using System.Text.Json;
 using LoadEngine.Lessons;
+using LoadTest.Output;
 using Microsoft.Extensions.DependencyInjection;
 using Spectre.Console;
 
@@ -45,7 +46,7 @@ public static class LessonsMode
         {
             var warmup = await EngineWarmup.RunAsync(services, interrupt.Token);
             Say(settings, output, warmup.Summary);
-            var runs = new EngineRuns(services.GetRequiredService<LoadTestRunner>(), settings.Limits, interrupt);
+            var runs = services.GetRequiredService<LoadTestRunner>().Sequence(new NoProgress(), settings.Limits, interrupt);
             foreach (var lesson in lessons)
             {
                 if (interrupt.Signal is not null)
@@ -117,12 +118,5 @@ public static class LessonsMode
         {
             output.WriteLine(line);
         }
-    }
-
-    /// <summary>An arm's run in this process, stopped at the time limit and by Ctrl+C as any CLI run.</summary>
-    private sealed class EngineRuns(LoadTestRunner runner, PlanLimits limits, Interrupt interrupt) : ILessonRuns
-    {
-        public Task<RunRecord> RunAsync(RunPlan plan, ExperimentStep step, CancellationToken cancellation) =>
-            runner.ExecuteAsync(new RunRecord(Guid.NewGuid(), plan, RunState.Running, DateTimeOffset.UtcNow, null, null, null, null), new LiveRun(), limits, interrupt);
     }
 }

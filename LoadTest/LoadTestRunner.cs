@@ -6,6 +6,7 @@ using LoadEngine.Thresholds;
 using LoadTest.Output;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Logging;
+using Microsoft.Extensions.Options;
 
 namespace LoadTest;
 
@@ -25,19 +26,7 @@ public sealed partial class LoadTestRunner(RunEngine engine, IServiceProvider se
             .AddConsole(console => console.LogToStandardErrorThreshold = LogLevel.Trace)
             .AddSimpleConsole(format => format.SingleLine = true));
         services.AddLoadEngine();
-        services.Configure<EngineOptions>(engine =>
-        {
-            engine.ServerUri = settings.Engine.ServerUri;
-            engine.CallTimeout = settings.Engine.CallTimeout;
-            engine.ConnectTimeout = settings.Engine.ConnectTimeout;
-            engine.SilenceTimeout = settings.Engine.SilenceTimeout;
-            engine.ConnectFailureWindow = settings.Engine.ConnectFailureWindow;
-            engine.MaxInFlight = settings.Engine.MaxInFlight;
-            engine.Http1Uri = settings.Engine.Http1Uri;
-            engine.TlsUri = settings.Engine.TlsUri;
-            engine.TrustedCertificatePath = settings.Engine.TrustedCertificatePath;
-            engine.SettingNames = settings.Engine.SettingNames;
-        });
+        services.AddSingleton(Options.Create(settings.Engine));
         services.AddSingleton<LoadTestRunner>();
         return services.BuildServiceProvider();
     }
@@ -47,24 +36,8 @@ public sealed partial class LoadTestRunner(RunEngine engine, IServiceProvider se
         var suite = settings.IsSuite
             ? new SuiteRecord(Guid.NewGuid(), settings.Plans[0], [.. settings.Plans.Select(plan => plan.Strategy)], RunState.Running, DateTimeOffset.UtcNow, null, null)
             : null;
-        var runs = new List<RunRecord>();
-        foreach (var plan in settings.Plans)
-        {
-            // Once interrupted no further run starts; the first always does, so there is a run to report (it ends at once, cancelled).
-            if (interrupt.Signal is not null && runs.Count > 0)
-            {
-                break;
-            }
-
-            var run = new RunRecord(Guid.NewGuid(), plan, RunState.Running, DateTimeOffset.UtcNow, null, null, null, suite?.Id);
-            var live = new LiveRun();
-            var following = display.FollowAsync(run, runs.Count + 1, settings.Plans.Count, live);
-            var ended = await ExecuteAsync(run, live, settings.Limits, interrupt);
-            await following;
-            display.Ended(ended, runs.Count + 1, settings.Plans.Count);
-            runs.Add(ended);
-        }
-
+        // Once interrupted no further run starts; the first always does, so there is a run to report (it ends at once, cancelled).
+        var runs = await Sequence(display, settings.Limits, interrupt, suite?.Id).RunAllAsync(settings.Plans, interrupt.Token, firstAlways: true);
         var interruption = interrupt.Signal;
         suite = suite is null ? null : suite with
         {
@@ -75,7 +48,15 @@ public sealed partial class LoadTestRunner(RunEngine engine, IServiceProvider se
         return new LoadTestResult(suite, runs, interruption);
     }
 
-    internal async Task<RunRecord> ExecuteAsync(RunRecord run, LiveRun live, PlanLimits limits, Interrupt interrupt)
+    /// <summary>Plans run in this process one after another, each stopped at the time limit and by Ctrl+C as any CLI run.</summary>
+    public RunSequence Sequence(IRunFollower follower, PlanLimits limits, Interrupt interrupt, Guid? suiteId = null) => new(plan =>
+    {
+        var run = new RunRecord(Guid.NewGuid(), plan, RunState.Running, DateTimeOffset.UtcNow, null, null, null, suiteId);
+        var live = new LiveRun();
+        return Task.FromResult(new StartedRun(run, live, Task.Run(() => ExecuteAsync(run, live, limits, interrupt))));
+    }, follower);
+
+    private async Task<RunRecord> ExecuteAsync(RunRecord run, LiveRun live, PlanLimits limits, Interrupt interrupt)
     {
         var limit = TimeSpan.FromSeconds(limits.MaxRunSeconds);
         using var stop = CancellationTokenSource.CreateLinkedTokenSource(interrupt.Token);
@@ -85,14 +66,16 @@ public sealed partial class LoadTestRunner(RunEngine engine, IServiceProvider se
             await using var scope = services.CreateAsyncScope();
             using var calls = scope.ServiceProvider.GetRequiredService<RunCallsFactory>().Create(run.Plan);
             var ended = await engine.ExecuteAsync(calls, run, live, stop.Token);
+            // Judged where it ended, by the engine: a run that measured something fails its thresholds alike whichever stop ended it.
             return ended.State != RunState.Cancelled ? ended
-                : interrupt.Signal is { } signal ? ThresholdJudge.WithVerdict(ended with { Error = $"Interrupted by {signal} before the run finished." })
-                : ThresholdJudge.WithVerdict(ended with { State = RunState.Failed, Error = $"The run was stopped at the time limit of {limit.TotalSeconds:0} s." });
+                : interrupt.Signal is { } signal ? ended with { Error = $"Interrupted by {signal} before the run finished." }
+                : ended with { State = RunState.Failed, Error = $"The run was stopped at the time limit of {limit.TotalSeconds:0} s." };
         }
         catch (Exception ex)
         {
             LogRunCrashed(logger, ex, run.Plan.Strategy);
             live.Finish(live.Latest);
+            // The engine never ended this run, so it is judged here, where it ended.
             return ThresholdJudge.WithVerdict(run with { State = RunState.Failed, FinishedAt = DateTimeOffset.UtcNow, Error = $"The run failed inside the CLI: {ex.Message}" });
         }
     }

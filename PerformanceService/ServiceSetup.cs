@@ -1,4 +1,5 @@
 using System.ComponentModel.DataAnnotations;
+using GrpcBestPractices.ServiceDefaults;
 using Microsoft.AspNetCore.Server.Kestrel.Core;
 using Microsoft.Extensions.DependencyInjection.Extensions;
 using Microsoft.Extensions.Options;
@@ -43,10 +44,7 @@ public static class ServiceSetup
     /// </summary>
     public static WebApplicationBuilder AddIdleConnectionTimeout(this WebApplicationBuilder builder)
     {
-        builder.Services.AddOptions<IdleConnectionOptions>()
-            .BindConfiguration(IdleConnectionOptions.Section)
-            .ValidateDataAnnotations()
-            .ValidateOnStart();
+        builder.Services.AddValidatedOptions<IdleConnectionOptions>(IdleConnectionOptions.Section);
         builder.Services.AddOptions<KestrelServerOptions>().Configure<IOptions<IdleConnectionOptions>>(UseIdleTimeout);
         return builder;
     }
@@ -67,10 +65,7 @@ public static class ServiceSetup
 
     public static WebApplicationBuilder AddProcessSampling(this WebApplicationBuilder builder)
     {
-        builder.Services.AddOptions<MonitorOptions>()
-            .BindConfiguration(MonitorOptions.Section)
-            .ValidateDataAnnotations()
-            .ValidateOnStart();
+        builder.Services.AddValidatedOptions<MonitorOptions>(MonitorOptions.Section);
         builder.Services.TryAddSingleton(TimeProvider.System);
         builder.Services.AddSingleton<ProcessSampler>();
         builder.Services.AddHostedService(services => services.GetRequiredService<ProcessSampler>());

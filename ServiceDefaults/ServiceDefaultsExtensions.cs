@@ -97,6 +97,11 @@ public static class ServiceDefaultsExtensions
         return app;
     }
 
+    /// <summary>A typed setting bound from <paramref name="section"/>, its data annotations checked at start (see <see cref="ExitOnInvalidConfiguration"/>).</summary>
+    public static OptionsBuilder<T> AddValidatedOptions<T>(this IServiceCollection services, string section)
+        where T : class =>
+        services.AddOptions<T>().BindConfiguration(section).ValidateDataAnnotations().ValidateOnStart();
+
     /// <summary>
     /// Runs the options validators registered with ValidateOnStart now, before anything reads options: a bad
     /// setting ends the app with one line naming the key and exit code 2, not a stack trace.

@@ -10,10 +10,7 @@ public static class AgentSetup
     /// <summary>Distributed runs meet their agents in the run history's own database: the SQLite file, or PostgreSQL.</summary>
     public static WebApplicationBuilder AddAgentRuns(this WebApplicationBuilder builder)
     {
-        builder.Services.AddOptions<AgentOptions>()
-            .BindConfiguration(AgentOptions.Section)
-            .ValidateDataAnnotations()
-            .ValidateOnStart();
+        builder.Services.AddValidatedOptions<AgentOptions>(AgentOptions.Section);
         builder.Services.AddSingleton(services =>
         {
             var history = services.GetRequiredService<IOptions<HistoryOptions>>().Value;

@@ -3,7 +3,7 @@ using LoadEngine.Lessons;
 namespace ApiGateway.Runs;
 
 /// <summary>A lesson experiment in progress: its record as the samples arrive, the run going now, and its followers.</summary>
-public sealed class ActiveExperiment(LessonPlan plan, ExperimentRecord record, CancellationToken stopping) : ActiveWork(stopping)
+public sealed class ActiveExperiment(LessonPlan plan, ExperimentRecord record, CancellationToken stopping) : ActiveSequence(stopping), IRunFollower
 {
     private ExperimentRecord _record = record;
 
@@ -12,8 +12,6 @@ public sealed class ActiveExperiment(LessonPlan plan, ExperimentRecord record, C
     public Guid Id { get; } = record.Id;
 
     public ExperimentRecord Record => Volatile.Read(ref _record);
-
-    public ActiveRun? Current { get; internal set; }
 
     public ExperimentStep? CurrentStep { get; internal set; }
 
@@ -27,6 +25,16 @@ public sealed class ActiveExperiment(LessonPlan plan, ExperimentRecord record, C
     public Broadcast<ExperimentEvent> Events { get; } = new(FollowerCapacity);
 
     public Task<ExperimentRecord> Completion { get; internal set; } = null!;
+
+    /// <summary>An arm's run: its progress passed on as the step's (a step's position in the sequence is its index).</summary>
+    public async Task FollowAsync(RunRecord run, int position, int of, LiveRun live)
+    {
+        var step = CurrentStep = Plan.Schedule()[position - 1];
+        await foreach (var progress in live.FollowAsync())
+        {
+            Events.Publish(new ExperimentProgress(step, run.Id, progress));
+        }
+    }
 
     internal void Update(ExperimentRecord record)
     {

@@ -37,14 +37,18 @@ public sealed class ActiveRun(RunRecord record, CancellationToken stopping) : Ac
     public Task<RunRecord> Completion { get; internal set; } = null!;
 }
 
-public sealed class ActiveSuite(SuiteRecord record, IReadOnlyList<RunPlan> plans, CancellationToken stopping) : ActiveWork(stopping)
+/// <summary>A suite or experiment: runs one after another (<see cref="RunSequence"/>), the one going now its current run.</summary>
+public abstract class ActiveSequence(CancellationToken stopping) : ActiveWork(stopping)
+{
+    public ActiveRun? Current { get; internal set; }
+}
+
+public sealed class ActiveSuite(SuiteRecord record, IReadOnlyList<RunPlan> plans, CancellationToken stopping) : ActiveSequence(stopping), IRunFollower
 {
     public SuiteRecord Record { get; } = record;
 
     /// <summary>Each strategy's plan: the request's settings under that strategy's own load unless the request named one.</summary>
     public IReadOnlyList<RunPlan> Plans { get; } = plans;
-
-    public ActiveRun? Current { get; internal set; }
 
     /// <summary>
     /// Events a follower may leave unread, the same as a run's: a run's end is read again from the history when the suite
@@ -56,6 +60,16 @@ public sealed class ActiveSuite(SuiteRecord record, IReadOnlyList<RunPlan> plans
     public Broadcast<SuiteEvent> Events { get; } = new(FollowerCapacity);
 
     public Task<SuiteRecord> Completion { get; internal set; } = null!;
+
+    public async Task FollowAsync(RunRecord run, int position, int of, LiveRun live)
+    {
+        await foreach (var progress in live.FollowAsync())
+        {
+            Events.Publish(new SuiteRunProgress(run.Id, run.Plan.Strategy, position, of, progress));
+        }
+    }
+
+    public void Ended(RunRecord run, int position, int of) => Events.Publish(new SuiteRunEnded(run));
 }
 
 /// <summary>Something a suite's followers are told.</summary>

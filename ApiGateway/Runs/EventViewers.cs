@@ -1,3 +1,4 @@
+using GrpcBestPractices.ServiceDefaults;
 using System.ComponentModel.DataAnnotations;
 using System.Net.ServerSentEvents;
 using System.Net.Sockets;
@@ -97,10 +98,7 @@ public static class EventViewerSetup
 {
     public static IServiceCollection AddEventViewers(this IServiceCollection services)
     {
-        services.AddOptions<EventViewerOptions>()
-            .BindConfiguration(EventViewerOptions.Section)
-            .ValidateDataAnnotations()
-            .ValidateOnStart();
+        services.AddValidatedOptions<EventViewerOptions>(EventViewerOptions.Section);
         services.TryAddSingleton(TimeProvider.System);
         services.AddSingleton<EventViewers>();
         return services;

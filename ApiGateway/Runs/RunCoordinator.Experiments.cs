@@ -13,37 +13,20 @@ public sealed partial class RunCoordinator
     public ActiveExperiment? RunningExperimentOf(string lesson) => _experiments.Values.FirstOrDefault(experiment => experiment.Record.Lesson == lesson);
 
     /// <summary>Starts the experiment in the background; null when too many runs are already going.</summary>
-    public async Task<ActiveExperiment?> StartExperimentAsync(LessonPlan plan)
+    public Task<ActiveExperiment?> StartExperimentAsync(LessonPlan plan) => HoldingAsync(TryTakeSlot(), async slot =>
     {
-        if (!TryReserve())
-        {
-            return null;
-        }
+        var experiment = new ActiveExperiment(plan, plan.NewRecord(), _stopping.Token);
+        await SaveAsync(() => store.SaveExperimentAsync(experiment.Record), "The experiment");
+        _experiments[experiment.Id] = experiment;
+        experiment.Completion = Task.Run(() => ExecuteExperimentAsync(experiment, slot));
+        return experiment;
+    });
 
-        try
-        {
-            var experiment = new ActiveExperiment(plan, plan.NewRecord(), _stopping.Token);
-            await SaveAsync(() => store.SaveExperimentAsync(experiment.Record), "The experiment");
-            _experiments[experiment.Id] = experiment;
-            experiment.Completion = Task.Run(() => ExecuteExperimentAsync(experiment));
-            return experiment;
-        }
-        catch
-        {
-            Release();
-            throw;
-        }
-    }
-
-    private IEnumerable<ActiveWork> ActiveExperiments => _experiments.Values;
-
-    private IEnumerable<Task> ExperimentCompletions => _experiments.Values.Select(experiment => (Task)experiment.Completion);
-
-    private async Task<ExperimentRecord> ExecuteExperimentAsync(ActiveExperiment experiment)
+    private async Task<ExperimentRecord> ExecuteExperimentAsync(ActiveExperiment experiment, IDisposable slot)
     {
         try
         {
-            var ended = await LessonExperiment.RunAsync(experiment.Plan, experiment.Record, new CoordinatedRuns(this, experiment), services, experiment.Update, experiment.Cancellation);
+            var ended = await LessonExperiment.RunAsync(experiment.Plan, experiment.Record, Sequence(experiment, "The experiment was cancelled.", experimentId: experiment.Id), services, experiment.Update, experiment.Cancellation);
             if (ended.State != RunState.Completed && experiment.StopReason is { } stop)
             {
                 ended = ended with { State = stop.State, Error = stop.Reason };
@@ -66,24 +49,7 @@ public sealed partial class RunCoordinator
             experiment.Events.Complete();
             _experiments.TryRemove(experiment.Id, out _);
             experiment.Dispose();
-            Release();
-        }
-    }
-
-    /// <summary>An arm's run, launched as a stored run of the experiment, its progress passed on to the experiment's followers.</summary>
-    private sealed class CoordinatedRuns(RunCoordinator coordinator, ActiveExperiment experiment) : ILessonRuns
-    {
-        public async Task<RunRecord> RunAsync(RunPlan plan, ExperimentStep step, CancellationToken cancellation)
-        {
-            var run = await coordinator.LaunchAsync(plan, suiteId: null, cancellation, experiment.StopReason?.Reason ?? "The experiment was cancelled.", slot: null, experiment.Id);
-            experiment.Current = run;
-            experiment.CurrentStep = step;
-            await foreach (var progress in run.Live.FollowAsync())
-            {
-                experiment.Events.Publish(new ExperimentProgress(step, run.Id, progress));
-            }
-
-            return await run.Completion;
+            slot.Dispose();
         }
     }
 

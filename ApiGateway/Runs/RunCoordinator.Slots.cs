@@ -6,21 +6,31 @@ namespace ApiGateway.Runs;
 /// </summary>
 public sealed partial class RunCoordinator
 {
-    private int _agentSlots;
+    private readonly SlotPool _localSlots = new();
+    private readonly SlotPool _agentSlots = new();
 
     /// <summary>A slot held until the lease is disposed; null when <see cref="Configuration.RunLimitsOptions.MaxRunsInFlight"/> are taken.</summary>
-    public IDisposable? TryTakeSlot() => TryReserve() ? new SlotLease(Release) : null;
+    public IDisposable? TryTakeSlot() => _localSlots.TryTake(limits.Value.MaxRunsInFlight);
 
     /// <summary>A distributed run's slot, held until the lease is disposed; null when <see cref="Agents.AgentOptions.MaxRunsInFlight"/> are taken.</summary>
-    private SlotLease? TryTakeAgentSlot()
-    {
-        if (Interlocked.Increment(ref _agentSlots) > agents.Value.MaxRunsInFlight)
-        {
-            Interlocked.Decrement(ref _agentSlots);
-            return null;
-        }
+    private IDisposable? TryTakeAgentSlot() => _agentSlots.TryTake(agents.Value.MaxRunsInFlight);
 
-        return new SlotLease(() => Interlocked.Decrement(ref _agentSlots));
+    private sealed class SlotPool
+    {
+        private int _taken;
+
+        public int Taken => Volatile.Read(ref _taken);
+
+        public IDisposable? TryTake(int limit)
+        {
+            if (Interlocked.Increment(ref _taken) > limit)
+            {
+                Interlocked.Decrement(ref _taken);
+                return null;
+            }
+
+            return new SlotLease(() => Interlocked.Decrement(ref _taken));
+        }
     }
 
     private sealed class SlotLease(Action release) : IDisposable

@@ -4,7 +4,6 @@ using ApiGateway.Configuration;
 using ApiGateway.History;
 using LoadEngine.Calls;
 using LoadEngine.Strategies;
-using LoadEngine.Thresholds;
 using Microsoft.Extensions.Options;
 
 namespace ApiGateway.Runs;
@@ -16,6 +15,8 @@ namespace ApiGateway.Runs;
 /// </summary>
 public sealed partial class RunCoordinator(
     IServiceProvider services,
+    IHostApplicationLifetime lifetime,
+    AgentRuns agentRuns,
     RunEngine engine,
     DurableRunStore store,
     RunMetrics metrics,
@@ -33,13 +34,12 @@ public sealed partial class RunCoordinator(
     private readonly ConcurrentDictionary<Guid, ActiveRun> _runs = new();
     private readonly ConcurrentDictionary<Guid, ActiveSuite> _suites = new();
     private readonly CancellationTokenSource _stopping = new();
-    private int _slots;
 
     /// <summary>Whether the gateway is shutting down: what it cancels now was stopped by that, not by its caller.</summary>
     public bool IsStopping => _stopping.IsCancellationRequested;
 
     /// <summary>No run, suite, experiment or lesson holds a slot: nothing the gateway measures is going on.</summary>
-    public bool IsIdle => Volatile.Read(ref _slots) == 0;
+    public bool IsIdle => _localSlots.Taken == 0;
 
     public ActiveRun? FindRun(Guid id) => _runs.GetValueOrDefault(id);
 
@@ -50,54 +50,26 @@ public sealed partial class RunCoordinator(
     /// (for a distributed run, <see cref="AgentOptions.MaxRunsInFlight"/> distributed runs).
     /// <paramref name="callerGone"/> cancels it (the chapter routes pass the request's abort token).
     /// </summary>
-    public async Task<ActiveRun?> StartRunAsync(RunPlan plan, CancellationToken callerGone = default)
-    {
+    public Task<ActiveRun?> StartRunAsync(RunPlan plan, CancellationToken callerGone = default) =>
         // A distributed run makes no calls here: waiting for its agents takes none of the slots local runs need.
-        if ((plan.Agents is null ? TryTakeSlot() : TryTakeAgentSlot()) is not { } slot)
-        {
-            return null;
-        }
-
-        try
-        {
-            return await LaunchAsync(plan, suiteId: null, callerGone, "The caller disconnected before the run finished.", slot);
-        }
-        catch
-        {
-            slot.Dispose();
-            throw;
-        }
-    }
+        HoldingAsync(plan.Agents is null ? TryTakeSlot() : TryTakeAgentSlot(), slot => LaunchAsync(plan, suiteId: null, callerGone, "The caller disconnected before the run finished.", slot));
 
     /// <summary>
     /// Starts a suite (one run per plan, in turn) in the background; null when too many runs are already going. A protocol
     /// comparison is a suite whose plans are its <paramref name="comparison"/>'s schedule.
     /// </summary>
-    public async Task<ActiveSuite?> StartSuiteAsync(IReadOnlyList<RunPlan> plans, ComparisonPlan? comparison = null)
+    public Task<ActiveSuite?> StartSuiteAsync(IReadOnlyList<RunPlan> plans, ComparisonPlan? comparison = null) => HoldingAsync(TryTakeSlot(), async slot =>
     {
-        if (!TryReserve())
+        var record = new SuiteRecord(Guid.NewGuid(), plans[0], [.. plans.Select(plan => plan.Strategy)], RunState.Running, DateTimeOffset.UtcNow, null, null)
         {
-            return null;
-        }
-
-        try
-        {
-            var record = new SuiteRecord(Guid.NewGuid(), plans[0], [.. plans.Select(plan => plan.Strategy)], RunState.Running, DateTimeOffset.UtcNow, null, null)
-            {
-                Comparison = comparison,
-            };
-            var suite = new ActiveSuite(record, plans, _stopping.Token);
-            await SaveAsync(() => store.SaveSuiteAsync(suite.Record), "The suite");
-            _suites[suite.Record.Id] = suite;
-            suite.Completion = Task.Run(() => ExecuteSuiteAsync(suite));
-            return suite;
-        }
-        catch
-        {
-            Release();
-            throw;
-        }
-    }
+            Comparison = comparison,
+        };
+        var suite = new ActiveSuite(record, plans, _stopping.Token);
+        await SaveAsync(() => store.SaveSuiteAsync(suite.Record), "The suite");
+        _suites[suite.Record.Id] = suite;
+        suite.Completion = Task.Run(() => ExecuteSuiteAsync(suite, slot));
+        return suite;
+    });
 
     public Task StartAsync(CancellationToken cancellationToken) => Task.CompletedTask;
 
@@ -107,7 +79,7 @@ public sealed partial class RunCoordinator(
     /// </summary>
     public Task StartingAsync(CancellationToken cancellationToken)
     {
-        services.GetRequiredService<IHostApplicationLifetime>().ApplicationStopping.Register(StopEverything);
+        lifetime.ApplicationStopping.Register(StopEverything);
         return Task.CompletedTask;
     }
 
@@ -130,7 +102,7 @@ public sealed partial class RunCoordinator(
     {
         StopEverything();
 
-        var pending = _runs.Values.Select(run => (Task)run.Completion).Concat(_suites.Values.Select(suite => (Task)suite.Completion)).Concat(ExperimentCompletions).ToArray();
+        var pending = _runs.Values.Select(run => (Task)run.Completion).Concat(_suites.Values.Select(suite => (Task)suite.Completion)).Concat(_experiments.Values.Select(experiment => (Task)experiment.Completion)).ToArray();
         try
         {
             await Task.WhenAll(pending).WaitAsync(cancellationToken);
@@ -149,7 +121,7 @@ public sealed partial class RunCoordinator(
 
     private void StopEverything()
     {
-        foreach (var work in _runs.Values.Cast<ActiveWork>().Concat(_suites.Values).Concat(ActiveExperiments))
+        foreach (var work in _runs.Values.Cast<ActiveWork>().Concat(_suites.Values).Concat(_experiments.Values))
         {
             work.Stop(RunState.Cancelled, GatewayStoppedReason);
         }
@@ -167,7 +139,7 @@ public sealed partial class RunCoordinator(
         if (plan.Agents is not null)
         {
             // Written before the run is announced: an agent started the moment POST answers finds its plan.
-            await SaveAsync(() => services.GetRequiredService<AgentRuns>().CreateAsync(run.Record), "The distributed run");
+            await SaveAsync(() => agentRuns.CreateAsync(run.Record), "The distributed run");
         }
 
         _runs[run.Id] = run;
@@ -186,9 +158,10 @@ public sealed partial class RunCoordinator(
         try
         {
             var ended = await ExecuteStrategyAsync(run);
+            // Judged where it ended: a run that measured something fails its thresholds alike whichever stop ended it.
             if (ended.State == RunState.Cancelled && (run.StopReason ?? (IsStopping ? (RunState.Cancelled, GatewayStoppedReason) : ((RunState, string)?)null)) is { } stop)
             {
-                ended = ThresholdJudge.WithVerdict(ended with { State = stop.State, Error = stop.Reason });
+                ended = ended with { State = stop.State, Error = stop.Reason };
             }
 
             // Its end is served from the history's memory from here on, not as the Running run this coordinator holds.
@@ -216,7 +189,7 @@ public sealed partial class RunCoordinator(
         {
             if (run.Record.Plan.Agents is not null)
             {
-                return await services.GetRequiredService<AgentRuns>().WaitForAgentsAsync(run.Record, run.Live, run.Cancellation);
+                return await agentRuns.WaitForAgentsAsync(run.Record, run.Live, run.Cancellation);
             }
 
             // A scope per run, so a one-per-run strategy (the factory client's) is disposed with its run.
@@ -232,42 +205,25 @@ public sealed partial class RunCoordinator(
         }
     }
 
-    private async Task<SuiteRecord> ExecuteSuiteAsync(ActiveSuite suite)
+    private async Task<SuiteRecord> ExecuteSuiteAsync(ActiveSuite suite, IDisposable slot)
     {
-        (RunState State, string? Reason)? refused = null;
-        var runs = new List<RunRecord>();
         try
         {
-            for (var index = 0; index < suite.Plans.Count && !suite.Cancellation.IsCancellationRequested; index++)
+            (RunState State, string? Reason) end;
+            try
             {
-                ActiveRun current;
-                try
-                {
-                    current = await LaunchAsync(suite.Plans[index], suite.Record.Id, suite.Cancellation, suite.StopReason?.Reason ?? "The suite was cancelled.", slot: null);
-                }
-                catch (HistoryWriteException notStarted)
-                {
-                    refused = (RunState.Failed, notStarted.Message);
-                    break;
-                }
-
-                suite.Current = current;
-                await foreach (var progress in current.Live.FollowAsync())
-                {
-                    suite.Events.Publish(new SuiteRunProgress(current.Id, current.Record.Plan.Strategy, index + 1, suite.Plans.Count, progress));
-                }
-
-                var ended = await current.Completion;
-                runs.Add(ended);
-                suite.Events.Publish(new SuiteRunEnded(ended));
+                var runs = await Sequence(suite, "The suite was cancelled.", suite.Record.Id).RunAllAsync(suite.Plans, suite.Cancellation);
+                end = suite.StopReason is { } stop ? stop
+                    : IsStopping ? (RunState.Cancelled, GatewayStoppedReason)
+                    : runs.Count > 0 && runs.All(run => run.State == RunState.Failed) ? (RunState.Failed, $"Every run failed; the first: {runs[0].Error}")
+                    : (RunState.Completed, null);
+            }
+            catch (HistoryWriteException notStarted)
+            {
+                end = (RunState.Failed, notStarted.Message);
             }
 
-            var (state, error) = refused is { } refusal ? (refusal.State, refusal.Reason)
-                : suite.StopReason is { } stop ? (stop.State, stop.Reason)
-                : IsStopping ? (RunState.Cancelled, GatewayStoppedReason)
-                : runs.Count > 0 && runs.All(run => run.State == RunState.Failed) ? (RunState.Failed, $"Every run failed; the first: {runs[0].Error}")
-                : (RunState.Completed, (string?)null);
-            var record = suite.Record with { State = state, FinishedAt = DateTimeOffset.UtcNow, Error = error };
+            var record = suite.Record with { State = end.State, FinishedAt = DateTimeOffset.UtcNow, Error = end.Reason };
             var saving = store.SaveEndedAsync(record);
             _suites.TryRemove(suite.Record.Id, out _);
             await saving;
@@ -278,9 +234,19 @@ public sealed partial class RunCoordinator(
             suite.Events.Complete();
             _suites.TryRemove(suite.Record.Id, out _);
             suite.Dispose();
-            Release();
+            slot.Dispose();
         }
     }
+
+    /// <summary>The runs of a suite or an experiment: stored runs that name it, stopped with it, each its current run while it goes.</summary>
+    private RunSequence Sequence<T>(T owner, string cancelled, Guid? suiteId = null, Guid? experimentId = null)
+        where T : ActiveSequence, IRunFollower =>
+        new(async plan =>
+        {
+            var run = await LaunchAsync(plan, suiteId, owner.Cancellation, owner.StopReason?.Reason ?? cancelled, slot: null, experimentId);
+            owner.Current = run;
+            return new StartedRun(run.Record, run.Live, run.Completion);
+        }, owner);
 
     /// <summary>The first write of a run, suite or experiment: when the history refuses it, nothing starts and the caller is told so.</summary>
     private static async Task SaveAsync(Func<Task> save, string what)
@@ -295,18 +261,25 @@ public sealed partial class RunCoordinator(
         }
     }
 
-    private bool TryReserve()
+    /// <summary>Starts what <paramref name="slot"/> was taken for, or null when none was free; the slot is given back if it does not start.</summary>
+    private static async Task<T?> HoldingAsync<T>(IDisposable? slot, Func<IDisposable, Task<T>> start)
+        where T : class
     {
-        if (Interlocked.Increment(ref _slots) > limits.Value.MaxRunsInFlight)
+        if (slot is null)
         {
-            Interlocked.Decrement(ref _slots);
-            return false;
+            return null;
         }
 
-        return true;
+        try
+        {
+            return await start(slot);
+        }
+        catch
+        {
+            slot.Dispose();
+            throw;
+        }
     }
-
-    private void Release() => Interlocked.Decrement(ref _slots);
 
     [LoggerMessage(Level = LogLevel.Information, Message = "Run {RunId} ({Strategy}) ended {State} after {DurationMs} ms {Error}")]
     private static partial void LogRunEnded(ILogger logger, Guid runId, string strategy, RunState state, double durationMs, string error);

@@ -1,3 +1,4 @@
+using GrpcBestPractices.ServiceDefaults;
 using System.ComponentModel.DataAnnotations;
 using Microsoft.AspNetCore.Server.Kestrel.Core;
 using Microsoft.Extensions.Options;
@@ -28,10 +29,7 @@ public static class SlowClients
 {
     public static WebApplicationBuilder AddSlowClientLimits(this WebApplicationBuilder builder)
     {
-        builder.Services.AddOptions<SlowClientOptions>()
-            .BindConfiguration(SlowClientOptions.Section)
-            .ValidateDataAnnotations()
-            .ValidateOnStart();
+        builder.Services.AddValidatedOptions<SlowClientOptions>(SlowClientOptions.Section);
         builder.Services.AddOptions<KestrelServerOptions>().Configure<IOptions<SlowClientOptions>>((kestrel, limits) =>
         {
             // Kestrel reads its options before ExitOnInvalidConfiguration reports a bad value in one line; keep its default meanwhile.

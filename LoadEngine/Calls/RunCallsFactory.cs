@@ -1,27 +1,22 @@
+using LoadEngine.Clients;
 using LoadEngine.Protocols;
 using LoadEngine.Runs;
 using LoadEngine.Strategies;
 using LoadEngine.Targets;
 using Microsoft.Extensions.DependencyInjection;
+using Microsoft.Extensions.Options;
 
 namespace LoadEngine.Calls;
 
 /// <summary>
 /// What a run calls, made from its plan in the run's DI scope: a workload's contender, or a strategy's calls of the
-/// target's method (whole calls, or messages on one stream when the strategy says so). Disposed with the scope.
+/// target's method (whole calls, or messages on one stream when the strategy says so). Its caller disposes what it makes.
 /// </summary>
 public sealed class RunCallsFactory(IServiceProvider scope)
 {
-    public IRunCalls Create(RunPlan plan)
-    {
-        if (plan.Workload is not null)
-        {
-            return scope.GetRequiredService<WorkloadStrategies>().Create(plan);
-        }
-
-        var strategy = StrategyList.Resolve(scope, plan.Strategy);
-        return Compose(strategy, plan);
-    }
+    public IRunCalls Create(RunPlan plan) => plan.Workload is null
+        ? Compose(StrategyList.Resolve(scope, plan.Strategy), plan)
+        : WorkloadStrategy.Create(plan, scope.GetRequiredService<IOptions<EngineOptions>>().Value, scope.GetRequiredService<ChannelFactory>());
 
     /// <summary>A strategy's calls of the built-in service's method, under <paramref name="plan"/>.</summary>
     public static IRunCalls Compose(IChannelStrategy strategy, RunPlan plan)

@@ -9,11 +9,11 @@ public sealed class ChannelFactory(IOptions<EngineOptions> options)
 {
     public Uri ServerUri { get; } = options.Value.ServerUri;
 
-    /// <summary>A channel that owns <paramref name="handler"/>: disposing the channel closes its connections.</summary>
-    public GrpcChannel CreateChannel(SocketsHttpHandler handler) =>
+    /// <summary>A channel to the service (or a listener of it, <paramref name="address"/>) that owns <paramref name="handler"/>: disposing the channel closes its connections.</summary>
+    public GrpcChannel CreateChannel(SocketsHttpHandler handler, Uri? address = null) =>
         // A handler passed in is the caller's to dispose unless DisposeHttpClient says otherwise: without it a disposed
         // channel left its connection open until the service's idle timeout closed it.
-        GrpcChannel.ForAddress(ServerUri, new GrpcChannelOptions { HttpHandler = handler, DisposeHttpClient = true });
+        GrpcChannel.ForAddress(address ?? ServerUri, new GrpcChannelOptions { HttpHandler = handler, DisposeHttpClient = true });
 
     /// <summary>The handler settings every strategy shares; each strategy then states the ones its lesson is about.</summary>
     public SocketsHttpHandler CreateHandler()

@@ -12,12 +12,6 @@ public sealed record ExperimentStep(int Index, int Of, int Repetition, string? A
     public bool IsProbe => Arm is null;
 }
 
-/// <summary>Runs an arm's plan: as a stored run in the gateway, in-process in the CLI. Returns the run as it ended.</summary>
-public interface ILessonRuns
-{
-    Task<RunRecord> RunAsync(RunPlan plan, ExperimentStep step, CancellationToken cancellation);
-}
-
 /// <summary>
 /// A lesson's experiment as it will run here: each run arm's plan, the arms that cannot run on this system and why,
 /// and the schedule. Repetitions are interleaved, the run arms' order rotated by one each time (A B, then B A), so drift
@@ -94,9 +88,10 @@ public sealed record LessonPlan(LessonDefinition Lesson, int Repetitions, IReadO
 /// </summary>
 public static class LessonExperiment
 {
+    /// <param name="runs">Runs an arm's plan as its host runs any run of a sequence (a stored run in the gateway, in-process in the CLI).</param>
     /// <param name="changed">Told the record each time a sample arrives, so followers see the experiment grow.</param>
     public static async Task<ExperimentRecord> RunAsync(
-        LessonPlan plan, ExperimentRecord record, ILessonRuns runs, IServiceProvider services, Action<ExperimentRecord> changed, CancellationToken cancellation)
+        LessonPlan plan, ExperimentRecord record, RunSequence runs, IServiceProvider services, Action<ExperimentRecord> changed, CancellationToken cancellation)
     {
         foreach (var step in plan.Schedule())
         {
@@ -110,7 +105,7 @@ public static class LessonExperiment
             {
                 samples = step.IsProbe
                     ? await ProbeAsync(plan, services, step, cancellation)
-                    : [Sample(step, await runs.RunAsync(plan.Plans[step.Arm!], step, cancellation))];
+                    : [Sample(step, await runs.RunAsync(plan.Plans[step.Arm!], step.Index, step.Of))];
             }
             // A call cut short by the cancellation ends as an RpcException (Cancelled), a pause as an OperationCanceledException.
             catch (Exception stopped) when (cancellation.IsCancellationRequested && stopped is OperationCanceledException or Grpc.Core.RpcException)

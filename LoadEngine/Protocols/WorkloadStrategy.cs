@@ -1,12 +1,10 @@
 using System.Net;
 using System.Security.Cryptography.X509Certificates;
 using Grpc.Core;
-using Grpc.Net.Client;
 using LoadEngine.Calls;
 using LoadEngine.Clients;
 using LoadEngine.Runs;
 using LoadEngine.Strategies;
-using Microsoft.Extensions.Options;
 
 namespace LoadEngine.Protocols;
 
@@ -38,6 +36,20 @@ public sealed class WorkloadStrategy : ICallSource, IWireMeasured
             $"{Serialization(contender)} Every answer is fully deserialized and its checksum compared with what the service was given; a mismatch fails the call as DataLoss. " +
             "Bytes per call are counted on the client's own sockets over the measured phase (under TLS the encrypted bytes); serviceAllocatedBytesPerCall is the whole " +
             "service process's allocation over the measured phase ÷ calls, from its GET /diagnostics.";
+    }
+
+    /// <summary>The workload <paramref name="plan"/> names on its contender, at the listener the engine's options give it; its caller disposes it.</summary>
+    public static WorkloadStrategy Create(RunPlan plan, EngineOptions options, ChannelFactory channels)
+    {
+        var workload = WorkloadList.Find(plan.Workload) ?? throw new InvalidOperationException($"'{plan.Workload}' is not a workload.");
+        var contender = plan.Contender ?? throw new InvalidOperationException("A workload run names its contender.");
+        if (!WorkloadTargets.TryResolve(contender, options, out var address, out var trusted, out var error))
+        {
+            throw new InvalidOperationException(error);
+        }
+
+        var wire = new WireCounter();
+        return new WorkloadStrategy(workload, contender, plan, new WorkloadConnections(contender, address, trusted, wire, channels).Connect, wire);
     }
 
     public StrategyInfo Info { get; }
@@ -95,8 +107,8 @@ public sealed class WorkloadConnections(Contender contender, Uri address, X509Ce
 
     public IWorkloadApi Connect() => contender.Protocol switch
     {
-        ApiProtocol.Grpc => new ContractFirstApi(Channel()),
-        ApiProtocol.GrpcCodeFirst => new CodeFirstApi(Channel()),
+        ApiProtocol.Grpc => new ContractFirstApi(channels.CreateChannel(Handler(), address)),
+        ApiProtocol.GrpcCodeFirst => new CodeFirstApi(channels.CreateChannel(Handler(), address)),
         _ => new RestWorkloadApi(
             new HttpClient(Handler(), disposeHandler: true)
             {
@@ -108,9 +120,6 @@ public sealed class WorkloadConnections(Contender contender, Uri address, X509Ce
             _routes!,
             JsonCodec.For(contender.Serializer)),
     };
-
-    // A channel given a handler leaves it open when disposed unless told otherwise.
-    private GrpcChannel Channel() => GrpcChannel.ForAddress(address, new GrpcChannelOptions { HttpHandler = Handler(), DisposeHttpClient = true });
 
     private SocketsHttpHandler Handler()
     {
@@ -124,34 +133,5 @@ public sealed class WorkloadConnections(Contender contender, Uri address, X509Ce
         }
 
         return handler;
-    }
-}
-
-/// <summary>The workload strategies of one run, made from its plan in the run's DI scope and disposed with it.</summary>
-public sealed class WorkloadStrategies(IOptions<EngineOptions> options, ChannelFactory channels) : IDisposable
-{
-    private readonly List<WorkloadStrategy> _made = [];
-
-    public WorkloadStrategy Create(RunPlan plan)
-    {
-        var workload = WorkloadList.Find(plan.Workload) ?? throw new InvalidOperationException($"'{plan.Workload}' is not a workload.");
-        var contender = plan.Contender ?? throw new InvalidOperationException("A workload run names its contender.");
-        if (!WorkloadTargets.TryResolve(contender, options.Value, out var address, out var trusted, out var error))
-        {
-            throw new InvalidOperationException(error);
-        }
-
-        var wire = new WireCounter();
-        var strategy = new WorkloadStrategy(workload, contender, plan, new WorkloadConnections(contender, address, trusted, wire, channels).Connect, wire);
-        _made.Add(strategy);
-        return strategy;
-    }
-
-    public void Dispose()
-    {
-        foreach (var strategy in _made)
-        {
-            strategy.Dispose();
-        }
     }
 }

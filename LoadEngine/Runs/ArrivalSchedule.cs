@@ -56,20 +56,6 @@ public sealed class ArrivalSchedule
         return new(pieces);
     }
 
-    /// <summary>The requested rate at <paramref name="seconds"/> into the schedule (calls/s).</summary>
-    public double RateAt(double seconds)
-    {
-        foreach (var piece in _pieces)
-        {
-            if (seconds < piece.Start + piece.Duration)
-            {
-                return piece.From + (piece.To - piece.From) * ((seconds - piece.Start) / piece.Duration);
-            }
-        }
-
-        return _pieces.Length == 0 ? 0 : _pieces[^1].To;
-    }
-
     /// <summary>Seconds from the start at which call <paramref name="index"/> is due, or null when it falls after the end.</summary>
     public double? DueAt(long index)
     {

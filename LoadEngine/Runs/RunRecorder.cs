@@ -117,14 +117,6 @@ public sealed class RunRecorder
 
     public IReadOnlyDictionary<string, long> StatusCounts => Named(Snapshot(), includeOk: true);
 
-    /// <summary>The non-OK status seen most often, for a one-line summary of a failed run.</summary>
-    public StatusCode? MostCommonError =>
-        Enumerable.Range(1, StatusCodes - 1)
-            .Where(code => Interlocked.Read(ref _statusCounts[code]) > 0)
-            .OrderByDescending(code => Interlocked.Read(ref _statusCounts[code]))
-            .Select(code => (StatusCode?)code)
-            .FirstOrDefault();
-
     /// <summary>
     /// One tick of the clock, <paramref name="elapsedMs"/> into the phase: the latencies and outcomes since the last tick
     /// (for live progress), which also become the time series' points. <paramref name="last"/> closes the series.

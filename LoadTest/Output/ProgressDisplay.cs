@@ -1,7 +1,7 @@
 namespace LoadTest.Output;
 
 /// <summary>Shows each run while it goes, from the snapshots the engine pushes (<see cref="LiveRun.FollowAsync"/>).</summary>
-public abstract class ProgressDisplay
+public abstract class ProgressDisplay : IRunFollower
 {
     /// <summary>Runs <paramref name="work"/> while the display is up (a live display draws for as long as it runs).</summary>
     public virtual Task<T> ShowAsync<T>(Func<Task<T>> work) => work();

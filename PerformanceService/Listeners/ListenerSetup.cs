@@ -28,14 +28,8 @@ public static class ListenerSetup
         builder.WebHost.UseSetting(WebHostDefaults.HttpPortsKey, string.Empty);
         builder.WebHost.UseSetting(WebHostDefaults.HttpsPortsKey, string.Empty);
 
-        builder.Services.AddOptions<ProtocolsOptions>()
-            .BindConfiguration(ProtocolsOptions.Section)
-            .ValidateDataAnnotations()
-            .ValidateOnStart();
-        builder.Services.AddOptions<MetricsListenerOptions>()
-            .BindConfiguration(MetricsListenerOptions.Section)
-            .ValidateDataAnnotations()
-            .ValidateOnStart();
+        builder.Services.AddValidatedOptions<ProtocolsOptions>(ProtocolsOptions.Section);
+        builder.Services.AddValidatedOptions<MetricsListenerOptions>(MetricsListenerOptions.Section);
         builder.Services.TryAddSingleton(TimeProvider.System);
         builder.Services.AddSingleton<ConnectionCounter>();
         builder.Services.AddSingleton<ServiceCertificate>();

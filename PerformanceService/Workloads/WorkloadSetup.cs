@@ -1,3 +1,4 @@
+using GrpcBestPractices.ServiceDefaults;
 using PerformanceService.Metrics;
 using ProtoBuf.Grpc.Server;
 using Workloads;
@@ -12,10 +13,7 @@ public static class WorkloadSetup
 {
     public static WebApplicationBuilder AddWorkloads(this WebApplicationBuilder builder)
     {
-        builder.Services.AddOptions<WorkloadOptions>()
-            .BindConfiguration(WorkloadOptions.Section)
-            .ValidateDataAnnotations()
-            .ValidateOnStart();
+        builder.Services.AddValidatedOptions<WorkloadOptions>(WorkloadOptions.Section);
         builder.Services.AddSingleton<WorkloadAnswers>();
         builder.Services.AddSingleton<ProtocolCounter>();
         // Registered, grpc-dotnet resolves each service from DI for each call instead of constructing one per call.

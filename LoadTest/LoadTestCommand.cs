@@ -81,7 +81,8 @@ public sealed class LoadTestCommand
         $"Seconds the measured phase lasts, {RunPlanRules.MinDurationSeconds.ToString(CultureInfo.InvariantCulture)} to {PlanLimits.Defaults.MaxRunSeconds}.");
 
     public Option<string> Load { get; } = Text("--load", "shape",
-        $"The load shape: {RunPlanRules.LoadNames}. Left out, each strategy's own (sequential for the Performance strategies but the stream, closed for the rest).");
+        $"The load shape: {RunPlanRules.LoadNames}. Left out, each strategy's own: " +
+        string.Join(", ", StrategyList.All.Select(strategy => $"{strategy.Info.Name} {RunPlanRules.Name(strategy.Info.DefaultLoad)}")) + ".");
 
     public Option<string> Concurrency { get; } = Text("--concurrency", "calls",
         "Closed load: calls in flight at once (left out, all calls at once, at most --max-in-flight). Open and ramping: the most in flight (default 1000); a call due beyond it waits, then is dropped.");

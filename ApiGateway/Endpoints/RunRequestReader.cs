@@ -15,20 +15,10 @@ using LoadEngine.Thresholds;
 namespace ApiGateway.Endpoints;
 
 /// <summary>
-/// The body of POST /api/runs, for the OpenAPI document (the reader accepts numbers as JSON numbers or strings).
-/// load: sequential, closed, open or ramping; duration in seconds; stages for ramping; thresholds k6-style. A strategy,
-/// or a workload with its contender (protocol, serializer, httpVersion "1.1" or "2", security) and the settings it takes.
-/// Every string and list is bounded (<see cref="InputBounds"/>), and the document says so.
+/// The body of POST /api/runs, for the OpenAPI document: the typed plan as NSwag describes it, and the agents to share it
+/// among (the reader accepts numbers as JSON numbers or strings, and enums by their wire names in any case).
 /// </summary>
-public sealed record RunRequestBody(
-    [property: StringLength(InputBounds.MaxValueLength)] string? Strategy, int? Count, [property: StringLength(InputBounds.MaxValueLength)] string? Load,
-    int? Concurrency, double? Rate, double? Duration, [property: MaxLength(PlanLimits.MaxStages)] IReadOnlyList<RampStage>? Stages,
-    int? Warmup, int? DelayMs, int? PayloadBytes, [property: MaxLength(PlanLimits.MaxPercentiles)] IReadOnlyList<double>? Percentiles,
-    [property: MaxLength(InputBounds.MaxThresholds)] IReadOnlyList<string>? Thresholds,
-    [property: StringLength(InputBounds.MaxValueLength)] string? Workload, [property: StringLength(InputBounds.MaxValueLength)] string? Protocol,
-    [property: StringLength(InputBounds.MaxValueLength)] string? Serializer, [property: StringLength(InputBounds.MaxValueLength)] string? HttpVersion,
-    [property: StringLength(InputBounds.MaxValueLength)] string? Security, long? FileBytes, [property: StringLength(InputBounds.MaxValueLength)] string? Connection,
-    int? Clients, [property: StringLength(InputBounds.MaxValueLength)] string? Variant, int? Users, int? Agents);
+public sealed record RunRequestBody(int? Agents) : RunPlanInput((string?)null, null);
 
 /// <summary>The body of POST /api/suites: a run's plan for every strategy, or for those listed.</summary>
 public sealed record SuiteRequestBody(

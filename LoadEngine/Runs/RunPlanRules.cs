@@ -1,4 +1,6 @@
+using System.ComponentModel.DataAnnotations;
 using System.Globalization;
+using System.Text.Json.Serialization;
 using LoadEngine.Protocols;
 using LoadEngine.Strategies;
 using LoadEngine.Thresholds;
@@ -7,10 +9,11 @@ namespace LoadEngine.Runs;
 
 /// <summary>
 /// A run plan as a caller asked for it, typed: a JSON body, a query string or a command line as <see cref="RunPlanText"/>
-/// bound it, or a plan a lesson, a comparison or the warm-up builds. Null means left out.
+/// bound it, or a plan a lesson, a comparison or the warm-up builds. Null means left out. NSwag describes it as the body
+/// of POST /api/runs, bounds included (<see cref="InputBounds"/>).
 /// </summary>
-public sealed record RunPlanInput(
-    string? Strategy,
+public record RunPlanInput(
+    [property: StringLength(InputBounds.MaxValueLength)] string? Strategy,
     int? Count,
     int? Concurrency = null,
     int? Warmup = null,
@@ -24,13 +27,17 @@ public sealed record RunPlanInput(
 
     public double? Duration { get; init; }
 
+    [MaxLength(PlanLimits.MaxStages)]
     public IReadOnlyList<RampStage>? Stages { get; init; }
 
+    [MaxLength(PlanLimits.MaxPercentiles)]
     public IReadOnlyList<double>? Percentiles { get; init; }
 
+    [MaxLength(InputBounds.MaxThresholds)]
     public IReadOnlyList<string>? Thresholds { get; init; }
 
     /// <summary>A workload of <see cref="WorkloadList"/> instead of a strategy; the next four fields name its contender.</summary>
+    [StringLength(InputBounds.MaxValueLength)]
     public string? Workload { get; init; }
 
     public ApiProtocol? Protocol { get; init; }
@@ -54,7 +61,9 @@ public sealed record RunPlanInput(
     /// <summary>
     /// The strategies one input is planned for, each under its own load (a suite, the CLI's "all"): a concurrency is then
     /// meant for those whose own load uses it, and the sequential ones leave it aside. A single run refuses it instead.
+    /// The caller's, never the request's.
     /// </summary>
+    [JsonIgnore]
     public IReadOnlyList<string> SharedBy { get; init; } = [];
 }
 

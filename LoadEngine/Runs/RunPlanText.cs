@@ -26,9 +26,8 @@ public static class RunPlanText
         },
     };
 
-    /// <summary>A plan's fields, the typed input's own JSON names in their order (SharedBy is the caller's, never the request's).</summary>
-    public static IReadOnlyList<string> Fields { get; } =
-        [.. Options.GetTypeInfo(typeof(RunPlanInput)).Properties.Select(property => property.Name).Where(name => name != "sharedBy")];
+    /// <summary>A plan's fields, the typed input's own JSON names in their order.</summary>
+    public static IReadOnlyList<string> Fields { get; } = [.. Options.GetTypeInfo(typeof(RunPlanInput)).Properties.Select(property => property.Name)];
 
     /// <summary>Values by name (any case), each a string, and the thresholds given; bounded, then bound as a body is.</summary>
     public static bool TryRead(IReadOnlyDictionary<string, string?> values, IReadOnlyList<string>? thresholds, PlanLimits limits, out RunPlanInput input, out string error)
@@ -64,7 +63,7 @@ public static class RunPlanText
         error = string.Empty;
         try
         {
-            input = plan.Deserialize<RunPlanInput>(Options)! with { SharedBy = [] };
+            input = plan.Deserialize<RunPlanInput>(Options)!;
             return true;
         }
         catch (JsonException unbound) when (unbound.Path is { } path)

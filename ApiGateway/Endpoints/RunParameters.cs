@@ -42,10 +42,6 @@ public static class RunParameters
             "Whether the answer lists every call's result (performanceStatuses, last in the answer): false leaves the list out, for big counts. " +
             "A run bounded only by its duration needs false.") { Default = true };
 
-    /// <summary>A whole-number setting as <see cref="RunPlanInput"/> describes it: its range, default and meaning.</summary>
-    public static RouteParameter Setting(string name, RunLimitsOptions limits) =>
-        RunPlanRules.WholeRange(name, limits.PlanLimits()) is var (min, max, fallback, description) ? RouteParameter.Whole(name, min, max, fallback, description!) : throw new ArgumentException(name);
-
     private static IReadOnlyList<RouteParameter> Plan(RunLimitsOptions limits, StrategyInfo? strategy)
     {
         var ownLoad = strategy is null ? null : RunPlanRules.Name(strategy.DefaultLoad);
@@ -83,7 +79,9 @@ public static class RunParameters
                 Pattern = @"^\s*\d+(\.\d+)?\s*:\s*\d+(\.\d+)?\s*(,\s*\d+(\.\d+)?\s*:\s*\d+(\.\d+)?\s*)*$", Example = "10:5000,20:5000",
                 MaxLength = PlanLimits.MaxStages * (InputBounds.MaxStageLength + 1),
             },
-            Setting("warmup", limits), Setting("delayMs", limits), Setting("payloadBytes", limits),
+            RouteParameter.Whole("warmup", 0, limits.MaxWarmup, 0, "Calls made first and kept out of the figures (at most Runs:MaxWarmup)."),
+            RouteParameter.Whole("delayMs", 0, RunPlanRules.MaxDelayMs, 0, "Milliseconds the service waits before each answer."),
+            RouteParameter.Whole("payloadBytes", 1, RunPlanRules.MaxPayloadBytes, RunPlanRules.DefaultPayloadBytes, "Size of each of the answer's two bytes fields."),
             new RouteParameter("percentiles", ParameterType.Text,
                 $"Which latency percentiles to report, comma-separated, each above 0 and at most 100 (at most {PlanLimits.MaxPercentiles}); a percentile a threshold judges is always reported.")
             {

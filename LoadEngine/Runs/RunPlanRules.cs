@@ -1,7 +1,5 @@
-using System.ComponentModel;
 using System.ComponentModel.DataAnnotations;
 using System.Globalization;
-using System.Reflection;
 using System.Text.Json.Serialization;
 using LoadEngine.Protocols;
 using LoadEngine.Strategies;
@@ -16,11 +14,11 @@ namespace LoadEngine.Runs;
 /// </summary>
 public record RunPlanInput(
     [property: StringLength(InputBounds.MaxValueLength)] string? Strategy,
-    [property: PlanLimit(1, nameof(PlanLimits.MaxCount))] int? Count,
-    [property: PlanLimit(1, nameof(PlanLimits.MaxConcurrency))] int? Concurrency = null,
-    [property: PlanLimit(0, nameof(PlanLimits.MaxWarmup)), DefaultValue(0), Description("Calls made first and kept out of the figures (at most Runs:MaxWarmup).")] int? Warmup = null,
-    [property: Range(0, RunPlanRules.MaxDelayMs), DefaultValue(0), Description("Milliseconds the service waits before each answer.")] int? DelayMs = null,
-    [property: Range(1, RunPlanRules.MaxPayloadBytes), DefaultValue(RunPlanRules.DefaultPayloadBytes), Description("Size of each of the answer's two bytes fields.")] int? PayloadBytes = null,
+    int? Count,
+    int? Concurrency = null,
+    int? Warmup = null,
+    int? DelayMs = null,
+    int? PayloadBytes = null,
     bool? IncludeStatuses = null)
 {
     public LoadKind? Load { get; init; }
@@ -54,7 +52,6 @@ public record RunPlanInput(
 
     public ConnectionUse? Connection { get; init; }
 
-    [Range(1, WorkloadParameters.MaxClients)]
     public int? Clients { get; init; }
 
     public BulkReadVariant? Variant { get; init; }
@@ -68,13 +65,6 @@ public record RunPlanInput(
     /// </summary>
     [JsonIgnore]
     public IReadOnlyList<string> SharedBy { get; init; } = [];
-}
-
-/// <summary>A whole-number setting whose most is one of <see cref="PlanLimits"/>' configured limits, named; a fixed range is a [Range].</summary>
-[AttributeUsage(AttributeTargets.Property)]
-public sealed class PlanLimitAttribute(int minimum, string limit) : Attribute
-{
-    public (int Min, int Max) Of(PlanLimits limits) => (minimum, (int)typeof(PlanLimits).GetProperty(limit)!.GetValue(limits)!);
 }
 
 /// <summary>The limits every plan obeys (the gateway's Runs section, or the CLI's own).</summary>
@@ -145,11 +135,11 @@ public static class RunPlanRules
         }
 
         var load = input.Load ?? workload?.Workload.DefaultLoad ?? StrategyList.Find(input.Strategy)!.DefaultLoad;
-        if (!Setting(input.Count, "count", limits, out var count, out error)
+        if (!Whole(input.Count, "count", 1, limits.MaxCount, null, out var count, out error)
             || !Seconds(input.Duration, limits.MaxRunSeconds, out error)
-            || !Setting(input.Warmup, "warmup", limits, out var warmup, out error)
-            || !Setting(input.DelayMs, "delayMs", limits, out var delayMs, out error)
-            || !Setting(input.PayloadBytes, "payloadBytes", limits, out var payloadBytes, out error)
+            || !Whole(input.Warmup, "warmup", 0, limits.MaxWarmup, 0, out var warmup, out error)
+            || !Whole(input.DelayMs, "delayMs", 0, MaxDelayMs, 0, out var delayMs, out error)
+            || !Whole(input.PayloadBytes, "payloadBytes", 1, MaxPayloadBytes, DefaultPayloadBytes, out var payloadBytes, out error)
             || !TryRate(input.Rate, load, out error)
             || !TryStages(input.Stages, load, limits, out error)
             || !TryPercentiles(input.Percentiles, out var percentiles, out error))
@@ -244,21 +234,6 @@ public static class RunPlanRules
 
         workload = choice;
         return true;
-    }
-
-    /// <summary>A whole-number setting as <see cref="RunPlanInput"/> states it once (its range, default and meaning); null for any other field.</summary>
-    public static (int Min, int Max, int? Default, string? Description)? WholeRange(string field, PlanLimits limits)
-    {
-        var property = typeof(RunPlanInput).GetProperty(field, BindingFlags.Public | BindingFlags.Instance | BindingFlags.IgnoreCase);
-        var (fallback, description) = (property?.GetCustomAttribute<DefaultValueAttribute>()?.Value as int?, property?.GetCustomAttribute<DescriptionAttribute>()?.Description);
-        return property?.GetCustomAttribute<RangeAttribute>() is { } range ? ((int)range.Minimum, (int)range.Maximum, fallback, description)
-            : property?.GetCustomAttribute<PlanLimitAttribute>()?.Of(limits) is var (min, max) ? (min, max, fallback, description) : null;
-    }
-
-    private static bool Setting(int? given, string field, PlanLimits limits, out int? value, out string error)
-    {
-        var (min, max, fallback, _) = WholeRange(field, limits)!.Value;
-        return Whole(given, field, min, max, fallback, out value, out error);
     }
 
     /// <summary>A whole number written as text, in [<paramref name="min"/>, <paramref name="max"/>]; missing text means <paramref name="fallback"/> when there is one.</summary>

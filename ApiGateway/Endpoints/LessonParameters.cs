@@ -16,10 +16,7 @@ public static class LessonParameters
             "Milliseconds both connections stay idle before the call that is timed; longer than the service's idle timeout (5 s) to see the lesson."),
     ]);
 
-    public static RouteParameters Payload { get; } = new(
-    [
-        RouteParameter.Whole("payloadBytes", 1, RunPlanRules.MaxPayloadBytes, RunPlanRules.DefaultPayloadBytes, "Size of each of the answer's two bytes fields."),
-    ]);
+    public static RouteParameters Payload { get; } = new([RunParameters.PayloadBytes]);
 
     /// <summary>Declares a lesson route's parameters, and what it answers when its call to the service fails.</summary>
     public static RouteHandlerBuilder WithLessonParameters(this RouteHandlerBuilder route, RouteParameters parameters, string lesson) =>

@@ -37,6 +37,10 @@ public static class RunParameters
         $"or {limits.MaxConsecutiveTimeouts} calls in a row miss their deadline (Runs:MaxConsecutiveTimeouts). " +
         $"A run may last {limits.MaxRunSeconds} s (Runs:MaxRunSeconds); at most {limits.MaxRunsInFlight} run(s) at once (Runs:MaxRunsInFlight), more get 429.";
 
+    /// <summary>A plan's payloadBytes, which the payload lesson takes too.</summary>
+    public static RouteParameter PayloadBytes { get; } =
+        RouteParameter.Whole("payloadBytes", 1, RunPlanRules.MaxPayloadBytes, RunPlanRules.DefaultPayloadBytes, "Size of each of the answer's two bytes fields.");
+
     private static readonly RouteParameter IncludeStatuses =
         new("includeStatuses", ParameterType.Boolean,
             "Whether the answer lists every call's result (performanceStatuses, last in the answer): false leaves the list out, for big counts. " +
@@ -81,7 +85,7 @@ public static class RunParameters
             },
             RouteParameter.Whole("warmup", 0, limits.MaxWarmup, 0, "Calls made first and kept out of the figures (at most Runs:MaxWarmup)."),
             RouteParameter.Whole("delayMs", 0, RunPlanRules.MaxDelayMs, 0, "Milliseconds the service waits before each answer."),
-            RouteParameter.Whole("payloadBytes", 1, RunPlanRules.MaxPayloadBytes, RunPlanRules.DefaultPayloadBytes, "Size of each of the answer's two bytes fields."),
+            PayloadBytes,
             new RouteParameter("percentiles", ParameterType.Text,
                 $"Which latency percentiles to report, comma-separated, each above 0 and at most 100 (at most {PlanLimits.MaxPercentiles}); a percentile a threshold judges is always reported.")
             {

@@ -21,7 +21,7 @@ public static class LessonEndpoints
         var maxRunsInFlight = app.ServiceProvider.GetRequiredService<IOptions<RunLimitsOptions>>().Value.MaxRunsInFlight;
         app.MapGet($"/{Tag}/{KeepAliveLesson.Name}", async Task<Results<Ok<KeepAliveLessonResult>, ProblemHttpResult>> (
                 string? pauseMs, KeepAliveLesson lesson, RunCoordinator runs, HttpContext http) =>
-                RunPlanRules.TryWhole(pauseMs, nameof(pauseMs), 0, KeepAliveLesson.MaxPauseMs, KeepAliveLesson.DefaultPauseMs, out var pause, out var error)
+                LessonParameters.KeepAlive.All[0].TryWhole(pauseMs, out var pause, out var error)
                     ? await InSlotAsync(runs, http, maxRunsInFlight, () => lesson.RunAsync(pause, http.RequestAborted))
                     : Invalid(error))
             .WithName(KeepAliveLesson.Name)
@@ -40,7 +40,7 @@ public static class LessonEndpoints
 
         app.MapGet($"/{Tag}/{PayloadLesson.Name}", async Task<Results<Ok<PayloadLessonResult>, ProblemHttpResult>> (
                 string? payloadBytes, PayloadLesson lesson, RunCoordinator runs, HttpContext http) =>
-                RunPlanRules.TryWhole(payloadBytes, nameof(payloadBytes), 1, RunPlanRules.MaxPayloadBytes, RunPlanRules.DefaultPayloadBytes, out var size, out var error)
+                RunParameters.PayloadBytes.TryWhole(payloadBytes, out var size, out var error)
                     ? await InSlotAsync(runs, http, maxRunsInFlight, () => lesson.RunAsync(size, http.RequestAborted))
                     : Invalid(error))
             .WithName(PayloadLesson.Name)

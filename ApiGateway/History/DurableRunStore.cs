@@ -117,7 +117,8 @@ public sealed partial class DurableRunStore(IRunStore inner, TimeProvider time, 
         var attempts = 0;
         var retry = new ResiliencePipelineBuilder<bool> { TimeProvider = new AttemptClock(time, pending) }.AddRetry(new RetryStrategyOptions<bool>
         {
-            ShouldHandle = attempt => ValueTask.FromResult(!attempt.Outcome.Result && IsWaiting(id, pending)),
+            // A failed attempt (TryAsync catches every error and answers false) is retried while the record still waits.
+            ShouldHandle = new PredicateBuilder<bool>().HandleResult(stored => !stored && IsWaiting(id, pending)),
             BackoffType = DelayBackoffType.Exponential,
             UseJitter = false,
             Delay = FirstRetry,

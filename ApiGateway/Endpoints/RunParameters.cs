@@ -38,13 +38,15 @@ public static class RunParameters
         $"A run may last {limits.MaxRunSeconds} s (Runs:MaxRunSeconds); at most {limits.MaxRunsInFlight} run(s) at once (Runs:MaxRunsInFlight), more get 429.";
 
     /// <summary>A plan's payloadBytes, which the payload lesson takes too.</summary>
-    public static RouteParameter PayloadBytes { get; } =
-        RouteParameter.Whole("payloadBytes", 1, RunPlanRules.MaxPayloadBytes, RunPlanRules.DefaultPayloadBytes, "Size of each of the answer's two bytes fields.");
+    public static RouteParameter PayloadBytes { get; } = Setting(RunPlanRules.WholeRange("payloadBytes", new RunLimitsOptions().PlanLimits())!);
 
     private static readonly RouteParameter IncludeStatuses =
         new("includeStatuses", ParameterType.Boolean,
             "Whether the answer lists every call's result (performanceStatuses, last in the answer): false leaves the list out, for big counts. " +
             "A run bounded only by its duration needs false.") { Default = true };
+
+    /// <summary>A whole-number setting as <see cref="RunPlanInput"/> describes it: its range, default and meaning.</summary>
+    private static RouteParameter Setting(WholeSetting setting) => RouteParameter.Whole(setting.Name, setting.Min, setting.Max, setting.Default, setting.Description!);
 
     private static IReadOnlyList<RouteParameter> Plan(RunLimitsOptions limits, StrategyInfo? strategy)
     {
@@ -83,9 +85,7 @@ public static class RunParameters
                 Pattern = @"^\s*\d+(\.\d+)?\s*:\s*\d+(\.\d+)?\s*(,\s*\d+(\.\d+)?\s*:\s*\d+(\.\d+)?\s*)*$", Example = "10:5000,20:5000",
                 MaxLength = PlanLimits.MaxStages * (InputBounds.MaxStageLength + 1),
             },
-            RouteParameter.Whole("warmup", 0, limits.MaxWarmup, 0, "Calls made first and kept out of the figures (at most Runs:MaxWarmup)."),
-            RouteParameter.Whole("delayMs", 0, RunPlanRules.MaxDelayMs, 0, "Milliseconds the service waits before each answer."),
-            PayloadBytes,
+            .. RunPlanRules.DescribedSettings(limits.PlanLimits()).Select(Setting),
             new RouteParameter("percentiles", ParameterType.Text,
                 $"Which latency percentiles to report, comma-separated, each above 0 and at most 100 (at most {PlanLimits.MaxPercentiles}); a percentile a threshold judges is always reported.")
             {

@@ -20,12 +20,11 @@ namespace ApiGateway.Endpoints;
 /// </summary>
 public sealed record RunRequestBody(int? Agents) : RunPlanInput((string?)null, null);
 
-/// <summary>The body of POST /api/suites: a run's plan for every strategy, or for those listed.</summary>
-public sealed record SuiteRequestBody(
-    int? Count, [property: StringLength(InputBounds.MaxValueLength)] string? Load, int? Concurrency, double? Rate, double? Duration,
-    [property: MaxLength(PlanLimits.MaxStages)] IReadOnlyList<RampStage>? Stages, int? Warmup, int? DelayMs, int? PayloadBytes,
-    [property: MaxLength(PlanLimits.MaxPercentiles)] IReadOnlyList<double>? Percentiles, [property: MaxLength(InputBounds.MaxThresholds)] IReadOnlyList<string>? Thresholds,
-    [property: MaxLength(InputBounds.MaxNames)] IReadOnlyList<string>? Strategies);
+/// <summary>
+/// The body of POST /api/suites: a run's plan for every strategy, or for those listed. Documented with only the fields a
+/// suite takes (<see cref="RequestShapeSchema"/>): a suite refuses a strategy and a workload's fields.
+/// </summary>
+public sealed record SuiteRequestBody([property: MaxLength(InputBounds.MaxNames)] IReadOnlyList<string>? Strategies) : RunPlanInput((string?)null, null);
 
 /// <summary>
 /// The body of POST /api/comparisons: a workload, the contenders to run it (default: every one that can), how many

@@ -34,10 +34,17 @@ public sealed record ChapterRunResponse(
     TimeSeries? Series,
     IAsyncEnumerable<PerformanceStatus> PerformanceStatuses);
 
-/// <summary>What the chart page shows from the engine rather than from a copy: the loads, the payload's default and limit, the palette.</summary>
-public sealed record PlanFacts(IReadOnlyList<LoadFact> Loads, int DefaultPayloadBytes, int MaxPayloadBytes, IReadOnlyList<string> Palette, IReadOnlyDictionary<string, string> ApiColours, string UnknownColour)
+/// <summary>
+/// What the chart page shows from the engine rather than from a copy: the loads, the payload's default and limit, the
+/// whole-number settings (range and default, as configured), the palette.
+/// </summary>
+public sealed record PlanFacts(IReadOnlyList<LoadFact> Loads, int DefaultPayloadBytes, int MaxPayloadBytes, IReadOnlyList<WholeSetting> Settings, IReadOnlyList<string> Palette, IReadOnlyDictionary<string, string> ApiColours, string UnknownColour)
 {
-    public static PlanFacts Current { get; } = new(LoadFact.All, RunPlanRules.DefaultPayloadBytes, RunPlanRules.MaxPayloadBytes, HtmlReport.Palette, HtmlReport.ApiColours, HtmlReport.UnknownColour);
+    public static PlanFacts Current { get; } = For(new RunLimitsOptions());
+
+    public static PlanFacts For(RunLimitsOptions limits) => new(
+        LoadFact.All, RunPlanRules.DefaultPayloadBytes, RunPlanRules.MaxPayloadBytes, [.. RunPlanRules.DescribedSettings(limits.PlanLimits())],
+        HtmlReport.Palette, HtmlReport.ApiColours, HtmlReport.UnknownColour);
 }
 
 /// <summary>The chapter's routes, one per strategy of the list, each only parsing the plan for the run coordinator; and the facts its plans follow.</summary>
@@ -51,8 +58,9 @@ public static class StrategyEndpoints
             app.MapStrategy(strategy.Info, limits);
         }
 
-        app.MapGet("/api/plan-facts", () => PlanFacts.Current).WithTags("Strategies").WithParameters(RouteParameters.None)
-            .WithSummary("The loads (name, words, whether calls start on a schedule, the settings each reads), the payload's default and limit, and the charts' palette.");
+        var facts = PlanFacts.For(limits);
+        app.MapGet("/api/plan-facts", () => facts).WithTags("Strategies").WithParameters(RouteParameters.None)
+            .WithSummary("The loads (name, words, whether calls start on a schedule, the settings each reads), the payload's default and limit, the whole-number settings' ranges and defaults, and the charts' palette.");
         return app;
     }
 

@@ -1,5 +1,8 @@
+using System.ComponentModel;
 using System.ComponentModel.DataAnnotations;
 using System.Globalization;
+using System.Reflection;
+using System.Text.Json;
 using System.Text.Json.Serialization;
 using LoadEngine.Protocols;
 using LoadEngine.Strategies;
@@ -14,11 +17,11 @@ namespace LoadEngine.Runs;
 /// </summary>
 public record RunPlanInput(
     [property: StringLength(InputBounds.MaxValueLength)] string? Strategy,
-    int? Count,
-    int? Concurrency = null,
-    int? Warmup = null,
-    int? DelayMs = null,
-    int? PayloadBytes = null,
+    [property: PlanLimit(1, nameof(PlanLimits.MaxCount))] int? Count,
+    [property: PlanLimit(1, nameof(PlanLimits.MaxConcurrency))] int? Concurrency = null,
+    [property: PlanLimit(0, nameof(PlanLimits.MaxWarmup)), DefaultValue(0), Description("Calls made first and kept out of the figures (at most Runs:MaxWarmup).")] int? Warmup = null,
+    [property: Range(0, RunPlanRules.MaxDelayMs), DefaultValue(0), Description("Milliseconds the service waits before each answer.")] int? DelayMs = null,
+    [property: Range(1, RunPlanRules.MaxPayloadBytes), DefaultValue(RunPlanRules.DefaultPayloadBytes), Description("Size of each of the answer's two bytes fields.")] int? PayloadBytes = null,
     bool? IncludeStatuses = null)
 {
     public LoadKind? Load { get; init; }
@@ -52,6 +55,7 @@ public record RunPlanInput(
 
     public ConnectionUse? Connection { get; init; }
 
+    [Range(1, WorkloadParameters.MaxClients)]
     public int? Clients { get; init; }
 
     public BulkReadVariant? Variant { get; init; }
@@ -65,6 +69,16 @@ public record RunPlanInput(
     /// </summary>
     [JsonIgnore]
     public IReadOnlyList<string> SharedBy { get; init; } = [];
+}
+
+/// <summary>A whole-number setting of <see cref="RunPlanInput"/>: its JSON name, range, default and meaning.</summary>
+public sealed record WholeSetting(string Name, int Min, int Max, int? Default, string? Description);
+
+/// <summary>A whole-number setting whose most is one of <see cref="PlanLimits"/>' configured limits, named; a fixed range is a [Range].</summary>
+[AttributeUsage(AttributeTargets.Property)]
+public sealed class PlanLimitAttribute(int minimum, string limit) : Attribute
+{
+    public (int Min, int Max) Of(PlanLimits limits) => (minimum, (int)typeof(PlanLimits).GetProperty(limit)!.GetValue(limits)!);
 }
 
 /// <summary>The limits every plan obeys (the gateway's Runs section, or the CLI's own).</summary>
@@ -135,11 +149,11 @@ public static class RunPlanRules
         }
 
         var load = input.Load ?? workload?.Workload.DefaultLoad ?? StrategyList.Find(input.Strategy)!.DefaultLoad;
-        if (!Whole(input.Count, "count", 1, limits.MaxCount, null, out var count, out error)
+        if (!Setting(input.Count, "count", limits, out var count, out error)
             || !Seconds(input.Duration, limits.MaxRunSeconds, out error)
-            || !Whole(input.Warmup, "warmup", 0, limits.MaxWarmup, 0, out var warmup, out error)
-            || !Whole(input.DelayMs, "delayMs", 0, MaxDelayMs, 0, out var delayMs, out error)
-            || !Whole(input.PayloadBytes, "payloadBytes", 1, MaxPayloadBytes, DefaultPayloadBytes, out var payloadBytes, out error)
+            || !Setting(input.Warmup, "warmup", limits, out var warmup, out error)
+            || !Setting(input.DelayMs, "delayMs", limits, out var delayMs, out error)
+            || !Setting(input.PayloadBytes, "payloadBytes", limits, out var payloadBytes, out error)
             || !TryRate(input.Rate, load, out error)
             || !TryStages(input.Stages, load, limits, out error)
             || !TryPercentiles(input.Percentiles, out var percentiles, out error))
@@ -234,6 +248,30 @@ public static class RunPlanRules
 
         workload = choice;
         return true;
+    }
+
+    /// <summary>
+    /// The whole-number settings <see cref="RunPlanInput"/> describes itself ([Description], with its range and default), in
+    /// its order: the chapter routes' query parameters and the page's fields are made from them, so a new one needs no line there.
+    /// </summary>
+    public static IEnumerable<WholeSetting> DescribedSettings(PlanLimits limits) =>
+        typeof(RunPlanInput).GetProperties().Where(property => property.IsDefined(typeof(DescriptionAttribute))).Select(property => WholeRange(property.Name, limits)!);
+
+    /// <summary>A whole-number setting as <see cref="RunPlanInput"/> states it once (its range, default and meaning); null for any other field.</summary>
+    public static WholeSetting? WholeRange(string field, PlanLimits limits)
+    {
+        var property = typeof(RunPlanInput).GetProperty(field, BindingFlags.Public | BindingFlags.Instance | BindingFlags.IgnoreCase);
+        var (min, max) = property?.GetCustomAttribute<RangeAttribute>() is { } range ? ((int)range.Minimum, (int)range.Maximum)
+            : property?.GetCustomAttribute<PlanLimitAttribute>()?.Of(limits) ?? (0, 0);
+        return property is null || max == 0 ? null : new WholeSetting(
+            JsonNamingPolicy.CamelCase.ConvertName(property.Name), min, max,
+            property.GetCustomAttribute<DefaultValueAttribute>()?.Value as int?, property.GetCustomAttribute<DescriptionAttribute>()?.Description);
+    }
+
+    private static bool Setting(int? given, string field, PlanLimits limits, out int? value, out string error)
+    {
+        var setting = WholeRange(field, limits)!;
+        return Whole(given, field, setting.Min, setting.Max, setting.Default, out value, out error);
     }
 
     /// <summary>A whole number written as text, in [<paramref name="min"/>, <paramref name="max"/>]; missing text means <paramref name="fallback"/> when there is one.</summary>

@@ -83,12 +83,6 @@ public static class RunPlanText
     /// <summary>The sentence for a field whose text does not read as its type; null when it does.</summary>
     private static string? Refused(string field, string text, PlanLimits limits, string? load) => field switch
     {
-        "count" => Whole(field, text, 1, limits.MaxCount),
-        "concurrency" => Whole(field, text, 1, limits.MaxConcurrency),
-        "warmup" => Whole(field, text, 0, limits.MaxWarmup),
-        "delayMs" => Whole(field, text, 0, RunPlanRules.MaxDelayMs),
-        "payloadBytes" => Whole(field, text, 1, RunPlanRules.MaxPayloadBytes),
-        "clients" => Whole(field, text, 1, WorkloadParameters.MaxClients),
         "users" => Whole(field, text, 1, int.MaxValue) is null ? null : Must(field, text, $"a whole number from {WorkloadParameters.Users.Allowed}"),
         "fileBytes" => long.TryParse(text, NumberStyles.AllowLeadingSign, CultureInfo.InvariantCulture, out _) ? null : Must(field, text, WorkloadRules.FileBytesAllowed),
         "includeStatuses" => bool.TryParse(text, out _) ? null : Must(field, text, "true or false"),
@@ -103,7 +97,8 @@ public static class RunPlanText
         "security" => Wire<WireSecurity>(field, text),
         "connection" => Wire<ConnectionUse>(field, text, WorkloadParameters.Connection.Allowed),
         "variant" => Wire<BulkReadVariant>(field, text, WorkloadParameters.Variant.Allowed),
-        _ => null,
+        // A whole number's sentence comes from its range on RunPlanInput.
+        _ => RunPlanRules.WholeRange(field, limits) is { } setting ? Whole(field, text, setting.Min, setting.Max) : null,
     };
 
     private static string Must(string field, string text, string allowed) => $"{field} was '{text}'; it must be {allowed}.";

@@ -72,13 +72,18 @@ function initLargeType() {
   });
 }
 
-/** The loads to pick from and the payload's default and limit, as the engine states them. */
+/** The fields of the whole-number settings the form has, by their plan names (delayMs, payloadBytes, …). */
+const settingFields = () => facts.settings.map((setting) => [setting, $('run-form').elements[setting.name]]).filter(([, input]) => input);
+
+/** The loads to pick from, and each whole-number setting's range and default on its field, as the engine states them. */
 function initPlanFields() {
   $('load').append(...facts.loads.map((load) => el('option', { text: load.words, attrs: { value: load.name } })));
   $('load').addEventListener('change', showLoadFields);
   showLoadFields();
-  $('payload').value = facts.defaultPayloadBytes;
-  $('payload').max = facts.maxPayloadBytes;
+  for (const [setting, input] of settingFields()) {
+    Object.assign(input, { min: setting.min, max: setting.max });
+    if (setting.default !== null) input.value = setting.default;
+  }
 }
 
 /** Rate and stages show only under the loads that read them (the loads that start calls on a schedule). */
@@ -106,8 +111,7 @@ function readPlan() {
     concurrency: number('concurrency'),
     rate: settings.includes('rate') ? number('rate') : undefined,
     stages: settings.includes('stages') && $('stages').value.trim() ? $('stages').value.trim() : undefined,
-    delayMs: number('delay') ?? 0,
-    payloadBytes: number('payload'),
+    ...Object.fromEntries(settingFields().map(([setting, input]) => [setting.name, number(input.id)])),
     agents: number('agents'),
     thresholds: thresholds.length ? thresholds : undefined,
   };

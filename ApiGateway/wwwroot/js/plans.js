@@ -30,6 +30,10 @@ export function planContext(runs) {
   return (run) => (run.suiteId ? suitesAtOwnLoad.get(run.suiteId) ?? atOwnLoad(run.plan) : atOwnLoad(run.plan));
 }
 
+// The fields fields() words itself, by their plan names; and those that change nothing a run measures (concurrency is in the load's words).
+const worded = new Set(['count', 'duration', 'load', 'concurrency', 'rate', 'stages', 'warmup', 'delayMs', 'payloadBytes', 'agents']);
+const notMeasured = new Set(['strategy', 'includeStatuses', 'percentiles', 'thresholds', 'shard']);
+
 const countWords = (count) => `${whole(count)} call${count === 1 ? '' : 's'}`;
 
 /** Each field of a plan that decides what a run measures, in words; the strategy is what runs are compared by, so it is left out. */
@@ -51,8 +55,9 @@ function fields(run, ownLoad) {
     // N agent processes with their own channels measure something else than this gateway alone: never one plan.
     ['agents', plan.agents ? `${whole(plan.agents)} agent${plan.agents === 1 ? '' : 's'}` : null, plan.agents ? whole(plan.agents) : '—'],
   ];
-  for (const name of ['workload', 'protocol', 'serializer', 'httpVersion', 'security', 'fileBytes', 'connection', 'clients', 'variant', 'users']) {
-    if (plan[name] !== undefined && plan[name] !== null) list.push([name, `${name} ${plan[name]}`, String(plan[name])]);
+  // Every other field that decides what is measured (a workload's, a setting added later) by its name and value.
+  for (const [name, value] of Object.entries(plan)) {
+    if (!worded.has(name) && !notMeasured.has(name) && value !== undefined && value !== null) list.push([name, `${name} ${value}`, String(value)]);
   }
   return list.map(([name, words, value]) => ({ name, words, value }));
 }

@@ -43,6 +43,26 @@ public sealed class RunParametersTests
         }
     }
 
+    /// <summary>
+    /// A whole-number setting is stated once, on RunPlanInput: the chapter routes' query, the page's facts and the sentence
+    /// of a value that does not read take it from there, so adding one touches the model, the rules, the page's field and
+    /// the command line's option, nothing more.
+    /// </summary>
+    [Fact]
+    public void EachDescribedSettingIsARouteParameterAPageFactAndACommandLineOption()
+    {
+        var settings = RunPlanRules.DescribedSettings(Limits.PlanLimits()).ToList();
+        var options = new LoadTest.LoadTestCommand().AllOptions.Select(option => option.Name).ToList();
+
+        Assert.Equal(["warmup", "delayMs", "payloadBytes"], settings.Select(setting => setting.Name));
+        Assert.Equal((0, Limits.MaxWarmup, 0), (settings[0].Min, settings[0].Max, settings[0].Default));
+        Assert.All(settings, setting => Assert.Contains(setting.Name, RunParameters.ForBody(Limits).QueryNames));
+        Assert.Equal(settings, PlanFacts.For(Limits).Settings);
+        Assert.All(settings, setting => Assert.Contains("--" + string.Concat(setting.Name.Select(c => char.IsUpper(c) ? "-" + char.ToLowerInvariant(c) : c.ToString())), options));
+        Assert.False(RunPlanText.TryRead(new Dictionary<string, string?> { ["delayMs"] = "soon" }, null, Limits.PlanLimits(), out _, out var error));
+        Assert.Equal("delayMs was 'soon'; it must be a whole number from 0 to 60000.", error);
+    }
+
     /// <summary>The plan rules' sentence for a single-connection run with <paramref name="name"/> set, under a load that uses it; null when accepted.</summary>
     private static async Task<string?> RefusalAsync(string name, double value)
     {

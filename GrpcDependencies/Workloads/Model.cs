@@ -52,6 +52,20 @@ namespace Workloads
     [JsonSerializable(typeof(WriteAck))]
     [JsonSerializable(typeof(UserList))]
     public sealed partial class WorkloadJsonContext : JsonSerializerContext;
+
+    /// <summary>Newtonsoft.Json with the same camelCase names, on both sides.</summary>
+    public static class WorkloadNewtonsoft
+    {
+        public static Newtonsoft.Json.JsonSerializerSettings Settings { get; } = Configure(new());
+
+        public static Newtonsoft.Json.JsonSerializerSettings Configure(Newtonsoft.Json.JsonSerializerSettings settings)
+        {
+            settings.ContractResolver = new Newtonsoft.Json.Serialization.CamelCasePropertyNamesContractResolver();
+            settings.DateTimeZoneHandling = Newtonsoft.Json.DateTimeZoneHandling.Utc;
+            settings.DateParseHandling = Newtonsoft.Json.DateParseHandling.DateTime;
+            return settings;
+        }
+    }
 }
 
 // The workloads' data as plain classes: what code-first gRPC (protobuf-net, CompatibilityLevel 300: DateTime as

@@ -104,13 +104,13 @@ public sealed class RestWorkloadApi(HttpClient http, RestRoutes routes, JsonCode
 }
 
 /// <summary>
-/// The service's REST routes for one serializer, as absolute addresses made once per run (not per call): every answer of
-/// a fetch the first time the run asks for one, and the write routes.
+/// The service's REST routes for one serializer, as absolute addresses made once per run (not per call): each answer's
+/// the first time the run asks for it, and the write routes.
 /// </summary>
 public sealed class RestRoutes
 {
     private readonly string _root;
-    private readonly ConcurrentDictionary<Fetch, Uri[]> _fetches = new();
+    private readonly ConcurrentDictionary<Fetch, Uri?[]> _fetches = new();
 
     /// <param name="address">The listener's address (no path).</param>
     /// <param name="serializer">Its segment: "stj" or "newtonsoft".</param>
@@ -125,7 +125,7 @@ public sealed class RestRoutes
 
     public Uri Files { get; }
 
-    public Uri For(Fetch fetch, int key) => _fetches.GetOrAdd(fetch, static (fetch, root) => [.. Enumerable.Range(0, fetch.Keys).Select(key => new Uri(root + fetch.Route(key)))], _root)[key];
+    public Uri For(Fetch fetch, int key) => _fetches.GetOrAdd(fetch, static fetch => new Uri?[fetch.Keys])[key] ??= new Uri(_root + fetch.Route(key));
 }
 
 /// <summary>How a REST contender turns JSON into objects and back.</summary>

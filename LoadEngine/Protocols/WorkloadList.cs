@@ -12,7 +12,7 @@ public delegate Task WorkloadCall(IWorkloadApi api, long index, CallOptions opti
 /// A workload made ready for one run's plan: its expected answers computed (before anything is timed), its call, how
 /// many service calls one of its calls makes (a bulk read's deadline is that many call timeouts), and what it does, in words.
 /// </summary>
-public sealed record PreparedWorkload(WorkloadCall Call, int ServiceCallsPerCall, string Describe);
+public sealed record PreparedWorkload(WorkloadCall Call, int ServiceCallsPerCall = 1, string Describe = "");
 
 /// <summary>A setting some workloads take: its run-request name, what it does, what is allowed, and its default.</summary>
 public sealed record WorkloadParameter(string Name, string What, string Allowed, string Default);
@@ -143,14 +143,11 @@ public static class WorkloadList
     private static Func<RunPlan, PreparedWorkload> Fetching(string what, Fetch fetch) => _ =>
     {
         var expected = fetch.Expected(fetch.Keys);
-        return new PreparedWorkload(
-            async (api, index, options) =>
-            {
-                var key = (int)(index % fetch.Keys);
-                Expect(await api.FetchAsync(fetch, key, options), expected[key], what, key);
-            },
-            1,
-            "");
+        return new PreparedWorkload(async (api, index, options) =>
+        {
+            var key = (int)(index % fetch.Keys);
+            Expect(await api.FetchAsync(fetch, key, options), expected[key], what, key);
+        });
     };
 
     private static Fetch BigDtoPages(int size, int pages) => Fetch.Of(
@@ -160,14 +157,11 @@ public static class WorkloadList
     private static PreparedWorkload PrepareLogWrite(RunPlan plan)
     {
         var acks = WorkloadSamples.LogRecordAcks;
-        return new PreparedWorkload(
-            async (api, index, options) =>
-            {
-                var id = (int)(index % WorkloadSamples.DistinctIds);
-                Expect(await api.WriteLogAsync(id, options), new Receipt(acks[id], 1), "the log record");
-            },
-            1,
-            "");
+        return new PreparedWorkload(async (api, index, options) =>
+        {
+            var id = (int)(index % WorkloadSamples.DistinctIds);
+            Expect(await api.WriteLogAsync(id, options), new Receipt(acks[id], 1), "the log record");
+        });
     }
 
     private static PreparedWorkload PrepareUpload(RunPlan plan)
@@ -176,8 +170,7 @@ public static class WorkloadList
         var expected = new Receipt(WorkloadSamples.File(length), length);
         return new PreparedWorkload(
             async (api, _, options) => Expect(await api.UploadAsync(length, options), expected, "the file"),
-            1,
-            $"A file of {length.ToString("#,0", CultureInfo.InvariantCulture)} bytes per call. ");
+            Describe: $"A file of {length.ToString("#,0", CultureInfo.InvariantCulture)} bytes per call. ");
     }
 
     private static PreparedWorkload PrepareBulkRead(RunPlan plan)

@@ -50,7 +50,7 @@ public sealed class CodeFirstWorkloadsService(IOptions<WorkloadOptions> options)
     public ValueTask<M.UserList> GetUsersAsync(M.PageRequest request, CallContext context = default)
     {
         GrpcFailures.ThrowIfInvalid(WorkloadRules.UserPage(request.Page, request.Size));
-        return new(WorkloadAnswers.Users(request.Page, request.Size));
+        return new(WorkloadData.Users(request.Page, request.Size));
     }
 
     /// <summary>

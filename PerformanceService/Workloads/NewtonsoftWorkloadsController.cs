@@ -33,7 +33,7 @@ public sealed class NewtonsoftWorkloadsController(IOptions<WorkloadOptions> opti
 
     [HttpGet("users")]
     public ActionResult<M.UserList> Users([FromQuery] string? page, [FromQuery] string? size) =>
-        Answer(RestArguments.Page(page, size, WorkloadRules.MaxUserPageSize, out var p, out var s), () => WorkloadAnswers.Users(p, s));
+        Answer(RestArguments.Page(page, size, WorkloadRules.MaxUserPageSize, out var p, out var s), () => WorkloadData.Users(p, s));
 
     [HttpPost("logs")]
     [RequireJsonBody]

@@ -27,7 +27,7 @@ public static class StjWorkloadApi
         api.MapGet("/big-dtos", (string? page, string? size) =>
             Answer(RestArguments.Page(page, size, WorkloadRules.MaxBigDtoPageSize, out var p, out var s), () => WorkloadAnswers.BigDtos(p, s), Json.BigDtoList));
         api.MapGet("/users", (string? page, string? size) =>
-            Answer(RestArguments.Page(page, size, WorkloadRules.MaxUserPageSize, out var p, out var s), () => WorkloadAnswers.Users(p, s), Json.UserList));
+            Answer(RestArguments.Page(page, size, WorkloadRules.MaxUserPageSize, out var p, out var s), () => WorkloadData.Users(p, s), Json.UserList));
         api.MapPost("/logs", WriteLogAsync);
         api.MapPost("/files", async (HttpRequest request, IOptions<WorkloadOptions> options) =>
         {

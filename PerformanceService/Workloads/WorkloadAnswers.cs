@@ -27,21 +27,10 @@ public static class WorkloadAnswers
     /// <summary>Page <paramref name="page"/> of <paramref name="size"/> kept big DTOs; a new list each time, the items shared.</summary>
     public static M.BigDtoList BigDtos(int page, int size) => new() { Items = [.. Ids(page, size).Select(id => Item(WorkloadData.BigDto, id))] };
 
-    public static Cf.BigDtoList BigDtoMessages(int page, int size)
-    {
-        var list = new Cf.BigDtoList();
-        list.Items.AddRange(Ids(page, size).Select(id => Item(WorkloadData.BigDto, static dto => dto.ToContract(), id)));
-        return list;
-    }
+    public static Cf.BigDtoList BigDtoMessages(int page, int size) =>
+        new() { Items = { Ids(page, size).Select(id => Item(WorkloadData.BigDto, static dto => dto.ToContract(), id)) } };
 
-    public static M.UserList Users(int page, int size) => WorkloadData.Users(page, size);
-
-    public static Cf.UserList UserMessages(int page, int size)
-    {
-        var list = new Cf.UserList();
-        list.Users.AddRange(UserIds(page, size).Select(id => WorkloadData.User(id).ToContract()));
-        return list;
-    }
+    public static Cf.UserList UserMessages(int page, int size) => new() { Users = { UserIds(page, size).Select(id => WorkloadData.User(id).ToContract()) } };
 
     /// <summary>The users of a page, in order, as <see cref="WorkloadData.Users"/> takes them: never past the last user.</summary>
     public static IEnumerable<int> UserIds(int page, int size)

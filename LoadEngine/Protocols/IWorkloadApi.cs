@@ -32,52 +32,45 @@ public interface IWorkloadApi : IDisposable
 /// (code-first), and the REST route whose JSON binds to the code-first answer's class. Its answers are numbered 0 to
 /// <see cref="Keys"/> − 1 (an id, a page); each is <see cref="WorkloadData"/>'s, and its checksum is what the client expects.
 /// </summary>
-public abstract class Fetch(int keys, Func<int, ulong> expected)
+public sealed class Fetch
 {
-    private readonly Checksums _expected = new(expected);
+    private readonly Checksums _expected;
 
-    public int Keys => keys;
+    private Fetch(int keys, Func<int, string> route, Func<int, ulong> expected)
+    {
+        Keys = keys;
+        Route = route;
+        _expected = new Checksums(expected);
+    }
 
-    public static Fetch<TContract, TModel> Of<TContract, TModel>(
+    public int Keys { get; }
+
+    /// <summary>The REST route of answer <c>key</c>, under the serializer's root.</summary>
+    public Func<int, string> Route { get; }
+
+    public required Func<Cf.Workloads.WorkloadsClient, int, CallOptions, Task<ulong>> ContractFirstAsync { get; init; }
+
+    public required Func<ICodeFirstWorkloads, int, CallOptions, Task<ulong>> CodeFirstAsync { get; init; }
+
+    /// <summary>The answer at the address given, read as the code-first answer's class.</summary>
+    public required Func<RestWorkloadApi, Uri, CallOptions, Task<ulong>> RestAsync { get; init; }
+
+    public static Fetch Of<TContract, TModel>(
         Func<Cf.Workloads.WorkloadsClient, int, CallOptions, AsyncUnaryCall<TContract>> contractFirst,
         Func<ICodeFirstWorkloads, int, ProtoBuf.Grpc.CallContext, ValueTask<TModel>> codeFirst,
         Func<int, string> route,
         Func<int, TModel> answer,
         int keys)
         where TContract : class, IWorkloadValue
-        where TModel : class, IWorkloadValue => new(contractFirst, codeFirst, route, answer, keys);
+        where TModel : class, IWorkloadValue => new(keys, route, key => WorkloadChecksum.Of(answer(key)))
+    {
+        ContractFirstAsync = async (client, key, options) => WorkloadChecksum.Of(await contractFirst(client, key, options)),
+        CodeFirstAsync = async (service, key, options) => WorkloadChecksum.Of(await codeFirst(service, key, new ProtoBuf.Grpc.CallContext(options))),
+        RestAsync = static (api, uri, options) => api.GetAsync<TModel>(uri, options),
+    };
 
     /// <summary>The checksum of each of the first <paramref name="count"/> answers, computed once (before anything is timed) and kept.</summary>
     public ulong[] Expected(int count) => _expected.First(count);
-
-    /// <summary>The REST route of answer <paramref name="key"/>, under the serializer's root.</summary>
-    public abstract string Route(int key);
-
-    public abstract Task<ulong> ContractFirstAsync(Cf.Workloads.WorkloadsClient client, int key, CallOptions options);
-
-    public abstract Task<ulong> CodeFirstAsync(ICodeFirstWorkloads service, int key, CallOptions options);
-
-    public abstract Task<ulong> RestAsync(RestWorkloadApi api, int key, CallOptions options);
-}
-
-public sealed class Fetch<TContract, TModel>(
-    Func<Cf.Workloads.WorkloadsClient, int, CallOptions, AsyncUnaryCall<TContract>> contractFirst,
-    Func<ICodeFirstWorkloads, int, ProtoBuf.Grpc.CallContext, ValueTask<TModel>> codeFirst,
-    Func<int, string> route,
-    Func<int, TModel> answer,
-    int keys) : Fetch(keys, key => WorkloadChecksum.Of(answer(key)))
-    where TContract : class, IWorkloadValue
-    where TModel : class, IWorkloadValue
-{
-    public override string Route(int key) => route(key);
-
-    public override async Task<ulong> ContractFirstAsync(Cf.Workloads.WorkloadsClient client, int key, CallOptions options) =>
-        WorkloadChecksum.Of(await contractFirst(client, key, options));
-
-    public override async Task<ulong> CodeFirstAsync(ICodeFirstWorkloads service, int key, CallOptions options) =>
-        WorkloadChecksum.Of(await codeFirst(service, key, new ProtoBuf.Grpc.CallContext(options)));
-
-    public override Task<ulong> RestAsync(RestWorkloadApi api, int key, CallOptions options) => api.GetAsync<TModel>(this, key, options);
 }
 
 /// <summary>Checksums of items 0, 1, 2, … computed once and kept, extended when a run needs more of them.</summary>

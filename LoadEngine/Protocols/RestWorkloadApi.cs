@@ -18,7 +18,7 @@ namespace LoadEngine.Protocols;
 /// </summary>
 public sealed class RestWorkloadApi(HttpClient http, RestRoutes routes, JsonCodec json) : IWorkloadApi
 {
-    public Task<ulong> FetchAsync(Fetch fetch, int key, CallOptions options) => fetch.RestAsync(this, key, options);
+    public Task<ulong> FetchAsync(Fetch fetch, int key, CallOptions options) => fetch.RestAsync(this, routes.For(fetch, key), options);
 
     public Task<Receipt> WriteLogAsync(int id, CallOptions options) => PostAsync(routes.Logs, json.Content(WorkloadSamples.LogRecords[id]), options);
 
@@ -29,11 +29,9 @@ public sealed class RestWorkloadApi(HttpClient http, RestRoutes routes, JsonCode
 
     public void Dispose() => http.Dispose();
 
-    /// <summary>Answer <paramref name="key"/> of <paramref name="fetch"/>, read as <typeparamref name="T"/> (what it sends code-first).</summary>
-    public async Task<ulong> GetAsync<T>(Fetch fetch, int key, CallOptions options)
+    public async Task<ulong> GetAsync<T>(Uri uri, CallOptions options)
         where T : class, IWorkloadValue
     {
-        var uri = routes.For(fetch, key);
         using var call = new RestCall(options);
         try
         {

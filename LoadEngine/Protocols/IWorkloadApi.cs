@@ -1,4 +1,5 @@
 using Grpc.Core;
+using ProtoBuf.Grpc;
 using Workloads;
 using Cf = Workloads.ContractFirst;
 
@@ -57,7 +58,7 @@ public sealed class Fetch
 
     public static Fetch Of<TContract, TModel>(
         Func<Cf.Workloads.WorkloadsClient, int, CallOptions, AsyncUnaryCall<TContract>> contractFirst,
-        Func<ICodeFirstWorkloads, int, ProtoBuf.Grpc.CallContext, ValueTask<TModel>> codeFirst,
+        Func<ICodeFirstWorkloads, int, CallContext, ValueTask<TModel>> codeFirst,
         Func<int, string> route,
         Func<int, TModel> answer,
         int keys)
@@ -65,7 +66,7 @@ public sealed class Fetch
         where TModel : class, IWorkloadValue => new(keys, route, key => WorkloadChecksum.Of(answer(key)))
     {
         ContractFirstAsync = async (client, key, options) => WorkloadChecksum.Of(await contractFirst(client, key, options)),
-        CodeFirstAsync = async (service, key, options) => WorkloadChecksum.Of(await codeFirst(service, key, new ProtoBuf.Grpc.CallContext(options))),
+        CodeFirstAsync = async (service, key, options) => WorkloadChecksum.Of(await codeFirst(service, key, new CallContext(options))),
         RestAsync = static (api, uri, options) => api.GetAsync<TModel>(uri, options),
     };
 

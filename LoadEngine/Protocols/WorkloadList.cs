@@ -119,7 +119,7 @@ public static class WorkloadList
 
     public static WorkloadInfo? Find(string? id) => All.FirstOrDefault(workload => workload.Id == id);
 
-    /// <summary>The answer is what was sent, or the call failed: a wrong answer is never a success. <paramref name="what"/> names answer {0}.</summary>
+    /// <summary>The answer is what was sent, or the call failed: a wrong answer is never a success. <paramref name="what"/> names it, with <paramref name="key"/> for {0}.</summary>
     public static void Expect(ulong actual, ulong expected, string what, int key = 0)
     {
         if (actual != expected)

@@ -16,20 +16,7 @@ public sealed class ContractFirstApi(GrpcChannel channel) : IWorkloadApi
 {
     private readonly Cf.Workloads.WorkloadsClient _client = new(channel);
 
-    public async Task<ulong> SmallIntsAsync(int id, CallOptions options) =>
-        WorkloadChecksum.Of(await _client.GetSmallIntsAsync(new Cf.ItemRequest { Id = id }, options));
-
-    public async Task<ulong> BookAsync(int id, CallOptions options) =>
-        WorkloadChecksum.Of(await _client.GetBookAsync(new Cf.ItemRequest { Id = id }, options));
-
-    public async Task<ulong> BooksAsync(CallOptions options) =>
-        WorkloadChecksum.Of(await _client.GetBooksAsync(new Cf.ItemRequest(), options));
-
-    public async Task<ulong> BigDtoAsync(int id, CallOptions options) =>
-        WorkloadChecksum.Of(await _client.GetBigDtoAsync(new Cf.ItemRequest { Id = id }, options));
-
-    public async Task<ulong> BigDtosAsync(int page, int size, CallOptions options) =>
-        WorkloadChecksum.Of(await _client.GetBigDtosAsync(new Cf.PageRequest { Page = page, Size = size }, options));
+    public Task<ulong> FetchAsync(Fetch fetch, int key, CallOptions options) => fetch.ContractFirstAsync(_client, key, options);
 
     public async Task<Receipt> WriteLogAsync(int id, CallOptions options) =>
         ToReceipt(await _client.WriteLogAsync(WorkloadSamples.LogRecordContracts[id], options));
@@ -63,9 +50,6 @@ public sealed class ContractFirstApi(GrpcChannel channel) : IWorkloadApi
         return ToReceipt(await call.ResponseAsync);
     }
 
-    public async Task<ulong> UsersAsync(int page, int size, CallOptions options) =>
-        WorkloadChecksum.Of(await _client.GetUsersAsync(new Cf.PageRequest { Page = page, Size = size }, options));
-
     public async IAsyncEnumerable<ulong> StreamUsersAsync(int count, CallOptions options)
     {
         using var call = _client.StreamUsers(new Cf.PageRequest { Page = 0, Size = count }, options);
@@ -85,20 +69,7 @@ public sealed class CodeFirstApi(GrpcChannel channel) : IWorkloadApi
 {
     private readonly ICodeFirstWorkloads _service = channel.CreateGrpcService<ICodeFirstWorkloads>();
 
-    public async Task<ulong> SmallIntsAsync(int id, CallOptions options) =>
-        WorkloadChecksum.Of(await _service.GetSmallIntsAsync(new M.ItemRequest { Id = id }, new CallContext(options)));
-
-    public async Task<ulong> BookAsync(int id, CallOptions options) =>
-        WorkloadChecksum.Of(await _service.GetBookAsync(new M.ItemRequest { Id = id }, new CallContext(options)));
-
-    public async Task<ulong> BooksAsync(CallOptions options) =>
-        WorkloadChecksum.Of(await _service.GetBooksAsync(new M.ItemRequest(), new CallContext(options)));
-
-    public async Task<ulong> BigDtoAsync(int id, CallOptions options) =>
-        WorkloadChecksum.Of(await _service.GetBigDtoAsync(new M.ItemRequest { Id = id }, new CallContext(options)));
-
-    public async Task<ulong> BigDtosAsync(int page, int size, CallOptions options) =>
-        WorkloadChecksum.Of(await _service.GetBigDtosAsync(new M.PageRequest { Page = page, Size = size }, new CallContext(options)));
+    public Task<ulong> FetchAsync(Fetch fetch, int key, CallOptions options) => fetch.CodeFirstAsync(_service, key, options);
 
     public async Task<Receipt> WriteLogAsync(int id, CallOptions options) =>
         ToReceipt(await _service.WriteLogAsync(WorkloadSamples.LogRecords[id], new CallContext(options)));
@@ -107,9 +78,6 @@ public sealed class CodeFirstApi(GrpcChannel channel) : IWorkloadApi
     // an RpcException; with it the sending stops and the call's real status comes from the answer.
     public async Task<Receipt> UploadAsync(long length, CallOptions options) =>
         ToReceipt(await _service.UploadAsync(Chunks(length, options.CancellationToken), new CallContext(options, CallContextFlags.IgnoreStreamTermination)));
-
-    public async Task<ulong> UsersAsync(int page, int size, CallOptions options) =>
-        WorkloadChecksum.Of(await _service.GetUsersAsync(new M.PageRequest { Page = page, Size = size }, new CallContext(options)));
 
     public async IAsyncEnumerable<ulong> StreamUsersAsync(int count, CallOptions options)
     {

@@ -1,4 +1,7 @@
 using Grpc.Core;
+using ProtoBuf.Grpc;
+using Workloads;
+using Cf = Workloads.ContractFirst;
 
 namespace LoadEngine.Protocols;
 
@@ -6,30 +9,87 @@ namespace LoadEngine.Protocols;
 public readonly record struct Receipt(ulong Checksum, long Length);
 
 /// <summary>
-/// One of the service's four APIs over one channel or HttpClient: each workload operation, returning the checksum of the
-/// answer after it was fully deserialized (or the service's receipt for a write). Failures are the RpcException a gRPC
-/// client throws; REST failures are a Calls.CallFailedException under the status grpc-dotnet would give them.
+/// One of the service's four APIs over one channel or HttpClient: the transport of each kind of call, returning the
+/// checksum of the answer after it was fully deserialized (or the service's receipt for a write). Failures are the
+/// RpcException a gRPC client throws; REST failures are a Calls.CallFailedException under the status grpc-dotnet would give them.
 /// </summary>
 public interface IWorkloadApi : IDisposable
 {
-    Task<ulong> SmallIntsAsync(int id, CallOptions options);
-
-    Task<ulong> BookAsync(int id, CallOptions options);
-
-    Task<ulong> BooksAsync(CallOptions options);
-
-    Task<ulong> BigDtoAsync(int id, CallOptions options);
-
-    Task<ulong> BigDtosAsync(int page, int size, CallOptions options);
+    /// <summary>Answer <paramref name="key"/> of <paramref name="fetch"/>, asked for the way this API asks for it.</summary>
+    Task<ulong> FetchAsync(Fetch fetch, int key, CallOptions options);
 
     /// <summary>Sends log record <c>id</c> of <see cref="WorkloadSamples.LogRecords"/>.</summary>
     Task<Receipt> WriteLogAsync(int id, CallOptions options);
 
-    /// <summary>Uploads the first <paramref name="length"/> bytes of the shared file, a chunk (<see cref="Workloads.WorkloadData.FileChunkBytes"/>) at a time, never all of it in memory.</summary>
+    /// <summary>Uploads the first <paramref name="length"/> bytes of the shared file, a chunk (<see cref="WorkloadData.FileChunkBytes"/>) at a time, never all of it in memory.</summary>
     Task<Receipt> UploadAsync(long length, CallOptions options);
-
-    Task<ulong> UsersAsync(int page, int size, CallOptions options);
 
     /// <summary>The first <paramref name="count"/> users as one server stream: each user's checksum as it arrives (gRPC only).</summary>
     IAsyncEnumerable<ulong> StreamUsersAsync(int count, CallOptions options);
+}
+
+/// <summary>
+/// One read of the service's, as each API asks for it: the generated client's call (contract-first), protobuf-net.Grpc's
+/// (code-first), and the REST route whose JSON binds to the code-first answer's class. Its answers are numbered 0 to
+/// <see cref="Keys"/> − 1 (an id, a page); each is <see cref="WorkloadData"/>'s, and its checksum is what the client expects.
+/// </summary>
+public sealed class Fetch
+{
+    private readonly Checksums _expected;
+
+    private Fetch(int keys, Func<int, string> route, Func<int, ulong> expected)
+    {
+        Keys = keys;
+        Route = route;
+        _expected = new Checksums(expected);
+    }
+
+    public int Keys { get; }
+
+    /// <summary>The REST route of answer <c>key</c>, under the serializer's root.</summary>
+    public Func<int, string> Route { get; }
+
+    public required Func<Cf.Workloads.WorkloadsClient, int, CallOptions, Task<ulong>> ContractFirstAsync { get; init; }
+
+    public required Func<ICodeFirstWorkloads, int, CallOptions, Task<ulong>> CodeFirstAsync { get; init; }
+
+    /// <summary>The answer at the address given, read as the code-first answer's class.</summary>
+    public required Func<RestWorkloadApi, Uri, CallOptions, Task<ulong>> RestAsync { get; init; }
+
+    public static Fetch Of<TContract, TModel>(
+        Func<Cf.Workloads.WorkloadsClient, int, CallOptions, AsyncUnaryCall<TContract>> contractFirst,
+        Func<ICodeFirstWorkloads, int, CallContext, ValueTask<TModel>> codeFirst,
+        Func<int, string> route,
+        Func<int, TModel> answer,
+        int keys)
+        where TContract : class, IWorkloadValue
+        where TModel : class, IWorkloadValue => new(keys, route, key => WorkloadChecksum.Of(answer(key)))
+    {
+        ContractFirstAsync = async (client, key, options) => WorkloadChecksum.Of(await contractFirst(client, key, options)),
+        CodeFirstAsync = async (service, key, options) => WorkloadChecksum.Of(await codeFirst(service, key, new CallContext(options))),
+        RestAsync = static (api, uri, options) => api.GetAsync<TModel>(uri, options),
+    };
+
+    /// <summary>The checksum of each of the first <paramref name="count"/> answers, computed once (before anything is timed) and kept.</summary>
+    public ulong[] Expected(int count) => _expected.First(count);
+}
+
+/// <summary>Checksums of items 0, 1, 2, … computed once and kept, extended when a run needs more of them.</summary>
+public sealed class Checksums(Func<int, ulong> of)
+{
+    private readonly Lock _gate = new();
+    private ulong[] _ready = [];
+
+    public ulong[] First(int count)
+    {
+        lock (_gate)
+        {
+            if (_ready.Length < count)
+            {
+                _ready = [.. _ready, .. Enumerable.Range(_ready.Length, count - _ready.Length).Select(of)];
+            }
+
+            return _ready;
+        }
+    }
 }

@@ -1,5 +1,5 @@
 using System.Buffers;
-using System.Globalization;
+using System.Collections.Concurrent;
 using System.Net;
 using System.Net.Http.Headers;
 using System.Text;
@@ -18,41 +18,26 @@ namespace LoadEngine.Protocols;
 /// </summary>
 public sealed class RestWorkloadApi(HttpClient http, RestRoutes routes, JsonCodec json) : IWorkloadApi
 {
-    public Task<ulong> SmallIntsAsync(int id, CallOptions options) =>
-        GetAsync(routes.SmallInts[id], static (M.SmallInts value) => WorkloadChecksum.Of(value), options);
-
-    public Task<ulong> BookAsync(int id, CallOptions options) =>
-        GetAsync(routes.Book[id], static (M.Book value) => WorkloadChecksum.Of(value), options);
-
-    public Task<ulong> BooksAsync(CallOptions options) =>
-        GetAsync(routes.Books, static (M.BookList value) => WorkloadChecksum.Of(value), options);
-
-    public Task<ulong> BigDtoAsync(int id, CallOptions options) =>
-        GetAsync(routes.BigDto[id], static (M.BigDto value) => WorkloadChecksum.Of(value), options);
-
-    public Task<ulong> BigDtosAsync(int page, int size, CallOptions options) =>
-        GetAsync(routes.BigDtos(page, size), static (M.BigDtoList value) => WorkloadChecksum.Of(value), options);
+    public Task<ulong> FetchAsync(Fetch fetch, int key, CallOptions options) => fetch.RestAsync(this, routes.For(fetch, key), options);
 
     public Task<Receipt> WriteLogAsync(int id, CallOptions options) => PostAsync(routes.Logs, json.Content(WorkloadSamples.LogRecords[id]), options);
 
     public Task<Receipt> UploadAsync(long length, CallOptions options) => PostAsync(routes.Files, new FileContent(length), options);
-
-    public Task<ulong> UsersAsync(int page, int size, CallOptions options) =>
-        GetAsync(routes.Users(page, size), static (M.UserList value) => WorkloadChecksum.Of(value), options);
 
     public IAsyncEnumerable<ulong> StreamUsersAsync(int count, CallOptions options) =>
         throw new CallFailedException(StatusCode.Unimplemented, "REST has no server stream here; bulk-read's stream variant is gRPC's.");
 
     public void Dispose() => http.Dispose();
 
-    private async Task<ulong> GetAsync<T>(Uri uri, Func<T, ulong> checksum, CallOptions options)
+    public async Task<ulong> GetAsync<T>(Uri uri, CallOptions options)
+        where T : class, IWorkloadValue
     {
         using var call = new RestCall(options);
         try
         {
             using var response = await http.GetAsync(uri, HttpCompletionOption.ResponseHeadersRead, call.Token);
             await RestFailures.ThrowIfFailedAsync(response, call.Token);
-            return checksum(await json.ReadAsync<T>(response.Content, call.Token) ?? throw RestFailures.EmptyBody(uri));
+            return WorkloadChecksum.Of(await json.ReadAsync<T>(response.Content, call.Token) ?? throw RestFailures.EmptyBody(uri));
         }
         catch (Exception error) when (error is not CallFailedException)
         {
@@ -117,56 +102,28 @@ public sealed class RestWorkloadApi(HttpClient http, RestRoutes routes, JsonCode
 }
 
 /// <summary>
-/// The service's REST routes for one serializer, as absolute addresses made once per run (not per call): items by id,
-/// the pages the workloads cycle through, and the write routes.
+/// The service's REST routes for one serializer, as absolute addresses made once per run (not per call): each answer's
+/// the first time the run asks for it, and the write routes.
 /// </summary>
 public sealed class RestRoutes
 {
     private readonly string _root;
-    private readonly Uri[] _pages;
-    private readonly Uri?[] _userPages = new Uri?[WorkloadData.UserCount / WorkloadData.UserPageSize];
+    private readonly ConcurrentDictionary<Fetch, Uri?[]> _fetches = new();
 
     /// <param name="address">The listener's address (no path).</param>
     /// <param name="serializer">Its segment: "stj" or "newtonsoft".</param>
     public RestRoutes(Uri address, string serializer)
     {
         _root = $"{address.GetLeftPart(UriPartial.Authority)}/rest/{serializer}/";
-        SmallInts = Items("small-ints");
-        Book = Items("books");
-        BigDto = Items("big-dtos");
-        Books = new Uri(_root + "books");
-        Collection = new Uri(_root + $"big-dtos?page=0&size={WorkloadData.CollectionSize}");
-        _pages = [.. Enumerable.Range(0, WorkloadSamples.BigDtoPages).Select(page => new Uri(_root + $"big-dtos?page={page}&size={WorkloadData.PageSize}"))];
         Logs = new Uri(_root + "logs");
         Files = new Uri(_root + "files");
     }
-
-    public Uri[] SmallInts { get; }
-
-    public Uri[] Book { get; }
-
-    public Uri[] BigDto { get; }
-
-    public Uri Books { get; }
-
-    public Uri Collection { get; }
 
     public Uri Logs { get; }
 
     public Uri Files { get; }
 
-    public Uri BigDtos(int page, int size) => size == WorkloadData.CollectionSize && page == 0 ? Collection
-        : size == WorkloadData.PageSize && page < _pages.Length ? _pages[page]
-        : new Uri(_root + $"big-dtos?page={page}&size={size}");
-
-    /// <summary>A page of users; bulk-read's pages of 1000 are made once and kept.</summary>
-    public Uri Users(int page, int size) => size == WorkloadData.UserPageSize && page < _userPages.Length
-        ? _userPages[page] ??= UsersUri(page, size)
-        : UsersUri(page, size);
-
-    private Uri UsersUri(int page, int size) => new(_root + string.Create(CultureInfo.InvariantCulture, $"users?page={page}&size={size}"));
-
-    private Uri[] Items(string route) => [.. Enumerable.Range(0, WorkloadSamples.DistinctIds).Select(id => new Uri(_root + $"{route}/{id}"))];
+    public Uri For(Fetch fetch, int key) => _fetches.GetOrAdd(fetch, static fetch => new Uri?[fetch.Keys])[key] ??= new Uri(_root + fetch.Route(key));
 }
 
 /// <summary>How a REST contender turns JSON into objects and back.</summary>

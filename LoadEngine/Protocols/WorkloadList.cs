@@ -12,7 +12,7 @@ public delegate Task WorkloadCall(IWorkloadApi api, long index, CallOptions opti
 /// A workload made ready for one run's plan: its expected answers computed (before anything is timed), its call, how
 /// many service calls one of its calls makes (a bulk read's deadline is that many call timeouts), and what it does, in words.
 /// </summary>
-public sealed record PreparedWorkload(WorkloadCall Call, int ServiceCallsPerCall, string Describe);
+public sealed record PreparedWorkload(WorkloadCall Call, int ServiceCallsPerCall = 1, string Describe = "");
 
 /// <summary>A setting some workloads take: its run-request name, what it does, what is allowed, and its default.</summary>
 public sealed record WorkloadParameter(string Name, string What, string Allowed, string Default);
@@ -75,7 +75,7 @@ public static class WorkloadParameters
 
 /// <summary>
 /// Every workload, in the order of the studies. This one list drives validation, GET /api/workloads, the OpenAPI text and
-/// the CLI's help: adding a workload is one entry here (and its operation in <see cref="IWorkloadApi"/>).
+/// the CLI's help: adding a workload is one entry here, whose <see cref="Fetch"/> says how each API asks for its answer.
 /// </summary>
 public static class WorkloadList
 {
@@ -83,37 +83,32 @@ public static class WorkloadList
     private const string Study2020 = "2020, \"Rest vs gRPC performance benchmark in .NET Core 3.1\"";
     private const string Study2023 = "2023, \".NET 7 Web API through HTTP/1.1, HTTP/2 and gRPC\"";
 
+    /// <summary>bulk-read's pages of <see cref="WorkloadData.UserPageSize"/> users.</summary>
+    private static readonly Fetch UserPages = Fetch.Of(
+        (c, page, o) => c.GetUsersAsync(new() { Page = page, Size = WorkloadData.UserPageSize }, o), (s, page, c) => s.GetUsersAsync(new() { Page = page, Size = WorkloadData.UserPageSize }, c),
+        page => $"users?page={page}&size={WorkloadData.UserPageSize}", page => WorkloadData.Users(page, WorkloadData.UserPageSize), WorkloadData.UserCount / WorkloadData.UserPageSize);
+
     public static IReadOnlyList<WorkloadInfo> All { get; } =
     [
         new("small-ints", "Three integers", "Each call fetches three int32 by id (protobuf ≈ 10 B, JSON ≈ 89 B).", Study2019, 1000, LoadKind.Sequential, [],
-            _ => Ready(WorkloadSamples.SmallInts, static async (api, index, options) =>
-                Expect(await api.SmallIntsAsync(WorkloadSamples.IdOf(index), options), WorkloadSamples.SmallInts[WorkloadSamples.IdOf(index)], "the small-ints answer"))),
+            Fetching("the small-ints answer", Fetch.Of((c, id, o) => c.GetSmallIntsAsync(new() { Id = id }, o), (s, id, c) => s.GetSmallIntsAsync(new() { Id = id }, c),
+                id => $"small-ints/{id}", WorkloadData.SmallInts, WorkloadSamples.DistinctIds))),
         new("small-mixed", "One book", "Each call fetches a book by id: two short strings, an int, an author with two names (≈ 63 B protobuf, 133 B JSON).", Study2019, 1000, LoadKind.Sequential, [],
-            _ => Ready(WorkloadSamples.Books, static async (api, index, options) =>
-                Expect(await api.BookAsync(WorkloadSamples.IdOf(index), options), WorkloadSamples.Books[WorkloadSamples.IdOf(index)], "the book"))),
+            Fetching("the book", Fetch.Of((c, id, o) => c.GetBookAsync(new() { Id = id }, o), (s, id, c) => s.GetBookAsync(new() { Id = id }, c),
+                id => $"books/{id}", WorkloadData.Book, WorkloadSamples.DistinctIds))),
         new("big-list", "1000 books", "Each call fetches a list of 1000 books (≈ 65 kB protobuf, 134 kB JSON).", Study2019, 1000, LoadKind.Sequential, [],
-            _ => Ready(WorkloadSamples.BookList, static async (api, _, options) => Expect(await api.BooksAsync(options), WorkloadSamples.BookList, "the list of 1000 books"))),
+            Fetching("the list of 1000 books", Fetch.Of((c, _, o) => c.GetBooksAsync(new(), o), (s, _, c) => s.GetBooksAsync(new(), c), _ => "books", _ => WorkloadData.Books(), 1))),
         new("big-dto", "One big record", "Each call fetches a ≈ 2.4 kB record of many types (Guid, text, DateTime, int, float, decimal, double, long, a nested record with 256 bytes, three paragraphs) by id.",
             Study2020, 100, LoadKind.Sequential, [WorkloadParameters.Connection],
-            _ => Ready(WorkloadSamples.BigDtos, static async (api, index, options) =>
-                Expect(await api.BigDtoAsync(WorkloadSamples.IdOf(index), options), WorkloadSamples.BigDtos[WorkloadSamples.IdOf(index)], "the big record"))),
+            Fetching("the big record", Fetch.Of((c, id, o) => c.GetBigDtoAsync(new() { Id = id }, o), (s, id, c) => s.GetBigDtoAsync(new() { Id = id }, c),
+                id => $"big-dtos/{id}", WorkloadData.BigDto, WorkloadSamples.DistinctIds))),
         new("collection", "500 big records", $"Each call fetches the whole collection of {WorkloadData.CollectionSize} big records (≈ 1.1 MB protobuf, 1.2 MB JSON).", Study2020, 100, LoadKind.Sequential, [],
-            _ => Ready(WorkloadSamples.Collection, static async (api, _, options) =>
-                Expect(await api.BigDtosAsync(0, WorkloadData.CollectionSize, options), WorkloadSamples.Collection, "the collection"))),
+            Fetching("the collection", BigDtoPages(WorkloadData.CollectionSize, 1))),
         new("page", "A page of 20 big records", $"Each call fetches a page of {WorkloadData.PageSize} big records, cycling through the {WorkloadSamples.BigDtoPages} pages of the collection.",
-            Study2020, 100, LoadKind.Sequential, [],
-            _ => Ready(WorkloadSamples.Pages, static async (api, index, options) =>
-            {
-                var page = (int)(index % WorkloadSamples.BigDtoPages);
-                Expect(await api.BigDtosAsync(page, WorkloadData.PageSize, options), WorkloadSamples.Pages[page], $"page {page}");
-            })),
+            Study2020, 100, LoadKind.Sequential, [], Fetching("page {0}", BigDtoPages(WorkloadData.PageSize, WorkloadSamples.BigDtoPages))),
         new("log-write", "Log records written", "Each call sends one log record {timestamp, text, level, category}; the service answers the checksum of what it received.",
             Study2023, 1000, LoadKind.Sequential, [WorkloadParameters.Clients],
-            _ => Ready(WorkloadSamples.LogRecordAcks, static async (api, index, options) =>
-            {
-                var id = WorkloadSamples.IdOf(index);
-                Expect(await api.WriteLogAsync(id, options), new Receipt(WorkloadSamples.LogRecordAcks[id], 1), "the log record");
-            })),
+            PrepareLogWrite),
         new("file-upload", "A file uploaded", $"Each call uploads a file in {WorkloadData.FileChunkBytes / 1024} KiB pieces (gRPC: a client stream of chunks; REST: a streamed request body); the service hashes it as it arrives and keeps none of it.",
             Study2023, 10, LoadKind.Sequential, [WorkloadParameters.FileBytes, WorkloadParameters.Clients], PrepareUpload),
         new("bulk-read", "A million users read", $"One call reads every user of the range: as pages of {WorkloadData.UserPageSize} by {WorkloadParameters.BulkReadWorkers} workers, or as one gRPC server stream.",
@@ -124,12 +119,12 @@ public static class WorkloadList
 
     public static WorkloadInfo? Find(string? id) => All.FirstOrDefault(workload => workload.Id == id);
 
-    /// <summary>The answer is what was sent, or the call failed: a wrong answer is never a success.</summary>
-    public static void Expect(ulong actual, ulong expected, string what)
+    /// <summary>The answer is what was sent, or the call failed: a wrong answer is never a success. <paramref name="what"/> names it, with <paramref name="key"/> for {0}.</summary>
+    public static void Expect(ulong actual, ulong expected, string what, int key = 0)
     {
         if (actual != expected)
         {
-            throw DataLoss($"{what} arrived with checksum {actual:x16}; {expected:x16} was sent");
+            throw DataLoss(string.Format(CultureInfo.InvariantCulture, what, key) + $" arrived with checksum {actual:x16}; {expected:x16} was sent");
         }
     }
 
@@ -144,8 +139,30 @@ public static class WorkloadList
 
     private static Calls.CallFailedException DataLoss(string detail) => new(StatusCode.DataLoss, char.ToUpperInvariant(detail[0]) + detail[1..] + ".");
 
-    // The expected values are passed in only to compute them now, before the run's clock starts.
-    private static PreparedWorkload Ready<T>(T expected, WorkloadCall call) => new(call, 1, "");
+    /// <summary>Calls cycle through the fetch's answers (call i asks for answer i % keys), each checked against its expected checksum, computed now, before the run's clock starts.</summary>
+    private static Func<RunPlan, PreparedWorkload> Fetching(string what, Fetch fetch) => _ =>
+    {
+        var expected = fetch.Expected(fetch.Keys);
+        return new PreparedWorkload(async (api, index, options) =>
+        {
+            var key = (int)(index % fetch.Keys);
+            Expect(await api.FetchAsync(fetch, key, options), expected[key], what, key);
+        });
+    };
+
+    private static Fetch BigDtoPages(int size, int pages) => Fetch.Of(
+        (c, page, o) => c.GetBigDtosAsync(new() { Page = page, Size = size }, o), (s, page, c) => s.GetBigDtosAsync(new() { Page = page, Size = size }, c),
+        page => $"big-dtos?page={page}&size={size}", page => WorkloadData.BigDtos(page, size), pages);
+
+    private static PreparedWorkload PrepareLogWrite(RunPlan plan)
+    {
+        var acks = WorkloadSamples.LogRecordAcks;
+        return new PreparedWorkload(async (api, index, options) =>
+        {
+            var id = (int)(index % WorkloadSamples.DistinctIds);
+            Expect(await api.WriteLogAsync(id, options), new Receipt(acks[id], 1), "the log record");
+        });
+    }
 
     private static PreparedWorkload PrepareUpload(RunPlan plan)
     {
@@ -153,8 +170,7 @@ public static class WorkloadList
         var expected = new Receipt(WorkloadSamples.File(length), length);
         return new PreparedWorkload(
             async (api, _, options) => Expect(await api.UploadAsync(length, options), expected, "the file"),
-            1,
-            $"A file of {length.ToString("#,0", CultureInfo.InvariantCulture)} bytes per call. ");
+            Describe: $"A file of {length.ToString("#,0", CultureInfo.InvariantCulture)} bytes per call. ");
     }
 
     private static PreparedWorkload PrepareBulkRead(RunPlan plan)
@@ -163,7 +179,7 @@ public static class WorkloadList
         var pages = users / WorkloadData.UserPageSize;
         if (plan.Variant == BulkReadVariant.Stream)
         {
-            var each = WorkloadSamples.Users(users);
+            var each = WorkloadSamples.Users.First(users);
             return new PreparedWorkload(
                 async (api, _, options) =>
                 {
@@ -175,7 +191,7 @@ public static class WorkloadList
                             throw DataLoss($"The stream sent more than the {users} users asked for");
                         }
 
-                        Expect(checksum, each[received], $"user {received}");
+                        Expect(checksum, each[received], "user {0}", received);
                         received++;
                     }
 
@@ -188,7 +204,7 @@ public static class WorkloadList
                 $"{users.ToString("#,0", CultureInfo.InvariantCulture)} users as one server stream, each message checked as it arrives. ");
         }
 
-        var expected = WorkloadSamples.UserPages(pages);
+        var expected = UserPages.Expected(pages);
         return new PreparedWorkload(
             (api, _, options) => ReadPagesAsync(api, pages, expected, options),
             pages,
@@ -210,7 +226,7 @@ public static class WorkloadList
         {
             for (var page = Interlocked.Increment(ref next); page < pages; page = Interlocked.Increment(ref next))
             {
-                Expect(await api.UsersAsync(page, WorkloadData.UserPageSize, options), expected[page], $"page {page} of the users");
+                Expect(await api.FetchAsync(UserPages, page, options), expected[page], "page {0} of the users", page);
             }
         }
     }

@@ -10,24 +10,24 @@ namespace PerformanceService.Workloads;
 /// workloads.CodeFirstWorkloads (protobuf-net.Grpc): the interface and plain classes, no .proto; the same answers as every
 /// other path, kept as the plain classes the JSON paths serve too.
 /// </summary>
-public sealed class CodeFirstWorkloadsService(WorkloadAnswers answers, IOptions<WorkloadOptions> options) : ICodeFirstWorkloads
+public sealed class CodeFirstWorkloadsService(IOptions<WorkloadOptions> options) : ICodeFirstWorkloads
 {
     public ValueTask<M.SmallInts> GetSmallIntsAsync(M.ItemRequest request, CallContext context = default) =>
-        new(answers.SmallInts(GrpcFailures.ValidId(request.Id)).Model);
+        new(WorkloadAnswers.Item(WorkloadData.SmallInts, GrpcFailures.ValidId(request.Id)));
 
     public ValueTask<M.Book> GetBookAsync(M.ItemRequest request, CallContext context = default) =>
-        new(answers.Book(GrpcFailures.ValidId(request.Id)).Model);
+        new(WorkloadAnswers.Item(WorkloadData.Book, GrpcFailures.ValidId(request.Id)));
 
     public ValueTask<M.BookList> GetBooksAsync(M.ItemRequest request, CallContext context = default) =>
-        new(answers.Books().Model);
+        new(WorkloadAnswers.One(WorkloadData.Books));
 
     public ValueTask<M.BigDto> GetBigDtoAsync(M.ItemRequest request, CallContext context = default) =>
-        new(answers.BigDto(GrpcFailures.ValidId(request.Id)).Model);
+        new(WorkloadAnswers.Item(WorkloadData.BigDto, GrpcFailures.ValidId(request.Id)));
 
     public ValueTask<M.BigDtoList> GetBigDtosAsync(M.PageRequest request, CallContext context = default)
     {
         GrpcFailures.ThrowIfInvalid(WorkloadRules.BigDtoPage(request.Page, request.Size));
-        return new(answers.BigDtos(request.Page, request.Size));
+        return new(WorkloadAnswers.BigDtos(request.Page, request.Size));
     }
 
     public ValueTask<M.WriteAck> WriteLogAsync(M.LogRecord record, CallContext context = default) =>
@@ -50,7 +50,7 @@ public sealed class CodeFirstWorkloadsService(WorkloadAnswers answers, IOptions<
     public ValueTask<M.UserList> GetUsersAsync(M.PageRequest request, CallContext context = default)
     {
         GrpcFailures.ThrowIfInvalid(WorkloadRules.UserPage(request.Page, request.Size));
-        return new(WorkloadAnswers.Users(request.Page, request.Size));
+        return new(WorkloadData.Users(request.Page, request.Size));
     }
 
     /// <summary>

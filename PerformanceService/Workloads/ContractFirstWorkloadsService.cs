@@ -9,24 +9,24 @@ namespace PerformanceService.Workloads;
 /// workloads.Workloads, contract-first (the classes generated from Protos/workloads.proto): the same answers as every
 /// other path, kept as messages so a call costs only its serialization.
 /// </summary>
-public sealed class ContractFirstWorkloadsService(WorkloadAnswers answers, IOptions<WorkloadOptions> options) : Cf.Workloads.WorkloadsBase
+public sealed class ContractFirstWorkloadsService(IOptions<WorkloadOptions> options) : Cf.Workloads.WorkloadsBase
 {
     public override Task<Cf.SmallInts> GetSmallInts(Cf.ItemRequest request, ServerCallContext context) =>
-        Task.FromResult(answers.SmallInts(GrpcFailures.ValidId(request.Id)).Contract);
+        Task.FromResult(WorkloadAnswers.Item(WorkloadData.SmallInts, static v => v.ToContract(), GrpcFailures.ValidId(request.Id)));
 
     public override Task<Cf.Book> GetBook(Cf.ItemRequest request, ServerCallContext context) =>
-        Task.FromResult(answers.Book(GrpcFailures.ValidId(request.Id)).Contract);
+        Task.FromResult(WorkloadAnswers.Item(WorkloadData.Book, static v => v.ToContract(), GrpcFailures.ValidId(request.Id)));
 
     public override Task<Cf.BookList> GetBooks(Cf.ItemRequest request, ServerCallContext context) =>
-        Task.FromResult(answers.Books().Contract);
+        Task.FromResult(WorkloadAnswers.One(WorkloadData.Books, static v => v.ToContract()));
 
     public override Task<Cf.BigDto> GetBigDto(Cf.ItemRequest request, ServerCallContext context) =>
-        Task.FromResult(answers.BigDto(GrpcFailures.ValidId(request.Id)).Contract);
+        Task.FromResult(WorkloadAnswers.Item(WorkloadData.BigDto, static v => v.ToContract(), GrpcFailures.ValidId(request.Id)));
 
     public override Task<Cf.BigDtoList> GetBigDtos(Cf.PageRequest request, ServerCallContext context)
     {
         GrpcFailures.ThrowIfInvalid(WorkloadRules.BigDtoPage(request.Page, request.Size));
-        return Task.FromResult(answers.BigDtoMessages(request.Page, request.Size));
+        return Task.FromResult(WorkloadAnswers.BigDtoMessages(request.Page, request.Size));
     }
 
     public override Task<Cf.WriteAck> WriteLog(Cf.LogRecord request, ServerCallContext context) =>

@@ -40,10 +40,9 @@ public sealed class FileUpload(long maxBytes)
 
         foreach (var segment in bytes)
         {
-            _hash.Append(segment.Span);
+            TryAppend(segment.Span);
         }
 
-        Length += bytes.Length;
         return true;
     }
 }

@@ -11,29 +11,29 @@ namespace PerformanceService.Workloads;
 /// under <c>/rest/newtonsoft/</c> whose bodies go through MVC's Newtonsoft formatters (<see cref="WorkloadNewtonsoft"/> settings).
 /// </summary>
 [Route(Prefix)]
-public sealed class NewtonsoftWorkloadsController(WorkloadAnswers answers, IOptions<WorkloadOptions> options) : ControllerBase
+public sealed class NewtonsoftWorkloadsController(IOptions<WorkloadOptions> options) : ControllerBase
 {
     public const string Prefix = "rest/newtonsoft";
 
     [HttpGet("small-ints/{id}")]
-    public ActionResult<M.SmallInts> SmallInts(string id) => Answer(RestArguments.Id(id, out var valid), () => answers.SmallInts(valid).Model);
+    public ActionResult<M.SmallInts> SmallInts(string id) => Answer(RestArguments.Id(id, out var valid), () => WorkloadAnswers.Item(WorkloadData.SmallInts, valid));
 
     [HttpGet("books/{id}")]
-    public ActionResult<M.Book> Book(string id) => Answer(RestArguments.Id(id, out var valid), () => answers.Book(valid).Model);
+    public ActionResult<M.Book> Book(string id) => Answer(RestArguments.Id(id, out var valid), () => WorkloadAnswers.Item(WorkloadData.Book, valid));
 
     [HttpGet("books")]
-    public ActionResult<M.BookList> Books() => answers.Books().Model;
+    public ActionResult<M.BookList> Books() => WorkloadAnswers.One(WorkloadData.Books);
 
     [HttpGet("big-dtos/{id}")]
-    public ActionResult<M.BigDto> BigDto(string id) => Answer(RestArguments.Id(id, out var valid), () => answers.BigDto(valid).Model);
+    public ActionResult<M.BigDto> BigDto(string id) => Answer(RestArguments.Id(id, out var valid), () => WorkloadAnswers.Item(WorkloadData.BigDto, valid));
 
     [HttpGet("big-dtos")]
     public ActionResult<M.BigDtoList> BigDtos([FromQuery] string? page, [FromQuery] string? size) =>
-        Answer(RestArguments.Page(page, size, WorkloadRules.MaxBigDtoPageSize, out var p, out var s), () => answers.BigDtos(p, s));
+        Answer(RestArguments.Page(page, size, WorkloadRules.MaxBigDtoPageSize, out var p, out var s), () => WorkloadAnswers.BigDtos(p, s));
 
     [HttpGet("users")]
     public ActionResult<M.UserList> Users([FromQuery] string? page, [FromQuery] string? size) =>
-        Answer(RestArguments.Page(page, size, WorkloadRules.MaxUserPageSize, out var p, out var s), () => WorkloadAnswers.Users(p, s));
+        Answer(RestArguments.Page(page, size, WorkloadRules.MaxUserPageSize, out var p, out var s), () => WorkloadData.Users(p, s));
 
     [HttpPost("logs")]
     [RequireJsonBody]

@@ -20,17 +20,14 @@ public static class StjWorkloadApi
     public static IEndpointRouteBuilder MapStjWorkloads(this IEndpointRouteBuilder app)
     {
         var api = app.MapGroup(Prefix);
-        api.MapGet("/small-ints/{id}", (string id, WorkloadAnswers answers) =>
-            Answer(RestArguments.Id(id, out var valid), () => answers.SmallInts(valid).Model, Json.SmallInts));
-        api.MapGet("/books/{id}", (string id, WorkloadAnswers answers) =>
-            Answer(RestArguments.Id(id, out var valid), () => answers.Book(valid).Model, Json.Book));
-        api.MapGet("/books", (WorkloadAnswers answers) => TypedResults.Json(answers.Books().Model, Json.BookList));
-        api.MapGet("/big-dtos/{id}", (string id, WorkloadAnswers answers) =>
-            Answer(RestArguments.Id(id, out var valid), () => answers.BigDto(valid).Model, Json.BigDto));
-        api.MapGet("/big-dtos", (string? page, string? size, WorkloadAnswers answers) =>
-            Answer(RestArguments.Page(page, size, WorkloadRules.MaxBigDtoPageSize, out var p, out var s), () => answers.BigDtos(p, s), Json.BigDtoList));
+        api.MapGet("/small-ints/{id}", (string id) => Answer(RestArguments.Id(id, out var valid), () => WorkloadAnswers.Item(WorkloadData.SmallInts, valid), Json.SmallInts));
+        api.MapGet("/books/{id}", (string id) => Answer(RestArguments.Id(id, out var valid), () => WorkloadAnswers.Item(WorkloadData.Book, valid), Json.Book));
+        api.MapGet("/books", () => TypedResults.Json(WorkloadAnswers.One(WorkloadData.Books), Json.BookList));
+        api.MapGet("/big-dtos/{id}", (string id) => Answer(RestArguments.Id(id, out var valid), () => WorkloadAnswers.Item(WorkloadData.BigDto, valid), Json.BigDto));
+        api.MapGet("/big-dtos", (string? page, string? size) =>
+            Answer(RestArguments.Page(page, size, WorkloadRules.MaxBigDtoPageSize, out var p, out var s), () => WorkloadAnswers.BigDtos(p, s), Json.BigDtoList));
         api.MapGet("/users", (string? page, string? size) =>
-            Answer(RestArguments.Page(page, size, WorkloadRules.MaxUserPageSize, out var p, out var s), () => WorkloadAnswers.Users(p, s), Json.UserList));
+            Answer(RestArguments.Page(page, size, WorkloadRules.MaxUserPageSize, out var p, out var s), () => WorkloadData.Users(p, s), Json.UserList));
         api.MapPost("/logs", WriteLogAsync);
         api.MapPost("/files", async (HttpRequest request, IOptions<WorkloadOptions> options) =>
         {

@@ -4,56 +4,33 @@ using M = Workloads.Model;
 
 namespace PerformanceService.Workloads;
 
-/// <summary>One answer as both paths' types: plain classes for code-first gRPC and both JSON serializers, messages for contract-first.</summary>
-public readonly record struct Kept<TModel, TContract>(TModel Model, TContract Contract);
-
 /// <summary>
-/// The answers every path serves, so each path does the same server work: made from <see cref="WorkloadData"/> once, on
-/// first use, and kept in both shapes; ids are taken modulo <see cref="WorkloadRules.ItemRange"/> so what is kept stays
-/// bounded. Users are the exception, made per request on every path alike: a million of them do not stay in memory.
+/// The answers every path serves, so each path does the same server work: a kind's items made by its
+/// <see cref="WorkloadData"/> maker once, on first use, and kept by their type (the contract-first messages by theirs);
+/// ids are taken modulo <see cref="WorkloadRules.ItemRange"/> so what is kept stays bounded. Users are the exception,
+/// made per request on every path alike: a million of them do not stay in memory.
 /// </summary>
-public sealed class WorkloadAnswers
+public static class WorkloadAnswers
 {
-    private readonly Lazy<Kept<M.SmallInts, Cf.SmallInts>[]> _smallInts = new(() => Keep(WorkloadData.SmallInts, ContractFirstConversions.ToContract));
-    private readonly Lazy<Kept<M.Book, Cf.Book>[]> _books = new(() => Keep(WorkloadData.Book, ContractFirstConversions.ToContract));
-    private readonly Lazy<Kept<M.BigDto, Cf.BigDto>[]> _bigDtos = new(() => Keep(WorkloadData.BigDto, ContractFirstConversions.ToContract));
-    private readonly Lazy<Kept<M.BookList, Cf.BookList>> _bookList;
+    public static T Item<T>(Func<int, T> make, int id) => (Kept<T>.Items ?? Keep(make, WorkloadRules.ItemRange))[id % WorkloadRules.ItemRange];
 
-    public WorkloadAnswers()
-    {
-        _bookList = new(() =>
-        {
-            var books = new M.BookList { Books = [.. Enumerable.Range(0, WorkloadData.BookCount).Select(id => Book(id).Model)] };
-            return new(books, books.ToContract());
-        });
-    }
+    /// <summary>The item as its contract-first message, converted once from its plain class and kept.</summary>
+    public static TContract Item<T, TContract>(Func<int, T> make, Func<T, TContract> toContract, int id) =>
+        (Kept<TContract>.Items ?? Keep(Converted(make, toContract), WorkloadRules.ItemRange))[id % WorkloadRules.ItemRange];
 
-    public Kept<M.SmallInts, Cf.SmallInts> SmallInts(int id) => _smallInts.Value[Slot(id)];
+    /// <summary>An answer that has no id, kept once.</summary>
+    public static T One<T>(Func<T> make) => (Kept<T>.Items ?? Keep(Once(make), 1))[0];
 
-    public Kept<M.Book, Cf.Book> Book(int id) => _books.Value[Slot(id)];
-
-    public Kept<M.BookList, Cf.BookList> Books() => _bookList.Value;
-
-    public Kept<M.BigDto, Cf.BigDto> BigDto(int id) => _bigDtos.Value[Slot(id)];
+    public static TContract One<T, TContract>(Func<T> make, Func<T, TContract> toContract) =>
+        (Kept<TContract>.Items ?? Keep(Converted(Once(make), toContract), 1))[0];
 
     /// <summary>Page <paramref name="page"/> of <paramref name="size"/> kept big DTOs; a new list each time, the items shared.</summary>
-    public M.BigDtoList BigDtos(int page, int size) => new() { Items = [.. Ids(page, size).Select(id => BigDto(id).Model)] };
+    public static M.BigDtoList BigDtos(int page, int size) => new() { Items = [.. Ids(page, size).Select(id => Item(WorkloadData.BigDto, id))] };
 
-    public Cf.BigDtoList BigDtoMessages(int page, int size)
-    {
-        var list = new Cf.BigDtoList();
-        list.Items.AddRange(Ids(page, size).Select(id => BigDto(id).Contract));
-        return list;
-    }
+    public static Cf.BigDtoList BigDtoMessages(int page, int size) =>
+        new() { Items = { Ids(page, size).Select(id => Item(WorkloadData.BigDto, static dto => dto.ToContract(), id)) } };
 
-    public static M.UserList Users(int page, int size) => WorkloadData.Users(page, size);
-
-    public static Cf.UserList UserMessages(int page, int size)
-    {
-        var list = new Cf.UserList();
-        list.Users.AddRange(UserIds(page, size).Select(id => WorkloadData.User(id).ToContract()));
-        return list;
-    }
+    public static Cf.UserList UserMessages(int page, int size) => new() { Users = { UserIds(page, size).Select(id => WorkloadData.User(id).ToContract()) } };
 
     /// <summary>The users of a page, in order, as <see cref="WorkloadData.Users"/> takes them: never past the last user.</summary>
     public static IEnumerable<int> UserIds(int page, int size)
@@ -66,8 +43,6 @@ public sealed class WorkloadAnswers
         }
     }
 
-    private static int Slot(int id) => id % WorkloadRules.ItemRange;
-
     private static IEnumerable<int> Ids(int page, int size)
     {
         var first = (long)page * size;
@@ -77,6 +52,22 @@ public sealed class WorkloadAnswers
         }
     }
 
-    private static Kept<TModel, TContract>[] Keep<TModel, TContract>(Func<int, TModel> make, Func<TModel, TContract> toContract) =>
-        [.. Enumerable.Range(0, WorkloadRules.ItemRange).Select(id => make(id)).Select(model => new Kept<TModel, TContract>(model, toContract(model)))];
+    // Apart from the callers, so an answer already kept costs no closure.
+    private static Func<int, TContract> Converted<T, TContract>(Func<int, T> make, Func<T, TContract> toContract) => id => toContract(make(id));
+
+    private static Func<int, T> Once<T>(Func<T> make) => _ => make();
+
+    private static T[] Keep<T>(Func<int, T> make, int count)
+    {
+        lock (Kept<T>.Gate)
+        {
+            return Kept<T>.Items ??= [.. Enumerable.Range(0, count).Select(make)];
+        }
+    }
+
+    private static class Kept<T>
+    {
+        public static readonly Lock Gate = new();
+        public static T[]? Items;
+    }
 }

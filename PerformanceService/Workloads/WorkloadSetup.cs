@@ -14,7 +14,6 @@ public static class WorkloadSetup
     public static WebApplicationBuilder AddWorkloads(this WebApplicationBuilder builder)
     {
         builder.Services.AddValidatedOptions<WorkloadOptions>(WorkloadOptions.Section);
-        builder.Services.AddSingleton<WorkloadAnswers>();
         builder.Services.AddSingleton<ProtocolCounter>();
         // Registered, grpc-dotnet resolves each service from DI for each call instead of constructing one per call.
         builder.Services.AddSingleton<ContractFirstWorkloadsService>();

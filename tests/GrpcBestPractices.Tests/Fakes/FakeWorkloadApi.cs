@@ -19,26 +19,15 @@ public sealed class FakeWorkloadApi : IWorkloadApi
 
     public bool Disposed { get; private set; }
 
-    public Task<ulong> SmallIntsAsync(int id, CallOptions options) => Answer(WorkloadSamples.SmallInts[id]);
-
-    public Task<ulong> BookAsync(int id, CallOptions options) => Answer(WorkloadSamples.Books[id]);
-
-    public Task<ulong> BooksAsync(CallOptions options) => Answer(WorkloadSamples.BookList);
-
-    public Task<ulong> BigDtoAsync(int id, CallOptions options) => Answer(WorkloadSamples.BigDtos[id]);
-
-    public Task<ulong> BigDtosAsync(int page, int size, CallOptions options) =>
-        Answer(size == Workloads.WorkloadData.CollectionSize ? WorkloadSamples.Collection : WorkloadSamples.Pages[page]);
+    public Task<ulong> FetchAsync(Fetch fetch, int key, CallOptions options) => Answer(fetch.Expected(key + 1)[key]);
 
     public async Task<Receipt> WriteLogAsync(int id, CallOptions options) => new(await Answer(WorkloadSamples.LogRecordAcks[id]), 1);
 
     public async Task<Receipt> UploadAsync(long length, CallOptions options) => new(await Answer(WorkloadSamples.File(length)), length);
 
-    public Task<ulong> UsersAsync(int page, int size, CallOptions options) => Answer(WorkloadSamples.UserPages(page + 1)[page]);
-
     public async IAsyncEnumerable<ulong> StreamUsersAsync(int count, CallOptions options)
     {
-        var users = WorkloadSamples.Users(count);
+        var users = WorkloadSamples.Users.First(count);
         var corrupt = Corrupt(Interlocked.Increment(ref _calls) - 1);
         for (var i = 0; i < count; i++)
         {

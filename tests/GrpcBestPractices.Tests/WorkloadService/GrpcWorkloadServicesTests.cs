@@ -14,9 +14,8 @@ namespace GrpcBestPractices.Tests.WorkloadService;
 public sealed class GrpcWorkloadServicesTests
 {
     private const int SmallMax = 100_000;
-    private static readonly WorkloadAnswers Answers = new();
-    private readonly ContractFirstWorkloadsService _contractFirst = new(Answers, Options.Create(new WorkloadOptions { MaxFileBytes = SmallMax }));
-    private readonly CodeFirstWorkloadsService _codeFirst = new(Answers, Options.Create(new WorkloadOptions { MaxFileBytes = SmallMax }));
+    private readonly ContractFirstWorkloadsService _contractFirst = new(Options.Create(new WorkloadOptions { MaxFileBytes = SmallMax }));
+    private readonly CodeFirstWorkloadsService _codeFirst = new(Options.Create(new WorkloadOptions { MaxFileBytes = SmallMax }));
 
     [Fact]
     public async Task ContractFirstAnswersCarryExactlyTheDataOfWorkloadData()

@@ -93,14 +93,9 @@ public sealed class LoadTestCommand
     public Option<string> Stages { get; } = Text("--stages", "list",
         "Ramping load: seconds:rate pairs, each moving the rate linearly to its target, e.g. \"10:5000,20:5000\".");
 
-    public Option<string> Warmup { get; } = Text("--warmup", "calls",
-        $"Calls made first under the same load and kept out of the figures, 0 to {PlanLimits.Defaults.MaxWarmup} (default 0).");
-
-    public Option<string> DelayMs { get; } = Text("--delay-ms", "ms",
-        $"The service waits this long before each answer, 0 to {RunPlanRules.MaxDelayMs} (default 0).");
-
-    public Option<string> PayloadBytes { get; } = Text("--payload-bytes", "bytes",
-        $"Size of each of the answer's two data fields, 1 to {RunPlanRules.MaxPayloadBytes} (default {RunPlanRules.DefaultPayloadBytes}).");
+    /// <summary>The plan's whole-number settings (--warmup, --delay-ms, --payload-bytes), each as <see cref="RunPlanInput"/> describes it: a new one needs no line here.</summary>
+    public IReadOnlyList<Option<string>> WholeSettings { get; } = [.. RunPlanRules.DescribedSettings(PlanLimits.Defaults).Select(setting => Text(OptionName(setting.Name), "number",
+        $"{setting.Description.TrimEnd('.')}, {setting.Min} to {setting.Max}{(setting.Default is { } fallback ? $" (default {fallback})" : "")}."))];
 
     public Option<string> PercentileList { get; } = Text("--percentiles", "list",
         $"The latency percentiles to report (default {Percentiles}); any a threshold judges is added.");
@@ -185,7 +180,7 @@ public sealed class LoadTestCommand
         // Each command lists --target, then its own options, the plan's, the listeners, and how long to wait and what to show.
         Option[] connection = [CallTimeout, ConnectTimeout, SilenceSeconds, ConnectFailureSeconds, MaxInFlight, Plain, Quiet, LogLevel];
         Option[] listeners = [Http1Target, TlsTarget, TrustCertificate];
-        Option[] plan = [Count, Duration, Load, Concurrency, Rate, Stages, Warmup, DelayMs, PayloadBytes, PercentileList, Thresholds, Json, Report];
+        Option[] plan = [Count, Duration, Load, Concurrency, Rate, Stages, .. WholeSettings, PercentileList, Thresholds, Json, Report];
         Run = Command("run", "Load-tests PerformanceService in-process with the gateway's run engine: one strategy, or all in turn. " + RunExitCodes,
             [Target, Strategy, .. plan, .. connection]);
         Compare = Command("compare",

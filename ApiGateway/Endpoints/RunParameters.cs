@@ -46,7 +46,7 @@ public static class RunParameters
             "A run bounded only by its duration needs false.") { Default = true };
 
     /// <summary>A whole-number setting as <see cref="RunPlanInput"/> describes it: its range, default and meaning.</summary>
-    private static RouteParameter Setting(WholeSetting setting) => RouteParameter.Whole(setting.Name, setting.Min, setting.Max, setting.Default, setting.Description!);
+    private static RouteParameter Setting(WholeSetting setting) => RouteParameter.Whole(setting.Name, setting.Min, setting.Max, setting.Default, setting.Description);
 
     private static IReadOnlyList<RouteParameter> Plan(RunLimitsOptions limits, StrategyInfo? strategy)
     {

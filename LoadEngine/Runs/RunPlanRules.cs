@@ -19,7 +19,7 @@ public record RunPlanInput(
     [property: StringLength(InputBounds.MaxValueLength)] string? Strategy,
     [property: PlanLimit(1, nameof(PlanLimits.MaxCount))] int? Count,
     [property: PlanLimit(1, nameof(PlanLimits.MaxConcurrency))] int? Concurrency = null,
-    [property: PlanLimit(0, nameof(PlanLimits.MaxWarmup)), DefaultValue(0), Description("Calls made first and kept out of the figures (at most Runs:MaxWarmup).")] int? Warmup = null,
+    [property: PlanLimit(0, nameof(PlanLimits.MaxWarmup)), DefaultValue(0), Description("Calls made first, under the same load, and kept out of the figures.")] int? Warmup = null,
     [property: Range(0, RunPlanRules.MaxDelayMs), DefaultValue(0), Description("Milliseconds the service waits before each answer.")] int? DelayMs = null,
     [property: Range(1, RunPlanRules.MaxPayloadBytes), DefaultValue(RunPlanRules.DefaultPayloadBytes), Description("Size of each of the answer's two bytes fields.")] int? PayloadBytes = null,
     bool? IncludeStatuses = null)
@@ -72,7 +72,7 @@ public record RunPlanInput(
 }
 
 /// <summary>A whole-number setting of <see cref="RunPlanInput"/>: its JSON name, range, default and meaning.</summary>
-public sealed record WholeSetting(string Name, int Min, int Max, int? Default, string? Description);
+public sealed record WholeSetting(string Name, int Min, int Max, int? Default, string Description);
 
 /// <summary>A whole-number setting whose most is one of <see cref="PlanLimits"/>' configured limits, named; a fixed range is a [Range].</summary>
 [AttributeUsage(AttributeTargets.Property)]
@@ -265,7 +265,7 @@ public static class RunPlanRules
             : property?.GetCustomAttribute<PlanLimitAttribute>()?.Of(limits) ?? (0, 0);
         return property is null || max == 0 ? null : new WholeSetting(
             JsonNamingPolicy.CamelCase.ConvertName(property.Name), min, max,
-            property.GetCustomAttribute<DefaultValueAttribute>()?.Value as int?, property.GetCustomAttribute<DescriptionAttribute>()?.Description);
+            property.GetCustomAttribute<DefaultValueAttribute>()?.Value as int?, property.GetCustomAttribute<DescriptionAttribute>()?.Description ?? "");
     }
 
     private static bool Setting(int? given, string field, PlanLimits limits, out int? value, out string error)

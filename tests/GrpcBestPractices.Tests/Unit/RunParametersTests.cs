@@ -44,9 +44,9 @@ public sealed class RunParametersTests
     }
 
     /// <summary>
-    /// A whole-number setting is stated once, on RunPlanInput: the chapter routes' query, the page's facts and the sentence
-    /// of a value that does not read take it from there, so adding one touches the model, the rules, the page's field and
-    /// the command line's option, nothing more.
+    /// A whole-number setting is stated once, on RunPlanInput: the chapter routes' query, the page's facts, the command
+    /// line's option and the sentence of a value that does not read take it from there, so adding one touches the model,
+    /// the rules and the page's field, nothing more.
     /// </summary>
     [Fact]
     public void EachDescribedSettingIsARouteParameterAPageFactAndACommandLineOption()

@@ -28,13 +28,10 @@ public sealed record SuiteRequestBody([property: MaxLength(InputBounds.MaxNames)
 
 /// <summary>
 /// The body of POST /api/comparisons: a workload, the contenders to run it (default: every one that can), how many
-/// repetitions, the load, and the settings the workload takes.
+/// repetitions, the load, and the settings the workload takes; documented, like a suite's, with only the fields it takes.
 /// </summary>
 public sealed record ComparisonRequestBody(
-    [property: StringLength(InputBounds.MaxValueLength)] string? Workload, [property: MaxLength(InputBounds.MaxNames)] IReadOnlyList<string>? Contenders,
-    int? Repetitions, int? Count, double? Duration, [property: StringLength(InputBounds.MaxValueLength)] string? Load, int? Concurrency, double? Rate,
-    int? Warmup, long? FileBytes, [property: StringLength(InputBounds.MaxValueLength)] string? Connection, int? Clients,
-    [property: StringLength(InputBounds.MaxValueLength)] string? Variant, int? Users);
+    [property: MaxLength(InputBounds.MaxNames)] IReadOnlyList<string>? Contenders, int? Repetitions) : RunPlanInput((string?)null, null);
 
 /// <summary>What one kind of body may hold, and the list of names it takes (a suite's strategies, a comparison's contenders).</summary>
 public sealed record RequestShape(string What, IReadOnlyList<string> Fields, string? NamesField, string NamesOf, string NamesExample);

@@ -1,5 +1,4 @@
 using System.CommandLine;
-using System.Data.Common;
 using AgentStore;
 using Microsoft.Extensions.DependencyInjection;
 
@@ -219,7 +218,6 @@ public static class AgentMode
             }
         }
     }
-
 
     private static int Refuse(TextWriter error, string sentence)
     {

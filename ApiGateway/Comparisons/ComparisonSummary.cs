@@ -33,7 +33,6 @@ public static class ComparisonFigures
     public static ComparisonFigure RankingFigure(RunPlan plan) => plan.Count is null && !plan.IsOpen ? Throughput : MeanMs;
 }
 
-
 /// <summary>
 /// One contender over the repetitions: its runs (by repetition), the figures of its completed runs (median and range),
 /// what the service saw carry its calls, and, when any of its runs did not complete or any call failed, why: such a

@@ -1,5 +1,4 @@
 using ApiGateway.Endpoints;
-using LoadEngine.Runs;
 
 namespace ApiGateway.Runs;
 

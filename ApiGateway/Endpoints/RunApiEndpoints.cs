@@ -376,8 +376,7 @@ public static class RunApiEndpoints
         Guid id, ActiveSuite? active, IRunStore store, Func<SuiteRecord, IReadOnlyList<RunRecord>, object> final, [EnumeratorCancellation] CancellationToken cancellation)
     {
         var reported = new HashSet<Guid>();
-        var events = active?.Events.Follow();
-        try
+        using (var events = active?.Events.Follow())
         {
             foreach (var run in await store.ListSuiteRunsAsync(id, cancellation))
             {
@@ -389,7 +388,7 @@ public static class RunApiEndpoints
 
             if (events is not null)
             {
-                await foreach (var happened in events.ReadAllAsync(cancellation))
+                await foreach (var happened in events.Reader.ReadAllAsync(cancellation))
                 {
                     switch (happened)
                     {
@@ -401,13 +400,6 @@ public static class RunApiEndpoints
                             break;
                     }
                 }
-            }
-        }
-        finally
-        {
-            if (events is not null)
-            {
-                active!.Events.Forget(events);
             }
         }
 

@@ -112,8 +112,8 @@ public sealed class LatencyRecorder
         _window.Add(_interval);
     }
 
-    // Lock-free: try again only while the value still goes beyond the one stored.
-    private static void Extend(ref long field, long value, bool lower)
+    /// <summary>Lowers (or raises) <paramref name="field"/> to <paramref name="value"/>, lock-free: trying again only while the value still goes beyond the one stored.</summary>
+    internal static void Extend(ref long field, long value, bool lower)
     {
         var current = Interlocked.Read(ref field);
         while (lower ? value < current : value > current)

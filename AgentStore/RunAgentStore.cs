@@ -13,9 +13,6 @@ namespace AgentStore;
 /// </summary>
 public sealed class RunAgentStore(HistoryDatabase database) : IAsyncDisposable
 {
-    public const string Sqlite = HistoryDatabase.Sqlite;
-    public const string Postgres = HistoryDatabase.Postgres;
-
     // Any fixed number: the key of the advisory lock that the agents' tables' creators take in turn on PostgreSQL.
     private const long SchemaLock = 0x6772_7063_6270_0001;
 

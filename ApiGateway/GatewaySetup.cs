@@ -28,8 +28,8 @@ public static partial class GatewaySetup
             (engine, gateway, limits, protocols, environment) =>
             {
                 engine.ServerUri = gateway.Value.GetServerUri();
-                engine.ConnectTimeout = limits.Value.ConnectTimeout;
-                engine.CallTimeout = limits.Value.CallTimeout;
+                engine.ConnectTimeout = TimeSpan.FromSeconds(limits.Value.ConnectTimeoutSeconds);
+                engine.CallTimeout = TimeSpan.FromSeconds(limits.Value.CallTimeoutSeconds);
                 engine.SilenceTimeout = TimeSpan.FromSeconds(limits.Value.SilenceSeconds);
                 engine.ConnectFailureWindow = TimeSpan.FromSeconds(limits.Value.ConnectFailureSeconds);
                 engine.MaxConsecutiveTimeouts = limits.Value.MaxConsecutiveTimeouts;

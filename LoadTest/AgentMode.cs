@@ -1,5 +1,4 @@
 using System.CommandLine;
-using System.Data.Common;
 using AgentStore;
 using Microsoft.Extensions.DependencyInjection;
 
@@ -47,16 +46,16 @@ public static class AgentMode
             return false;
         }
 
-        var provider = parsed.GetValue(command.HistoryProvider) ?? environment(ProviderVariable) ?? RunAgentStore.Sqlite;
-        if (!string.Equals(provider, RunAgentStore.Sqlite, StringComparison.OrdinalIgnoreCase) && !string.Equals(provider, RunAgentStore.Postgres, StringComparison.OrdinalIgnoreCase))
+        var provider = parsed.GetValue(command.HistoryProvider) ?? environment(ProviderVariable) ?? HistoryDatabase.Sqlite;
+        if (!string.Equals(provider, HistoryDatabase.Sqlite, StringComparison.OrdinalIgnoreCase) && !string.Equals(provider, HistoryDatabase.Postgres, StringComparison.OrdinalIgnoreCase))
         {
-            error = $"the history provider was '{provider}'; it must be {RunAgentStore.Sqlite} or {RunAgentStore.Postgres} (--history-provider, or {ProviderVariable}).";
+            error = $"the history provider was '{provider}'; it must be {HistoryDatabase.Sqlite} or {HistoryDatabase.Postgres} (--history-provider, or {ProviderVariable}).";
             return false;
         }
 
         var connection = parsed.GetValue(command.History)
             ?? environment(ConnectionVariable)
-            ?? (string.Equals(provider, RunAgentStore.Sqlite, StringComparison.OrdinalIgnoreCase) ? environment(DatabasePathVariable) : null);
+            ?? (string.Equals(provider, HistoryDatabase.Sqlite, StringComparison.OrdinalIgnoreCase) ? environment(DatabasePathVariable) : null);
         if (string.IsNullOrWhiteSpace(connection))
         {
             error = $"agent needs the shared history the gateway uses: --history (the SQLite file, or the PostgreSQL connection string), or {ConnectionVariable} in the environment.";
@@ -219,7 +218,6 @@ public static class AgentMode
             }
         }
     }
-
 
     private static int Refuse(TextWriter error, string sentence)
     {

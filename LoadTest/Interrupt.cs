@@ -33,23 +33,18 @@ public sealed class Interrupt : IDisposable
         _cancellation.Dispose();
     }
 
-    /// <summary>Interrupts as a signal would, for a reason of the process's own (an agent's run cancelled at the gateway).</summary>
-    public void Raise(string reason)
+    /// <summary>Interrupts as a signal would, for a reason of the process's own (an agent's run cancelled at the gateway); false when something already had.</summary>
+    public bool Raise(string reason)
     {
-        if (Interlocked.CompareExchange(ref _signal, reason, null) is null)
+        if (Interlocked.CompareExchange(ref _signal, reason, null) is not null)
         {
-            _cancellation.Cancel();
-        }
-    }
-
-    private void OnSignal(PosixSignalContext context)
-    {
-        if (Interlocked.CompareExchange(ref _signal, context.Signal == PosixSignal.SIGINT ? "Ctrl+C (SIGINT)" : "SIGTERM", null) is not null)
-        {
-            return;
+            return false;
         }
 
-        context.Cancel = true;
         _cancellation.Cancel();
+        return true;
     }
+
+    // Only the first signal is handled here; a second one goes on to end the process.
+    private void OnSignal(PosixSignalContext context) => context.Cancel = Raise(context.Signal == PosixSignal.SIGINT ? "Ctrl+C (SIGINT)" : "SIGTERM");
 }

@@ -1,6 +1,5 @@
 using LoadEngine;
 using LoadEngine.Calls;
-using LoadEngine.Clients;
 using LoadEngine.Strategies;
 using LoadEngine.Thresholds;
 using LoadTest.Output;

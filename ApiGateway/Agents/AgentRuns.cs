@@ -25,10 +25,6 @@ public sealed class AgentOptions
     /// <summary>How long an agent may go without a heartbeat (it beats every second) before it counts as dead and its share as missing.</summary>
     [Range(2, 600, ErrorMessage = "Agents:HeartbeatTimeoutSeconds must be between 2 and 600: how long an agent may go silent before its share counts as missing.")]
     public double HeartbeatTimeoutSeconds { get; set; } = 10;
-
-    public TimeSpan JoinTimeout => TimeSpan.FromSeconds(JoinTimeoutSeconds);
-
-    public TimeSpan HeartbeatTimeout => TimeSpan.FromSeconds(HeartbeatTimeoutSeconds);
 }
 
 /// <summary>
@@ -109,8 +105,8 @@ public sealed partial class AgentRuns(RunAgentStore store, IOptions<AgentOptions
     private IReadOnlyList<AgentReport> Classify(RunRecord run, IReadOnlyList<ShardRow> rows, DateTimeOffset now, DateTimeOffset? cancelledAt, bool ended)
     {
         var count = run.Plan.Agents ?? 1;
-        var join = options.Value.JoinTimeout;
-        var silence = options.Value.HeartbeatTimeout;
+        var join = TimeSpan.FromSeconds(options.Value.JoinTimeoutSeconds);
+        var silence = TimeSpan.FromSeconds(options.Value.HeartbeatTimeoutSeconds);
         return [.. Enumerable.Range(0, count).Select(index =>
         {
             var shard = new AgentShard(index, count);
@@ -270,7 +266,6 @@ public sealed partial class AgentRuns(RunAgentStore store, IOptions<AgentOptions
     }
 
     private static string Quote(string path) => path.Contains(' ', StringComparison.Ordinal) ? $"\"{path}\"" : path;
-
 
     [LoggerMessage(Level = LogLevel.Warning, Message = "The shards of distributed run {RunId} could not be read from {Store}; waiting for it to answer again")]
     private static partial void LogShardsUnreadable(ILogger logger, Exception exception, Guid runId, string store);

@@ -15,8 +15,8 @@ public static class AgentSetup
         {
             var history = services.GetRequiredService<IOptions<HistoryOptions>>().Value;
             return history.Kind == HistoryProvider.Postgres
-                ? RunAgentStore.Open(RunAgentStore.Postgres, history.ConnectionString!)
-                : RunAgentStore.Open(RunAgentStore.Sqlite, history.GetFullPath(services.GetRequiredService<IHostEnvironment>().ContentRootPath));
+                ? RunAgentStore.Open(HistoryDatabase.Postgres, history.ConnectionString!)
+                : RunAgentStore.Open(HistoryDatabase.Sqlite, history.GetFullPath(services.GetRequiredService<IHostEnvironment>().ContentRootPath));
         });
         builder.Services.AddSingleton<AgentRuns>();
         return builder;

@@ -1,4 +1,3 @@
-using System.Net.ServerSentEvents;
 using ApiGateway.Configuration;
 using ApiGateway.Endpoints;
 using ApiGateway.Errors;

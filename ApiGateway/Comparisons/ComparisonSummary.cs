@@ -33,7 +33,6 @@ public static class ComparisonFigures
     public static ComparisonFigure RankingFigure(RunPlan plan) => plan.Count is null && !plan.IsOpen ? Throughput : MeanMs;
 }
 
-
 /// <summary>
 /// One contender over the repetitions: its runs (by repetition), the figures of its completed runs (median and range),
 /// what the service saw carry its calls, and, when any of its runs did not complete or any call failed, why: such a
@@ -74,12 +73,7 @@ public static class ComparisonSummary
     {
         var comparison = suite.Comparison ?? throw new ArgumentException($"Suite {suite.Id} is not a protocol comparison.", nameof(suite));
         var figure = ComparisonFigures.RankingFigure(suite.Plan);
-        var byContender = comparison.Contenders.ToDictionary(name => name, _ => new List<RunRecord>());
-        foreach (var run in runs.Where(run => byContender.ContainsKey(run.Plan.Strategy)))
-        {
-            byContender[run.Plan.Strategy].Add(run);
-        }
-
+        var byContender = comparison.Contenders.ToDictionary(name => name, name => runs.Where(run => run.Plan.Strategy == name).ToList());
         var finished = suite.State == RunState.Completed;
         var summaries = comparison.Contenders.Select(name => Summarize(name, byContender[name], finished ? comparison.Repetitions : null)).ToList();
         var ranked = summaries.Where(summary => !summary.Failed && summary.Figures.ContainsKey(figure.Name))

@@ -78,10 +78,6 @@ public sealed class RunLimitsOptions
 
     [Range(0.01, 120, ErrorMessage = "Runs:ConnectTimeoutSeconds must be between 0.01 and 120.")]
     public double ConnectTimeoutSeconds { get; set; } = 3;
-
-    public TimeSpan CallTimeout => TimeSpan.FromSeconds(CallTimeoutSeconds);
-
-    public TimeSpan ConnectTimeout => TimeSpan.FromSeconds(ConnectTimeoutSeconds);
 }
 
 /// <summary>

@@ -39,9 +39,9 @@ public static class RunApiEndpoints
         new RouteParameter("candidate", ParameterType.Guid, "The id of the finished run compared with it; ratios are candidate ÷ baseline.") { Required = true, Example = ProblemResponses.ExampleId },
     ]);
 
-    private static readonly RouteParameters OneRun = new([RouteParameter.RunId("run")]);
+    internal static readonly RouteParameters OneRun = new([RouteParameter.RunId("run")]);
 
-    private static readonly RouteParameters OneSuite = new([RouteParameter.RunId("suite")]);
+    internal static readonly RouteParameters OneSuite = new([RouteParameter.RunId("suite")]);
 
     public static IEndpointRouteBuilder MapRunApi(this IEndpointRouteBuilder app)
     {
@@ -214,7 +214,7 @@ public static class RunApiEndpoints
             return TypedResults.Ok(await WithAgentsAsync(active.Record with { Progress = active.Live.Latest }, agentRuns));
         }
 
-        return await store.GetAsync(id) is { } record ? TypedResults.Ok(await WithAgentsAsync(record, agentRuns)) : RunNotFound(id);
+        return await store.GetAsync(id) is { } record ? TypedResults.Ok(await WithAgentsAsync(record, agentRuns)) : ProblemResponses.NoSuchRun(id);
     }
 
     private static async Task<Results<NoContent, ProblemHttpResult>> DeleteRunAsync(Guid id, RunCoordinator coordinator, IRunStore store, [FromServices] AgentRuns agentRuns)
@@ -227,7 +227,7 @@ public static class RunApiEndpoints
 
         if (!await store.DeleteAsync(id))
         {
-            return RunNotFound(id);
+            return ProblemResponses.NoSuchRun(id);
         }
 
         // A distributed run's agents' figures go with it (a run of this gateway's own has none).
@@ -244,7 +244,7 @@ public static class RunApiEndpoints
         }
 
         // Already finished: cancelling is a no-op, and the answer says how it ended.
-        return await store.GetAsync(id) is { } record ? TypedResults.Ok(record) : RunNotFound(id);
+        return await store.GetAsync(id) is { } record ? TypedResults.Ok(record) : ProblemResponses.NoSuchRun(id);
     }
 
     private static async Task<Results<Ok<RunComparison>, ProblemHttpResult>> CompareAsync(string? baseline, string? candidate, IRunStore store)
@@ -257,7 +257,7 @@ public static class RunApiEndpoints
         var (first, second) = (await store.GetAsync(baselineId), await store.GetAsync(candidateId));
         if (first is null || second is null)
         {
-            return RunNotFound(first is null ? baselineId : candidateId);
+            return ProblemResponses.NoSuchRun(first is null ? baselineId : candidateId);
         }
 
         var unfinished = new[] { first, second }.FirstOrDefault(run => run.Stats is null);
@@ -273,7 +273,7 @@ public static class RunApiEndpoints
         var stored = active is null && await store.GetAsync(id) is { } ended ? await WithAgentsAsync(ended, agentRuns) : null;
         if (active is null && stored is null)
         {
-            return RunNotFound(id);
+            return ProblemResponses.NoSuchRun(id);
         }
 
         return viewers.Stream(http, RunEvents(active, stored, cancellation));
@@ -340,7 +340,7 @@ public static class RunApiEndpoints
     {
         var active = coordinator.FindSuite(id);
         var suite = active?.Record ?? await store.GetSuiteAsync(id);
-        return suite is null ? SuiteNotFound(id) : TypedResults.Ok(SuiteView.From(suite, await store.ListSuiteRunsAsync(id), active));
+        return suite is null ? ProblemResponses.NoSuchSuite(id) : TypedResults.Ok(SuiteView.From(suite, await store.ListSuiteRunsAsync(id), active));
     }
 
     private static async Task<Results<Ok<SuiteView>, ProblemHttpResult>> CancelSuiteAsync(Guid id, RunCoordinator coordinator, IRunStore store)
@@ -361,7 +361,7 @@ public static class RunApiEndpoints
         var active = coordinator.FindSuite(id);
         if (active is null && await store.GetSuiteAsync(id, cancellation) is null)
         {
-            return SuiteNotFound(id);
+            return ProblemResponses.NoSuchSuite(id);
         }
 
         return viewers.Stream(http, SuiteEvents(id, active, store, (suite, runs) => SuiteView.From(suite, runs, null), cancellation));
@@ -376,8 +376,7 @@ public static class RunApiEndpoints
         Guid id, ActiveSuite? active, IRunStore store, Func<SuiteRecord, IReadOnlyList<RunRecord>, object> final, [EnumeratorCancellation] CancellationToken cancellation)
     {
         var reported = new HashSet<Guid>();
-        var events = active?.Events.Follow();
-        try
+        using (var events = active?.Events.Follow())
         {
             foreach (var run in await store.ListSuiteRunsAsync(id, cancellation))
             {
@@ -389,7 +388,7 @@ public static class RunApiEndpoints
 
             if (events is not null)
             {
-                await foreach (var happened in events.ReadAllAsync(cancellation))
+                await foreach (var happened in events.Reader.ReadAllAsync(cancellation))
                 {
                     switch (happened)
                     {
@@ -403,13 +402,6 @@ public static class RunApiEndpoints
                 }
             }
         }
-        finally
-        {
-            if (events is not null)
-            {
-                active!.Events.Forget(events);
-            }
-        }
 
         var ended = active is null ? await store.GetSuiteAsync(id, cancellation) : await active.Completion.WaitAsync(cancellation);
         var runs = await store.ListSuiteRunsAsync(id, cancellation);
@@ -420,8 +412,4 @@ public static class RunApiEndpoints
 
         yield return new SseItem<object>(final(ended!, runs), "final");
     }
-
-    private static ProblemHttpResult RunNotFound(Guid id) => ProblemResponses.NoSuchRun(id);
-
-    private static ProblemHttpResult SuiteNotFound(Guid id) => ProblemResponses.NoSuchSuite(id);
 }

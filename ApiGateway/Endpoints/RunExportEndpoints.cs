@@ -20,10 +20,6 @@ public static class RunExportEndpoints
 
     private static readonly RouteParameters ExportParameters = new([RouteParameter.RunId("run"), Format]);
 
-    private static readonly RouteParameters OneRun = new([RouteParameter.RunId("run")]);
-
-    private static readonly RouteParameters OneSuite = new([RouteParameter.RunId("suite")]);
-
     public static IEndpointRouteBuilder MapRunExport(this IEndpointRouteBuilder app)
     {
         app.MapGet("/api/runs/{id:guid}/export", ExportAsync)
@@ -37,13 +33,13 @@ public static class RunExportEndpoints
             .WithTags("Runs")
             .WithSummary("Download one run as a single-file HTML report: figures, percentiles, verdict, distribution and time series, Chart.js inlined; it opens with no network.")
             .Produces(StatusCodes.Status200OK, contentType: "text/html")
-            .WithParameters(OneRun)
+            .WithParameters(RunApiEndpoints.OneRun)
             .ProducesProblem(ProblemResponses.NoSuchRun(ProblemResponses.ExampleId));
         app.MapGet("/api/suites/{id:guid}/report", SuiteReportAsync)
             .WithTags("Suites")
             .WithSummary("Download a suite as a single-file HTML report: the strategies compared, then each run's section.")
             .Produces(StatusCodes.Status200OK, contentType: "text/html")
-            .WithParameters(OneSuite)
+            .WithParameters(RunApiEndpoints.OneSuite)
             .ProducesProblem(ProblemResponses.NoSuchSuite(ProblemResponses.ExampleId));
         return app;
     }

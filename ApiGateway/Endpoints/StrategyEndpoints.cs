@@ -1,11 +1,9 @@
-using System.Globalization;
 using ApiGateway.Configuration;
 using ApiGateway.Errors;
 using ApiGateway.OpenApi;
 using ApiGateway.Runs;
 using ApiGateway.Security;
 using LoadEngine;
-using LoadEngine.Calls;
 using LoadEngine.Clients;
 using LoadEngine.Reports;
 using LoadEngine.Strategies;

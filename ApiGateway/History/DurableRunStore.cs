@@ -1,5 +1,4 @@
 using System.Collections.Concurrent;
-using ApiGateway.Runs;
 using LoadEngine.Lessons;
 using Polly;
 using Polly.Retry;

@@ -1,4 +1,3 @@
-using ApiGateway.Runs;
 using LoadEngine.Lessons;
 
 namespace ApiGateway.History;

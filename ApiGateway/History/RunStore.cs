@@ -1,7 +1,6 @@
 using System.Data.Common;
 using System.Text.Json;
 using AgentStore;
-using ApiGateway.Runs;
 using LoadEngine.Lessons;
 using LoadEngine.Strategies;
 

@@ -173,13 +173,12 @@ public static class LessonApi
     /// <summary>The experiment as it grows: the record so far, then each step's progress and each record as a step ends, then the final one.</summary>
     private static async IAsyncEnumerable<SseItem<object>> Events(Guid id, ActiveExperiment? active, IRunStore store, [EnumeratorCancellation] CancellationToken cancellation)
     {
-        var events = active?.Events.Follow();
-        try
+        using (var events = active?.Events.Follow())
         {
             if (active is not null)
             {
                 yield return new SseItem<object>(ExperimentView.From(active.Record, active), "experiment");
-                await foreach (var happened in events!.ReadAllAsync(cancellation))
+                await foreach (var happened in events!.Reader.ReadAllAsync(cancellation))
                 {
                     yield return happened switch
                     {
@@ -188,13 +187,6 @@ public static class LessonApi
                         _ => throw new InvalidOperationException($"Unknown experiment event {happened.GetType().Name}."),
                     };
                 }
-            }
-        }
-        finally
-        {
-            if (events is not null)
-            {
-                active!.Events.Forget(events);
             }
         }
 

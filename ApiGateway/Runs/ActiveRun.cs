@@ -4,18 +4,17 @@ namespace ApiGateway.Runs;
 public abstract class ActiveWork(CancellationToken stopping) : IDisposable
 {
     private readonly CancellationTokenSource _cancellation = CancellationTokenSource.CreateLinkedTokenSource(stopping);
-    private (RunState State, string Reason)? _stop;
 
     public CancellationToken Cancellation => _cancellation.Token;
 
-    public (RunState State, string Reason)? StopReason => _stop;
+    public (RunState State, string Reason)? StopReason { get; private set; }
 
     /// <summary>The first reason wins: a run the caller left is not later reported as timed out.</summary>
     public void Stop(RunState state, string reason)
     {
         lock (_cancellation)
         {
-            _stop ??= (state, reason);
+            StopReason ??= (state, reason);
         }
 
         _cancellation.Cancel();

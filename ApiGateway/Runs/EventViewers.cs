@@ -18,8 +18,6 @@ public sealed class EventViewerOptions
     /// <summary>How long one event may wait to be taken by a viewer before the gateway closes that viewer's connection.</summary>
     [Range(1, 3600, ErrorMessage = "Runs:ViewerStallSeconds must be between 1 and 3600: how long one event may wait for a viewer of an event stream to take it before the gateway drops that viewer.")]
     public double ViewerStallSeconds { get; set; } = 10;
-
-    public TimeSpan ViewerStall => TimeSpan.FromSeconds(ViewerStallSeconds);
 }
 
 /// <summary>
@@ -46,7 +44,7 @@ public sealed partial class EventViewers(IOptions<EventViewerOptions> options, T
     public async IAsyncEnumerable<T> Watch<T>(HttpContext http, IAsyncEnumerable<T> events, [EnumeratorCancellation] CancellationToken cancellation = default)
     {
         KeepSendBufferSmall(http);
-        var stall = options.Value.ViewerStall;
+        var stall = TimeSpan.FromSeconds(options.Value.ViewerStallSeconds);
         var dropped = 0;
         await using var watch = time.CreateTimer(_ =>
         {

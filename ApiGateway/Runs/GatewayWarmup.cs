@@ -1,5 +1,4 @@
 using ApiGateway.Endpoints;
-using LoadEngine.Runs;
 
 namespace ApiGateway.Runs;
 
@@ -24,15 +23,7 @@ public static partial class GatewayWarmup
             ? await EngineWarmup.RunAsync(app.Services, app.Lifetime.ApplicationStopping)
             : new WarmupReport(false, "Not warmed: Runs:WarmUpAtStart is false, so the first run of each strategy includes start-up costs.", 0, []);
         app.Services.GetRequiredService<WarmupState>().Report = report;
-        if (report.Warmed)
-        {
-            LogWarmed(app.Logger, report.Summary);
-        }
-        else
-        {
-            LogNotWarmed(app.Logger, report.Summary);
-        }
-
+        LogWarmup(app.Logger, report.Warmed ? LogLevel.Information : LogLevel.Warning, report.Summary);
         return app;
     }
 
@@ -49,9 +40,6 @@ public static partial class GatewayWarmup
         return app;
     }
 
-    [LoggerMessage(Level = LogLevel.Information, Message = "{Summary}")]
-    private static partial void LogWarmed(ILogger logger, string summary);
-
-    [LoggerMessage(Level = LogLevel.Warning, Message = "{Summary}")]
-    private static partial void LogNotWarmed(ILogger logger, string summary);
+    [LoggerMessage(Message = "{Summary}")]
+    private static partial void LogWarmup(ILogger logger, LogLevel level, string summary);
 }

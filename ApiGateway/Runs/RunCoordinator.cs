@@ -3,7 +3,6 @@ using ApiGateway.Agents;
 using ApiGateway.Configuration;
 using ApiGateway.History;
 using LoadEngine.Calls;
-using LoadEngine.Strategies;
 using Microsoft.Extensions.Options;
 
 namespace ApiGateway.Runs;

@@ -1,4 +1,3 @@
-using System.Diagnostics;
 using System.Security.Cryptography.X509Certificates;
 using LoadEngine.Protocols;
 using LoadEngine.Clients;

@@ -25,8 +25,6 @@ public static class HtmlReport
     private static readonly Lazy<string> Stylesheet = new(() =>
         ReportAssets.Css + string.Concat(Palette.Select((colour, index) => $".c{index} {{ --colour: {colour}; }}\n")));
 
-    public const string Product = "GrpcBestPractices";
-
     public static string Render(ReportContent content)
     {
         var colours = ColourIndexes(content);
@@ -73,7 +71,7 @@ public static class HtmlReport
     /// <summary>What the page's script reads: each strategy's colour, the suite (or null) and the runs, in <see cref="RunJson"/>'s shape.</summary>
     private sealed record ReportData(IReadOnlyDictionary<string, string> Colours, SuiteRecord? Suite, IReadOnlyList<RunRecord> Runs);
 
-    private static string Generator() => $"{Product} LoadEngine {ReportAssets.EngineVersion} with Chart.js {ReportAssets.ChartJsVersion}";
+    private static string Generator() => $"GrpcBestPractices LoadEngine {ReportAssets.EngineVersion} with Chart.js {ReportAssets.ChartJsVersion}";
 
     /// <summary>Palette index per strategy: the caller's order first (the gateway's catalog), then the suite's, then the runs'.</summary>
     private static Dictionary<string, int> ColourIndexes(ReportContent content) =>

@@ -14,8 +14,8 @@ public sealed class Broadcast<T>(int capacityPerFollower)
     private readonly List<Channel<T>> _followers = [];
     private bool _completed;
 
-    /// <summary>A reader of every value published from now on; it completes when the broadcast does.</summary>
-    public ChannelReader<T> Follow()
+    /// <summary>A reader of every value published from now on; it completes when the broadcast does, and disposing it stops the pushing.</summary>
+    public Follower Follow()
     {
         var channel = Channel.CreateBounded<T>(
             new BoundedChannelOptions(capacityPerFollower) { FullMode = BoundedChannelFullMode.DropOldest, SingleReader = true, SingleWriter = true });
@@ -31,7 +31,7 @@ public sealed class Broadcast<T>(int capacityPerFollower)
             }
         }
 
-        return channel.Reader;
+        return new Follower(this, channel);
     }
 
     /// <summary>Hands the value to every follower without waiting for any: a full buffer drops its oldest value instead.</summary>
@@ -61,12 +61,17 @@ public sealed class Broadcast<T>(int capacityPerFollower)
         }
     }
 
-    /// <summary>Stops pushing to a follower that left.</summary>
-    public void Forget(ChannelReader<T> reader)
+    /// <summary>One follower's reader: disposing it, when the follower leaves, stops pushing to it.</summary>
+    public sealed class Follower(Broadcast<T> broadcast, Channel<T> channel) : IDisposable
     {
-        lock (_gate)
+        public ChannelReader<T> Reader => channel.Reader;
+
+        public void Dispose()
         {
-            _followers.RemoveAll(follower => follower.Reader == reader);
+            lock (broadcast._gate)
+            {
+                broadcast._followers.Remove(channel);
+            }
         }
     }
 }

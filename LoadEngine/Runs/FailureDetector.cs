@@ -94,18 +94,7 @@ internal sealed class FailureDetector(
     public long Succeeded()
     {
         var now = Stopwatch.GetTimestamp();
-        var last = Volatile.Read(ref _lastSuccessEnded);
-        while (now > last)
-        {
-            var seen = Interlocked.CompareExchange(ref _lastSuccessEnded, now, last);
-            if (seen == last)
-            {
-                break;
-            }
-
-            last = seen;
-        }
-
+        LatencyRecorder.Extend(ref _lastSuccessEnded, now, lower: false);
         return now;
     }
 

@@ -112,8 +112,8 @@ public sealed class LatencyRecorder
         _window.Add(_interval);
     }
 
-    // Lock-free: try again only while the value still goes beyond the one stored.
-    private static void Extend(ref long field, long value, bool lower)
+    /// <summary>Lowers (or raises) <paramref name="field"/> to <paramref name="value"/>, lock-free: trying again only while the value still goes beyond the one stored.</summary>
+    internal static void Extend(ref long field, long value, bool lower)
     {
         var current = Interlocked.Read(ref field);
         while (lower ? value < current : value > current)
@@ -137,20 +137,12 @@ public readonly record struct LatencyWindow(long Count, double P50Ms, double P90
 /// kept beside it (HdrHistogram knows each only within its 0.1% buckets).
 /// </summary>
 [System.Text.Json.Serialization.JsonConverter(typeof(LatencyDistributionJsonConverter))]
-public sealed class LatencyDistribution(HistogramBase histogram, long minUnits, long maxUnits, long sumUnits)
+public sealed record LatencyDistribution(HistogramBase Histogram, long MinUnits, long MaxUnits, long SumUnits)
 {
-    public HistogramBase Histogram => histogram;
-
-    public long Count => histogram.TotalCount;
-
-    public long MinUnits => minUnits;
-
-    public long MaxUnits => maxUnits;
-
-    public long SumUnits => sumUnits;
+    public long Count => Histogram.TotalCount;
 
     /// <summary>The histogram in HdrHistogram's compressed V2 encoding, base64 (see <see cref="HistogramCodec"/>).</summary>
-    public string Encode() => HistogramCodec.Encode(histogram);
+    public string Encode() => HistogramCodec.Encode(Histogram);
 
     public static LatencyDistribution Decode(string histogram, long minUnits, long maxUnits, long sumUnits) =>
         new(HistogramCodec.Decode(histogram), minUnits, maxUnits, sumUnits);
@@ -184,11 +176,11 @@ public sealed class LatencyDistribution(HistogramBase histogram, long minUnits, 
     public LatencySummary? Summarize(IReadOnlyList<double>? percentiles = null) => Count == 0
         ? null
         : new LatencySummary(
-            LatencyRecorder.Milliseconds(minUnits),
-            LatencyRecorder.Milliseconds((double)sumUnits / Count),
-            LatencyRecorder.Milliseconds(histogram.GetStdDeviation()),
+            LatencyRecorder.Milliseconds(MinUnits),
+            LatencyRecorder.Milliseconds((double)SumUnits / Count),
+            LatencyRecorder.Milliseconds(Histogram.GetStdDeviation()),
             Percentile(50), Percentile(90), Percentile(99), Percentile(99.9),
-            LatencyRecorder.Milliseconds(maxUnits))
+            LatencyRecorder.Milliseconds(MaxUnits))
         {
             Percentiles = [.. (percentiles ?? RunPlan.DefaultPercentiles).Order().Select(p => new PercentileValue(p, Percentile(p)))],
         };
@@ -201,17 +193,17 @@ public sealed class LatencyDistribution(HistogramBase histogram, long minUnits, 
             return [];
         }
 
-        var min = Math.Max(minUnits, 1);
-        var max = Math.Max(maxUnits, min + 1);
+        var min = Math.Max(MinUnits, 1);
+        var max = Math.Max(MaxUnits, min + 1);
         var ratio = Math.Pow((double)max / min, 1.0 / maxBins);
         var edges = Enumerable.Range(0, maxBins + 1).Select(i => i == maxBins ? max + 1.0 : min * Math.Pow(ratio, i)).ToArray();
         edges[0] = 0;
         var counts = new long[maxBins];
         var bin = 0;
-        foreach (var bucket in histogram.RecordedValues())
+        foreach (var bucket in Histogram.RecordedValues())
         {
             // A bucket goes to the bin that holds its midpoint.
-            var mid = histogram.MedianEquivalentValue(bucket.ValueIteratedTo);
+            var mid = Histogram.MedianEquivalentValue(bucket.ValueIteratedTo);
             while (bin < maxBins - 1 && mid >= edges[bin + 1])
             {
                 bin++;
@@ -229,5 +221,5 @@ public sealed class LatencyDistribution(HistogramBase histogram, long minUnits, 
             .ToList();
     }
 
-    private double Percentile(double percentile) => LatencyRecorder.Milliseconds(Math.Min(histogram.GetValueAtPercentile(percentile), maxUnits));
+    private double Percentile(double percentile) => LatencyRecorder.Milliseconds(Math.Min(Histogram.GetValueAtPercentile(percentile), MaxUnits));
 }

@@ -67,23 +67,16 @@ public sealed class LiveRun : IDisposable
     /// <summary>The latest snapshot at once, then each new one as the engine publishes it, until the run has finished.</summary>
     public async IAsyncEnumerable<ProgressSnapshot> FollowAsync([EnumeratorCancellation] CancellationToken cancellation = default)
     {
-        var reader = _broadcast.Follow();
-        try
+        using var follower = _broadcast.Follow();
+        var sent = Latest;
+        yield return sent;
+        await foreach (var snapshot in follower.Reader.ReadAllAsync(cancellation))
         {
-            var sent = Latest;
-            yield return sent;
-            await foreach (var snapshot in reader.ReadAllAsync(cancellation))
+            if (snapshot.Sequence > sent.Sequence)
             {
-                if (snapshot.Sequence > sent.Sequence)
-                {
-                    sent = snapshot;
-                    yield return snapshot;
-                }
+                sent = snapshot;
+                yield return snapshot;
             }
-        }
-        finally
-        {
-            _broadcast.Forget(reader);
         }
     }
 

@@ -14,7 +14,6 @@ internal sealed class Phase : IDisposable
 {
     private readonly long? _durationTicks;
     private readonly CancellationTokenSource _stop;
-    private readonly long _start = Stopwatch.GetTimestamp();
     private long _lastTick;
     private long _next = -1;
     private ExceptionDispatchInfo? _crash;
@@ -36,7 +35,7 @@ internal sealed class Phase : IDisposable
         // Under an arrival rate the plan's concurrency is the most in flight, within the engine's own limit.
         Schedule = LoadDrivers.Schedule(plan, count, durationSeconds);
         MaxInFlight = Math.Clamp(Schedule is null ? options.MaxInFlight : plan.Concurrency, 1, options.MaxInFlight);
-        _lastTick = _start;
+        _lastTick = Start;
         Detector = new FailureDetector(name, options, service, silenceWindow, answeredBefore, recorder, _stop);
     }
 
@@ -62,9 +61,9 @@ internal sealed class Phase : IDisposable
     /// <summary>Arrival-rate loads: how long the schedule ran until its last call was due (or the phase stopped).</summary>
     public TimeSpan Sending { get; set; }
 
-    public long Start => _start;
+    public long Start { get; } = Stopwatch.GetTimestamp();
 
-    public TimeSpan Elapsed => Stopwatch.GetElapsedTime(_start);
+    public TimeSpan Elapsed => Stopwatch.GetElapsedTime(Start);
 
     public bool Stopped => _stop.IsCancellationRequested;
 
@@ -74,7 +73,7 @@ internal sealed class Phase : IDisposable
     public bool TryTakeNext(out long index)
     {
         index = -1;
-        if (Stopped || (_durationTicks is { } duration && Stopwatch.GetTimestamp() - _start >= duration))
+        if (Stopped || (_durationTicks is { } duration && Stopwatch.GetTimestamp() - Start >= duration))
         {
             return false;
         }

@@ -1,4 +1,3 @@
-using System.Diagnostics;
 using System.Globalization;
 using Grpc.Core;
 using LoadEngine.Calls;

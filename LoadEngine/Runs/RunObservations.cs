@@ -17,10 +17,7 @@ public sealed class RunObservations(IAnswerSpool? answers = null)
     private readonly ConcurrentDictionary<string, byte> _connections = new(StringComparer.Ordinal);
     private readonly object _loadGate = new();
     private long _lastLoadSample;
-    private double _cpuSum;
-    private double _cpuMax;
-    private double _memoryMax;
-    private int _loadSamples;
+    private ServiceLoadFigures _load = new(0, 0, 0, 0);
 
     /// <summary>Where the answers go that the caller asked to keep; null when it asked for none.</summary>
     public IAnswerSpool? Answers { get; } = answers;
@@ -42,10 +39,7 @@ public sealed class RunObservations(IAnswerSpool? answers = null)
 
         lock (_loadGate)
         {
-            _cpuSum += cpuPercent;
-            _cpuMax = Math.Max(_cpuMax, cpuPercent);
-            _memoryMax = Math.Max(_memoryMax, memoryMegabytes);
-            _loadSamples++;
+            _load = Runs.ServiceLoadFigures.Merge([_load, new(cpuPercent, cpuPercent, memoryMegabytes, 1)]);
         }
     }
 
@@ -53,7 +47,7 @@ public sealed class RunObservations(IAnswerSpool? answers = null)
     {
         lock (_loadGate)
         {
-            return new ServiceLoadFigures(_cpuSum, _cpuMax, _memoryMax, _loadSamples);
+            return _load;
         }
     }
 }

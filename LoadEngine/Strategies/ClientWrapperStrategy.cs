@@ -1,4 +1,3 @@
-using Grpc.Net.Client;
 using LoadEngine.Clients;
 using LoadEngine.Runs;
 

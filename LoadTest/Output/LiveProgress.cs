@@ -9,19 +9,15 @@ public sealed class LiveProgress(IAnsiConsole console) : ProgressDisplay
     private readonly Dictionary<Guid, ProgressTask> _tasks = [];
     private ProgressContext? _context;
 
-    public override async Task<T> ShowAsync<T>(Func<Task<T>> work)
-    {
-        T result = default!;
-        await console.Progress()
+    public override Task<T> ShowAsync<T>(Func<Task<T>> work) =>
+        console.Progress()
             .AutoClear(false)
             .Columns(new TaskDescriptionColumn { Alignment = Justify.Left }, new ProgressBarColumn(), new PercentageColumn(), new ElapsedTimeColumn(), new FiguresColumn())
-            .StartAsync(async context =>
+            .StartAsync(context =>
             {
                 _context = context;
-                result = await work();
+                return work();
             });
-        return result;
-    }
 
     public override async Task FollowAsync(RunRecord run, int position, int of, LiveRun live)
     {

@@ -33,23 +33,21 @@ public sealed class ProtocolsOptions : IValidatableObject
     private const string TlsKey = "Protocols:TlsUrl";
 
     /// <summary>The HTTP/1.1 listener's address, or null when it is off.</summary>
-    public ListenAddress? Http1Address => Read(Http1Url, Uri.UriSchemeHttp, Http1Key).Address;
+    public ListenAddress? Http1Address => ListenAddress.FromSetting(Http1Url, Uri.UriSchemeHttp, Http1Key).Address;
 
     /// <summary>The TLS listener's address, or null when it is off.</summary>
-    public ListenAddress? TlsAddress => Read(TlsUrl, Uri.UriSchemeHttps, TlsKey).Address;
+    public ListenAddress? TlsAddress => ListenAddress.FromSetting(TlsUrl, Uri.UriSchemeHttps, TlsKey).Address;
 
     public IEnumerable<ValidationResult> Validate(ValidationContext validationContext)
     {
-        if (Read(Http1Url, Uri.UriSchemeHttp, Http1Key).Problem is { } http1)
+        if (ListenAddress.FromSetting(Http1Url, Uri.UriSchemeHttp, Http1Key).Problem is { } http1)
         {
             yield return new ValidationResult(http1, [nameof(Http1Url)]);
         }
 
-        if (Read(TlsUrl, Uri.UriSchemeHttps, TlsKey).Problem is { } tls)
+        if (ListenAddress.FromSetting(TlsUrl, Uri.UriSchemeHttps, TlsKey).Problem is { } tls)
         {
             yield return new ValidationResult(tls, [nameof(TlsUrl)]);
         }
     }
-
-    private static (ListenAddress? Address, string? Problem) Read(string? url, string scheme, string key) => ListenAddress.FromSetting(url, scheme, key);
 }

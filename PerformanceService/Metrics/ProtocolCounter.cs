@@ -1,7 +1,6 @@
 using System.Collections.Concurrent;
 using System.Runtime.CompilerServices;
 using System.Security.Authentication;
-using Microsoft.AspNetCore.Http;
 
 namespace PerformanceService.Metrics;
 

@@ -13,8 +13,6 @@ public sealed class AnswerBudget(IOptions<MonitorOptions> options)
     private readonly long _limitBytes = options.Value.MaxAnswerMegabytesInFlight * 1024L * 1024;
     private long _inFlight;
 
-    public long InFlightBytes => Interlocked.Read(ref _inFlight);
-
     /// <summary>Takes <paramref name="bytes"/> until the lease is disposed, or throws RESOURCE_EXHAUSTED saying why.</summary>
     public Lease Take(long bytes)
     {

@@ -69,9 +69,9 @@ public sealed class EventBufferTests
 
         broadcast.Complete();
 
-        Assert.All(viewers, viewer => Assert.Equal(Capacity, viewer.Count));
+        Assert.All(viewers, viewer => Assert.Equal(Capacity, viewer.Reader.Count));
         var kept = new List<long>();
-        await foreach (var happened in viewers[0].ReadAllAsync())
+        await foreach (var happened in viewers[0].Reader.ReadAllAsync())
         {
             kept.Add(number(happened));
         }

@@ -1,4 +1,3 @@
-using System.Buffers;
 using System.Runtime.CompilerServices;
 using Google.Protobuf;
 using Grpc.Core;
@@ -24,12 +23,10 @@ public sealed class ContractFirstApi(GrpcChannel channel) : IWorkloadApi
     public async Task<Receipt> UploadAsync(long length, CallOptions options)
     {
         using var call = _client.Upload(options);
-        var buffer = ArrayPool<byte>.Shared.Rent(WorkloadData.FileChunkBytes);
         try
         {
-            for (long offset = 0; offset < length; offset += WorkloadData.FileChunkBytes)
+            foreach (var chunk in WorkloadData.FileChunks(length))
             {
-                var chunk = FileChunks.Fill(buffer, offset, length);
                 // WriteAsync has serialized the message once it completes, so wrapping the buffer without a copy is safe.
                 await call.RequestStream.WriteAsync(new Cf.FileChunk { Data = UnsafeByteOperations.UnsafeWrap(chunk) });
             }
@@ -41,10 +38,6 @@ public sealed class ContractFirstApi(GrpcChannel channel) : IWorkloadApi
             // A write fails once the service has ended the call; its own status (RESOURCE_EXHAUSTED, say) is the answer's.
             await call.ResponseAsync;
             throw;
-        }
-        finally
-        {
-            ArrayPool<byte>.Shared.Return(buffer);
         }
 
         return ToReceipt(await call.ResponseAsync);
@@ -94,30 +87,10 @@ public sealed class CodeFirstApi(GrpcChannel channel) : IWorkloadApi
     // protobuf-net.Grpc awaits each write before it asks for the next chunk, so one buffer serves them all.
     private static async IAsyncEnumerable<M.FileChunk> Chunks(long length, [EnumeratorCancellation] CancellationToken cancellation)
     {
-        var buffer = ArrayPool<byte>.Shared.Rent(WorkloadData.FileChunkBytes);
-        try
+        foreach (var chunk in WorkloadData.FileChunks(length))
         {
-            for (long offset = 0; offset < length; offset += WorkloadData.FileChunkBytes)
-            {
-                cancellation.ThrowIfCancellationRequested();
-                yield return new M.FileChunk { Data = FileChunks.Fill(buffer, offset, length) };
-            }
+            cancellation.ThrowIfCancellationRequested();
+            yield return new M.FileChunk { Data = chunk };
         }
-        finally
-        {
-            ArrayPool<byte>.Shared.Return(buffer);
-        }
-    }
-}
-
-/// <summary>The upload file read a chunk (<see cref="WorkloadData.FileChunkBytes"/>) at a time into one reused buffer.</summary>
-public static class FileChunks
-{
-    /// <summary>Fills <paramref name="buffer"/> with the file's bytes from <paramref name="offset"/>, at most a chunk and never past <paramref name="length"/>.</summary>
-    public static ReadOnlyMemory<byte> Fill(byte[] buffer, long offset, long length)
-    {
-        var count = (int)Math.Min(WorkloadData.FileChunkBytes, length - offset);
-        WorkloadData.FileBytes(offset, buffer.AsSpan(0, count));
-        return buffer.AsMemory(0, count);
     }
 }

@@ -1,4 +1,3 @@
-using System.Buffers;
 using System.Collections.Concurrent;
 using System.Net;
 using System.Net.Http.Headers;
@@ -79,17 +78,9 @@ public sealed class RestWorkloadApi(HttpClient http, RestRoutes routes, JsonCode
 
         protected override async Task SerializeToStreamAsync(Stream stream, TransportContext? context, CancellationToken cancellationToken)
         {
-            var buffer = ArrayPool<byte>.Shared.Rent(WorkloadData.FileChunkBytes);
-            try
+            foreach (var chunk in WorkloadData.FileChunks(_length))
             {
-                for (long offset = 0; offset < _length; offset += WorkloadData.FileChunkBytes)
-                {
-                    await stream.WriteAsync(FileChunks.Fill(buffer, offset, _length), cancellationToken);
-                }
-            }
-            finally
-            {
-                ArrayPool<byte>.Shared.Return(buffer);
+                await stream.WriteAsync(chunk, cancellationToken);
             }
         }
 

@@ -60,7 +60,7 @@ public sealed class CodeFirstWorkloadsService(IOptions<WorkloadOptions> options)
     public IAsyncEnumerable<M.User> StreamUsersAsync(M.PageRequest request, CallContext context = default)
     {
         GrpcFailures.ThrowIfInvalid(WorkloadRules.UserStream(request.Page, request.Size));
-        return Users(WorkloadAnswers.UserIds(request.Page, request.Size), context.CancellationToken);
+        return Users(WorkloadData.UserIds(request.Page, request.Size), context.CancellationToken);
     }
 
     // protobuf-net.Grpc writes without the call's token; stopping here once the client left keeps a write after that

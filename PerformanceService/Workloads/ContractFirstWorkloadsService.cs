@@ -12,16 +12,16 @@ namespace PerformanceService.Workloads;
 public sealed class ContractFirstWorkloadsService(IOptions<WorkloadOptions> options) : Cf.Workloads.WorkloadsBase
 {
     public override Task<Cf.SmallInts> GetSmallInts(Cf.ItemRequest request, ServerCallContext context) =>
-        Task.FromResult(WorkloadAnswers.Item(WorkloadData.SmallInts, static v => v.ToContract(), GrpcFailures.ValidId(request.Id)));
+        Task.FromResult(WorkloadAnswers.Item(static id => WorkloadData.SmallInts(id).ToContract(), GrpcFailures.ValidId(request.Id)));
 
     public override Task<Cf.Book> GetBook(Cf.ItemRequest request, ServerCallContext context) =>
-        Task.FromResult(WorkloadAnswers.Item(WorkloadData.Book, static v => v.ToContract(), GrpcFailures.ValidId(request.Id)));
+        Task.FromResult(WorkloadAnswers.Item(static id => WorkloadData.Book(id).ToContract(), GrpcFailures.ValidId(request.Id)));
 
     public override Task<Cf.BookList> GetBooks(Cf.ItemRequest request, ServerCallContext context) =>
-        Task.FromResult(WorkloadAnswers.One(WorkloadData.Books, static v => v.ToContract()));
+        Task.FromResult(WorkloadAnswers.One(static () => WorkloadData.Books().ToContract()));
 
     public override Task<Cf.BigDto> GetBigDto(Cf.ItemRequest request, ServerCallContext context) =>
-        Task.FromResult(WorkloadAnswers.Item(WorkloadData.BigDto, static v => v.ToContract(), GrpcFailures.ValidId(request.Id)));
+        Task.FromResult(WorkloadAnswers.Item(static id => WorkloadData.BigDto(id).ToContract(), GrpcFailures.ValidId(request.Id)));
 
     public override Task<Cf.BigDtoList> GetBigDtos(Cf.PageRequest request, ServerCallContext context)
     {
@@ -56,7 +56,7 @@ public sealed class ContractFirstWorkloadsService(IOptions<WorkloadOptions> opti
     public override async Task StreamUsers(Cf.PageRequest request, IServerStreamWriter<Cf.User> responseStream, ServerCallContext context)
     {
         GrpcFailures.ThrowIfInvalid(WorkloadRules.UserStream(request.Page, request.Size));
-        foreach (var id in WorkloadAnswers.UserIds(request.Page, request.Size))
+        foreach (var id in WorkloadData.UserIds(request.Page, request.Size))
         {
             // The call's token, so a write after the client left ends as a cancellation, not as "the request is complete".
             await responseStream.WriteAsync(WorkloadData.User(id).ToContract(), context.CancellationToken);

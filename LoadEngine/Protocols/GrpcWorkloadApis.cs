@@ -18,7 +18,7 @@ public sealed class ContractFirstApi(GrpcChannel channel) : IWorkloadApi
     public Task<ulong> FetchAsync(Fetch fetch, int key, CallOptions options) => fetch.ContractFirstAsync(_client, key, options);
 
     public async Task<Receipt> WriteLogAsync(int id, CallOptions options) =>
-        ToReceipt(await _client.WriteLogAsync(WorkloadSamples.LogRecordContracts[id], options));
+        Receipt.Of(await _client.WriteLogAsync(WorkloadSamples.LogRecordContracts[id], options));
 
     public async Task<Receipt> UploadAsync(long length, CallOptions options)
     {
@@ -40,7 +40,7 @@ public sealed class ContractFirstApi(GrpcChannel channel) : IWorkloadApi
             throw;
         }
 
-        return ToReceipt(await call.ResponseAsync);
+        return Receipt.Of(await call.ResponseAsync);
     }
 
     public async IAsyncEnumerable<ulong> StreamUsersAsync(int count, CallOptions options)
@@ -53,8 +53,6 @@ public sealed class ContractFirstApi(GrpcChannel channel) : IWorkloadApi
     }
 
     public void Dispose() => channel.Dispose();
-
-    private static Receipt ToReceipt(Cf.WriteAck ack) => new(ack.Checksum, ack.Length);
 }
 
 /// <summary>protobuf-net.Grpc's client for <see cref="ICodeFirstWorkloads"/> (service workloads.CodeFirstWorkloads) on one channel.</summary>
@@ -65,24 +63,17 @@ public sealed class CodeFirstApi(GrpcChannel channel) : IWorkloadApi
     public Task<ulong> FetchAsync(Fetch fetch, int key, CallOptions options) => fetch.CodeFirstAsync(_service, key, options);
 
     public async Task<Receipt> WriteLogAsync(int id, CallOptions options) =>
-        ToReceipt(await _service.WriteLogAsync(WorkloadSamples.LogRecords[id], new CallContext(options)));
+        Receipt.Of(await _service.WriteLogAsync(WorkloadSamples.LogRecords[id], new CallContext(options)));
 
     // Without IgnoreStreamTermination a write after the service ended the call throws protobuf-net's own exception, not
     // an RpcException; with it the sending stops and the call's real status comes from the answer.
     public async Task<Receipt> UploadAsync(long length, CallOptions options) =>
-        ToReceipt(await _service.UploadAsync(Chunks(length, options.CancellationToken), new CallContext(options, CallContextFlags.IgnoreStreamTermination)));
+        Receipt.Of(await _service.UploadAsync(Chunks(length, options.CancellationToken), new CallContext(options, CallContextFlags.IgnoreStreamTermination)));
 
-    public async IAsyncEnumerable<ulong> StreamUsersAsync(int count, CallOptions options)
-    {
-        await foreach (var user in _service.StreamUsersAsync(new M.PageRequest { Page = 0, Size = count }, new CallContext(options)))
-        {
-            yield return WorkloadChecksum.Of(user);
-        }
-    }
+    public IAsyncEnumerable<ulong> StreamUsersAsync(int count, CallOptions options) =>
+        _service.StreamUsersAsync(new M.PageRequest { Page = 0, Size = count }, new CallContext(options)).Select(WorkloadChecksum.Of);
 
     public void Dispose() => channel.Dispose();
-
-    private static Receipt ToReceipt(M.WriteAck ack) => new(ack.Checksum, ack.Length);
 
     // protobuf-net.Grpc awaits each write before it asks for the next chunk, so one buffer serves them all.
     private static async IAsyncEnumerable<M.FileChunk> Chunks(long length, [EnumeratorCancellation] CancellationToken cancellation)

@@ -142,7 +142,7 @@ public static class WorkloadList
     /// <summary>Calls cycle through the fetch's answers (call i asks for answer i % keys), each checked against its expected checksum, computed now, before the run's clock starts.</summary>
     private static Func<RunPlan, PreparedWorkload> Fetching(string what, Fetch fetch) => _ =>
     {
-        var expected = fetch.Expected(fetch.Keys);
+        var expected = fetch.Expected.First(fetch.Keys);
         return new PreparedWorkload(async (api, index, options) =>
         {
             var key = (int)(index % fetch.Keys);
@@ -204,7 +204,7 @@ public static class WorkloadList
                 $"{users.ToString("#,0", CultureInfo.InvariantCulture)} users as one server stream, each message checked as it arrives. ");
         }
 
-        var expected = UserPages.Expected(pages);
+        var expected = UserPages.Expected.First(pages);
         return new PreparedWorkload(
             (api, _, options) => ReadPagesAsync(api, pages, expected, options),
             pages,

@@ -211,23 +211,8 @@ public static class WorkloadList
             $"{users.ToString("#,0", CultureInfo.InvariantCulture)} users as {pages} pages of {WorkloadData.UserPageSize}, read by {WorkloadParameters.BulkReadWorkers} workers at once on the same channel or HttpClient. ");
     }
 
-    private static async Task ReadPagesAsync(IWorkloadApi api, int pages, ulong[] expected, CallOptions options)
-    {
-        var next = -1;
-        var workers = new Task[Math.Min(WorkloadParameters.BulkReadWorkers, pages)];
-        for (var worker = 0; worker < workers.Length; worker++)
-        {
-            workers[worker] = WorkAsync();
-        }
-
-        await Task.WhenAll(workers);
-
-        async Task WorkAsync()
-        {
-            for (var page = Interlocked.Increment(ref next); page < pages; page = Interlocked.Increment(ref next))
-            {
-                Expect(await api.FetchAsync(UserPages, page, options), expected[page], "page {0} of the users", page);
-            }
-        }
-    }
+    // Parallel.ForAsync hands the pages out in order to at most BulkReadWorkers at once, and after a failed page starts no other.
+    private static Task ReadPagesAsync(IWorkloadApi api, int pages, ulong[] expected, CallOptions options) =>
+        Parallel.ForAsync(0, pages, new ParallelOptions { MaxDegreeOfParallelism = WorkloadParameters.BulkReadWorkers }, async (page, _) =>
+            Expect(await api.FetchAsync(UserPages, page, options), expected[page], "page {0} of the users", page));
 }

@@ -25,15 +25,10 @@ public static class WorkloadAnswers
 
     public static Cf.UserList UserMessages(int page, int size) => new() { Users = { WorkloadData.UserIds(page, size).Select(id => WorkloadData.User(id).ToContract()) } };
 
-    private static IEnumerable<int> Ids(int page, int size)
-    {
-        var first = (long)page * size;
-        for (var id = first; id < first + size; id++)
-        {
-            yield return (int)(id % WorkloadRules.ItemRange);
-        }
-    }
+    // In long, so a page far past the kept range still wraps into it.
+    private static IEnumerable<int> Ids(int page, int size) => Enumerable.Range(0, size).Select(i => (int)(((long)page * size + i) % WorkloadRules.ItemRange));
 
+    // Apart from the caller, so an answer already kept costs no closure.
     private static Func<int, T> Once<T>(Func<T> make) => _ => make();
 
     private static T[] Keep<T>(Func<int, T> make, int count)

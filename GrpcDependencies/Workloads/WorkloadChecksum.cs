@@ -28,12 +28,9 @@ public static class WorkloadChecksum
     public static ulong OfFile(long length)
     {
         var hash = new XxHash64();
-        var buffer = new byte[WorkloadData.FileChunkBytes];
-        for (long offset = 0; offset < length; offset += buffer.Length)
+        foreach (var chunk in WorkloadData.FileChunks(length))
         {
-            var span = buffer.AsSpan(0, (int)Math.Min(buffer.Length, length - offset));
-            WorkloadData.FileBytes(offset, span);
-            hash.Append(span);
+            hash.Append(chunk.Span);
         }
 
         return hash.GetCurrentHashAsUInt64();

@@ -1,3 +1,4 @@
+using System.Buffers;
 using Workloads.Model;
 
 namespace Workloads;
@@ -113,12 +114,13 @@ public static class WorkloadData
         };
     }
 
-    /// <summary>Users <c>page × size</c> onwards, never past <see cref="UserCount"/>.</summary>
-    public static UserList Users(int page, int size)
+    public static UserList Users(int page, int size) => new() { Users = [.. UserIds(page, size).Select(User)] };
+
+    /// <summary>The ids of users <c>page × size</c> onwards, in order, never past <see cref="UserCount"/>.</summary>
+    public static IEnumerable<int> UserIds(int page, int size)
     {
-        var first = (long)page * size;
-        var count = (int)Math.Clamp(UserCount - first, 0, size);
-        return new() { Users = [.. Enumerable.Range((int)Math.Min(first, UserCount), count).Select(User)] };
+        var first = Math.Min((long)page * size, UserCount);
+        return Enumerable.Range((int)first, (int)Math.Min(size, UserCount - first));
     }
 
     /// <summary>Bytes <paramref name="offset"/> onwards of the file every upload sends: a fixed pseudo-random 1 MiB block, repeated.</summary>
@@ -132,6 +134,28 @@ public static class WorkloadData
             block.AsSpan(start, length).CopyTo(destination);
             destination = destination[length..];
             offset += length;
+        }
+    }
+
+    /// <summary>
+    /// The file's first <paramref name="length"/> bytes a chunk (<see cref="FileChunkBytes"/>) at a time, each in the same
+    /// pooled buffer: a chunk is used up before the next is asked for, so the file is never in memory.
+    /// </summary>
+    public static IEnumerable<ReadOnlyMemory<byte>> FileChunks(long length)
+    {
+        var buffer = ArrayPool<byte>.Shared.Rent(FileChunkBytes);
+        try
+        {
+            for (long offset = 0; offset < length; offset += FileChunkBytes)
+            {
+                var chunk = buffer.AsMemory(0, (int)Math.Min(FileChunkBytes, length - offset));
+                FileBytes(offset, chunk.Span);
+                yield return chunk;
+            }
+        }
+        finally
+        {
+            ArrayPool<byte>.Shared.Return(buffer);
         }
     }
 

@@ -118,25 +118,15 @@ public static class WireNames<TEnum> where TEnum : struct, Enum
             typeof(TEnum).GetField(value.ToString())!.GetCustomAttribute<JsonStringEnumMemberNameAttribute>()?.Name ?? value.ToString().ToLowerInvariant())),
     ];
 
-    public static IReadOnlyList<string> All { get; } = [.. Pairs.Select(pair => pair.Name)];
-
     /// <summary>"grpc, grpc-code-first or rest".</summary>
-    public static string Listed { get; } = All.Count == 1 ? All[0] : $"{string.Join(", ", All.Take(All.Count - 1))} or {All[^1]}";
+    public static string Listed { get; } = Pairs.Length == 1 ? Pairs[0].Name : $"{string.Join(", ", Pairs[..^1].Select(pair => pair.Name))} or {Pairs[^1].Name}";
 
     public static string Name(TEnum value) => Array.Find(Pairs, pair => EqualityComparer<TEnum>.Default.Equals(pair.Value, value)).Name;
 
     public static bool TryParse(string? text, out TEnum value)
     {
-        foreach (var pair in Pairs)
-        {
-            if (string.Equals(pair.Name, text, StringComparison.OrdinalIgnoreCase))
-            {
-                value = pair.Value;
-                return true;
-            }
-        }
-
-        value = default;
-        return false;
+        var found = Array.FindIndex(Pairs, pair => string.Equals(pair.Name, text, StringComparison.OrdinalIgnoreCase));
+        value = found < 0 ? default : Pairs[found].Value;
+        return found >= 0;
     }
 }

@@ -2,11 +2,17 @@ using Grpc.Core;
 using ProtoBuf.Grpc;
 using Workloads;
 using Cf = Workloads.ContractFirst;
+using M = Workloads.Model;
 
 namespace LoadEngine.Protocols;
 
 /// <summary>What the service acknowledged for a write: the checksum and length of what it received.</summary>
-public readonly record struct Receipt(ulong Checksum, long Length);
+public readonly record struct Receipt(ulong Checksum, long Length)
+{
+    public static Receipt Of(Cf.WriteAck ack) => new(ack.Checksum, ack.Length);
+
+    public static Receipt Of(M.WriteAck ack) => new(ack.Checksum, ack.Length);
+}
 
 /// <summary>
 /// One of the service's four APIs over one channel or HttpClient: the transport of each kind of call, returning the
@@ -33,21 +39,15 @@ public interface IWorkloadApi : IDisposable
 /// (code-first), and the REST route whose JSON binds to the code-first answer's class. Its answers are numbered 0 to
 /// <see cref="Keys"/> − 1 (an id, a page); each is <see cref="WorkloadData"/>'s, and its checksum is what the client expects.
 /// </summary>
-public sealed class Fetch
+public sealed class Fetch(int keys, Func<int, string> route, Func<int, ulong> expected)
 {
-    private readonly Checksums _expected;
-
-    private Fetch(int keys, Func<int, string> route, Func<int, ulong> expected)
-    {
-        Keys = keys;
-        Route = route;
-        _expected = new Checksums(expected);
-    }
-
-    public int Keys { get; }
+    public int Keys => keys;
 
     /// <summary>The REST route of answer <c>key</c>, under the serializer's root.</summary>
-    public Func<int, string> Route { get; }
+    public Func<int, string> Route => route;
+
+    /// <summary>The checksum of each answer, computed once (before anything is timed) and kept.</summary>
+    public Checksums Expected { get; } = new(expected);
 
     public required Func<Cf.Workloads.WorkloadsClient, int, CallOptions, Task<ulong>> ContractFirstAsync { get; init; }
 
@@ -69,9 +69,6 @@ public sealed class Fetch
         CodeFirstAsync = async (service, key, options) => WorkloadChecksum.Of(await codeFirst(service, key, new CallContext(options))),
         RestAsync = static (api, uri, options) => api.GetAsync<TModel>(uri, options),
     };
-
-    /// <summary>The checksum of each of the first <paramref name="count"/> answers, computed once (before anything is timed) and kept.</summary>
-    public ulong[] Expected(int count) => _expected.First(count);
 }
 
 /// <summary>Checksums of items 0, 1, 2, … computed once and kept, extended when a run needs more of them.</summary>

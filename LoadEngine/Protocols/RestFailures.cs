@@ -6,43 +6,32 @@ using LoadEngine.Calls;
 namespace LoadEngine.Protocols;
 
 /// <summary>
-/// One REST call's deadline and cancellation, as CallOptions carry them for a gRPC call, and what its failure is called:
-/// a <see cref="CallFailedException"/> under the gRPC status grpc-dotnet would give the same failure, so every
-/// protocol's failures are counted alike.
+/// A REST call's deadline and cancellation, as CallOptions carry them for a gRPC call, and what its failure is called: a
+/// <see cref="CallFailedException"/> under the gRPC status grpc-dotnet (Grpc.Net.Client 2.85) would give the same
+/// failure, so every protocol's failures are counted alike.
 /// </summary>
-public sealed class RestCall : IDisposable
-{
-    private readonly CancellationTokenSource _source;
-    private readonly CallOptions _options;
-
-    public RestCall(CallOptions options)
-    {
-        _options = options;
-        _source = CancellationTokenSource.CreateLinkedTokenSource(options.CancellationToken);
-        if (options.Deadline is { } deadline && deadline != DateTime.MaxValue)
-        {
-            _source.CancelAfter(Max(deadline - DateTime.UtcNow, TimeSpan.Zero));
-        }
-    }
-
-    public CancellationToken Token => _source.Token;
-
-    /// <summary>What went wrong: the run stopping, the deadline passing, or what grpc-dotnet would make of the exception.</summary>
-    public CallFailedException Failure(Exception error) => error switch
-    {
-        OperationCanceledException when _options.CancellationToken.IsCancellationRequested => new CallFailedException(StatusCode.Cancelled, "The run was stopped."),
-        OperationCanceledException when _source.IsCancellationRequested => new CallFailedException(StatusCode.DeadlineExceeded, "The call did not finish before its deadline."),
-        _ => new CallFailedException(RestFailures.StatusOf(error), $"Error on the REST call. {error.GetType().Name}: {error.Message}", error),
-    };
-
-    public void Dispose() => _source.Dispose();
-
-    private static TimeSpan Max(TimeSpan a, TimeSpan b) => a > b ? a : b;
-}
-
-/// <summary>REST failures under the gRPC status grpc-dotnet (Grpc.Net.Client 2.85) uses for the same failure.</summary>
 public static class RestFailures
 {
+    /// <summary>A token that the run stopping or the call's deadline passing cancels.</summary>
+    public static CancellationTokenSource Deadline(CallOptions options)
+    {
+        var call = CancellationTokenSource.CreateLinkedTokenSource(options.CancellationToken);
+        if (options.Deadline is { } deadline && deadline != DateTime.MaxValue)
+        {
+            call.CancelAfter(Max(deadline - DateTime.UtcNow, TimeSpan.Zero));
+        }
+
+        return call;
+    }
+
+    /// <summary>What went wrong: the run stopping, the deadline passing, or what grpc-dotnet would make of the exception.</summary>
+    public static CallFailedException Of(Exception error, CallOptions options, CancellationTokenSource call) => error switch
+    {
+        OperationCanceledException when options.CancellationToken.IsCancellationRequested => new CallFailedException(StatusCode.Cancelled, "The run was stopped."),
+        OperationCanceledException when call.IsCancellationRequested => new CallFailedException(StatusCode.DeadlineExceeded, "The call did not finish before its deadline."),
+        _ => new CallFailedException(StatusOf(error), $"Error on the REST call. {error.GetType().Name}: {error.Message}", error),
+    };
+
     /// <summary>
     /// An answer that is not a success, mapped as grpc-dotnet maps an HTTP status ("HTTP to gRPC Status Code Mapping"):
     /// 400 and 431 Internal, 401 Unauthenticated, 403 PermissionDenied, 404 Unimplemented, 429/502/503/504 Unavailable,
@@ -99,6 +88,8 @@ public static class RestFailures
     }
 
     public static CallFailedException EmptyBody(Uri uri) => new(StatusCode.Internal, $"The answer from {uri} had no JSON value.");
+
+    private static TimeSpan Max(TimeSpan a, TimeSpan b) => a > b ? a : b;
 
     private static string Shortened(string body) => body.Length <= 500 ? body : body[..500] + "…";
 }

@@ -1,4 +1,3 @@
-using System.Buffers;
 using System.Collections.Concurrent;
 using System.Net;
 using System.Net.Http.Headers;
@@ -20,47 +19,36 @@ public sealed class RestWorkloadApi(HttpClient http, RestRoutes routes, JsonCode
 {
     public Task<ulong> FetchAsync(Fetch fetch, int key, CallOptions options) => fetch.RestAsync(this, routes.For(fetch, key), options);
 
-    public Task<Receipt> WriteLogAsync(int id, CallOptions options) => PostAsync(routes.Logs, json.Content(WorkloadSamples.LogRecords[id]), options);
+    public Task<Receipt> WriteLogAsync(int id, CallOptions options) =>
+        SendAsync<M.WriteAck, Receipt>(HttpMethod.Post, routes.Logs, json.Content(WorkloadSamples.LogRecords[id]), Receipt.Of, options);
 
-    public Task<Receipt> UploadAsync(long length, CallOptions options) => PostAsync(routes.Files, new FileContent(length), options);
+    public Task<Receipt> UploadAsync(long length, CallOptions options) =>
+        SendAsync<M.WriteAck, Receipt>(HttpMethod.Post, routes.Files, new FileContent(length), Receipt.Of, options);
 
     public IAsyncEnumerable<ulong> StreamUsersAsync(int count, CallOptions options) =>
         throw new CallFailedException(StatusCode.Unimplemented, "REST has no server stream here; bulk-read's stream variant is gRPC's.");
 
     public void Dispose() => http.Dispose();
 
-    public async Task<ulong> GetAsync<T>(Uri uri, CallOptions options)
-        where T : class, IWorkloadValue
-    {
-        using var call = new RestCall(options);
-        try
-        {
-            using var response = await http.GetAsync(uri, HttpCompletionOption.ResponseHeadersRead, call.Token);
-            await RestFailures.ThrowIfFailedAsync(response, call.Token);
-            return WorkloadChecksum.Of(await json.ReadAsync<T>(response.Content, call.Token) ?? throw RestFailures.EmptyBody(uri));
-        }
-        catch (Exception error) when (error is not CallFailedException)
-        {
-            throw call.Failure(error);
-        }
-    }
+    public Task<ulong> GetAsync<T>(Uri uri, CallOptions options)
+        where T : class, IWorkloadValue => SendAsync(HttpMethod.Get, uri, null, static (T answer) => WorkloadChecksum.Of(answer), options);
 
-    private async Task<Receipt> PostAsync(Uri uri, HttpContent content, CallOptions options)
+    /// <summary>One call under the deadline and cancellation its options carry, failing as <see cref="RestFailures"/> names it.</summary>
+    private async Task<TResult> SendAsync<T, TResult>(HttpMethod method, Uri uri, HttpContent? content, Func<T, TResult> result, CallOptions options)
+        where T : class
     {
-        using var call = new RestCall(options);
+        using var call = RestFailures.Deadline(options);
+        // The version and policy HttpClient's own GetAsync and PostAsync would give the request.
+        using var request = new HttpRequestMessage(method, uri) { Content = content, Version = http.DefaultRequestVersion, VersionPolicy = http.DefaultVersionPolicy };
         try
         {
-            using (content)
-            using (var response = await http.PostAsync(uri, content, call.Token))
-            {
-                await RestFailures.ThrowIfFailedAsync(response, call.Token);
-                var ack = await json.ReadAsync<M.WriteAck>(response.Content, call.Token) ?? throw RestFailures.EmptyBody(uri);
-                return new Receipt(ack.Checksum, ack.Length);
-            }
+            using var response = await http.SendAsync(request, HttpCompletionOption.ResponseHeadersRead, call.Token);
+            await RestFailures.ThrowIfFailedAsync(response, call.Token);
+            return result(await json.ReadAsync<T>(response.Content, call.Token) ?? throw RestFailures.EmptyBody(uri));
         }
         catch (Exception error) when (error is not CallFailedException)
         {
-            throw call.Failure(error);
+            throw RestFailures.Of(error, options, call);
         }
     }
 
@@ -79,17 +67,9 @@ public sealed class RestWorkloadApi(HttpClient http, RestRoutes routes, JsonCode
 
         protected override async Task SerializeToStreamAsync(Stream stream, TransportContext? context, CancellationToken cancellationToken)
         {
-            var buffer = ArrayPool<byte>.Shared.Rent(WorkloadData.FileChunkBytes);
-            try
+            foreach (var chunk in WorkloadData.FileChunks(_length))
             {
-                for (long offset = 0; offset < _length; offset += WorkloadData.FileChunkBytes)
-                {
-                    await stream.WriteAsync(FileChunks.Fill(buffer, offset, _length), cancellationToken);
-                }
-            }
-            finally
-            {
-                ArrayPool<byte>.Shared.Return(buffer);
+                await stream.WriteAsync(chunk, cancellationToken);
             }
         }
 
@@ -127,12 +107,12 @@ public sealed class RestRoutes
 }
 
 /// <summary>How a REST contender turns JSON into objects and back.</summary>
-public abstract class JsonCodec
+/// <param name="segment">The service's route segment for this serializer.</param>
+public abstract class JsonCodec(string segment)
 {
     public static JsonCodec For(PayloadSerializer serializer) => serializer == PayloadSerializer.Newtonsoft ? NewtonsoftCodec.Instance : SystemTextJsonCodec.Instance;
 
-    /// <summary>The service's route segment for this serializer.</summary>
-    public abstract string Segment { get; }
+    public string Segment => segment;
 
     public abstract ValueTask<T?> ReadAsync<T>(HttpContent content, CancellationToken cancellation);
 
@@ -148,11 +128,9 @@ public abstract class JsonCodec
 }
 
 /// <summary>System.Text.Json with the shared source-generated context: read straight from the response stream, asynchronously.</summary>
-public sealed class SystemTextJsonCodec : JsonCodec
+public sealed class SystemTextJsonCodec() : JsonCodec("stj")
 {
     public static readonly SystemTextJsonCodec Instance = new();
-
-    public override string Segment => "stj";
 
     public override async ValueTask<T?> ReadAsync<T>(HttpContent content, CancellationToken cancellation) where T : default
     {
@@ -173,13 +151,11 @@ public sealed class SystemTextJsonCodec : JsonCodec
 /// blocks a thread-pool thread per call in flight; so the body is first read asynchronously into HttpClient's buffer,
 /// then deserialized from that stream with a JsonTextReader (never through one string of the whole body).
 /// </summary>
-public sealed class NewtonsoftCodec : JsonCodec
+public sealed class NewtonsoftCodec() : JsonCodec("newtonsoft")
 {
     public static readonly NewtonsoftCodec Instance = new();
 
     private static readonly Newtonsoft.Json.JsonSerializer Serializer = Newtonsoft.Json.JsonSerializer.Create(WorkloadNewtonsoft.Settings);
-
-    public override string Segment => "newtonsoft";
 
     public override async ValueTask<T?> ReadAsync<T>(HttpContent content, CancellationToken cancellation) where T : default
     {

@@ -29,23 +29,16 @@ public sealed record ServiceSnapshot(long AllocatedBytes, IReadOnlyList<Protocol
 /// Reads GET /diagnostics on the service's h2c listener (the engine's ServerUri) before and after a workload run's measured
 /// phase. The figures are extras: a service that cannot say leaves them out, and never fails the run.
 /// </summary>
-public sealed class ServiceDiagnosticsReader : IDisposable
+public sealed class ServiceDiagnosticsReader(ChannelFactory channels) : IDisposable
 {
-    private static readonly TimeSpan Timeout = TimeSpan.FromSeconds(5);
-
-    private readonly HttpClient _http;
-
-    public ServiceDiagnosticsReader(ChannelFactory channels)
+    private readonly HttpClient _http = new(channels.CreateHandler(), disposeHandler: true)
     {
-        _http = new HttpClient(channels.CreateHandler(), disposeHandler: true)
-        {
-            BaseAddress = channels.ServerUri,
-            // The h2c listener speaks HTTP/2 only, by prior knowledge.
-            DefaultRequestVersion = HttpVersion.Version20,
-            DefaultVersionPolicy = HttpVersionPolicy.RequestVersionExact,
-            Timeout = Timeout,
-        };
-    }
+        BaseAddress = channels.ServerUri,
+        // The h2c listener speaks HTTP/2 only, by prior knowledge.
+        DefaultRequestVersion = HttpVersion.Version20,
+        DefaultVersionPolicy = HttpVersionPolicy.RequestVersionExact,
+        Timeout = TimeSpan.FromSeconds(5),
+    };
 
     public async Task<ServiceSnapshot?> ReadAsync(CancellationToken cancellation)
     {

@@ -142,7 +142,7 @@ public static class WorkloadList
     /// <summary>Calls cycle through the fetch's answers (call i asks for answer i % keys), each checked against its expected checksum, computed now, before the run's clock starts.</summary>
     private static Func<RunPlan, PreparedWorkload> Fetching(string what, Fetch fetch) => _ =>
     {
-        var expected = fetch.Expected(fetch.Keys);
+        var expected = fetch.Expected.First(fetch.Keys);
         return new PreparedWorkload(async (api, index, options) =>
         {
             var key = (int)(index % fetch.Keys);
@@ -204,30 +204,15 @@ public static class WorkloadList
                 $"{users.ToString("#,0", CultureInfo.InvariantCulture)} users as one server stream, each message checked as it arrives. ");
         }
 
-        var expected = UserPages.Expected(pages);
+        var expected = UserPages.Expected.First(pages);
         return new PreparedWorkload(
             (api, _, options) => ReadPagesAsync(api, pages, expected, options),
             pages,
             $"{users.ToString("#,0", CultureInfo.InvariantCulture)} users as {pages} pages of {WorkloadData.UserPageSize}, read by {WorkloadParameters.BulkReadWorkers} workers at once on the same channel or HttpClient. ");
     }
 
-    private static async Task ReadPagesAsync(IWorkloadApi api, int pages, ulong[] expected, CallOptions options)
-    {
-        var next = -1;
-        var workers = new Task[Math.Min(WorkloadParameters.BulkReadWorkers, pages)];
-        for (var worker = 0; worker < workers.Length; worker++)
-        {
-            workers[worker] = WorkAsync();
-        }
-
-        await Task.WhenAll(workers);
-
-        async Task WorkAsync()
-        {
-            for (var page = Interlocked.Increment(ref next); page < pages; page = Interlocked.Increment(ref next))
-            {
-                Expect(await api.FetchAsync(UserPages, page, options), expected[page], "page {0} of the users", page);
-            }
-        }
-    }
+    // Parallel.ForAsync hands the pages out in order to at most BulkReadWorkers at once, and after a failed page starts no other.
+    private static Task ReadPagesAsync(IWorkloadApi api, int pages, ulong[] expected, CallOptions options) =>
+        Parallel.ForAsync(0, pages, new ParallelOptions { MaxDegreeOfParallelism = WorkloadParameters.BulkReadWorkers }, async (page, _) =>
+            Expect(await api.FetchAsync(UserPages, page, options), expected[page], "page {0} of the users", page));
 }

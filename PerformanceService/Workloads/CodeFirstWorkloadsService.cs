@@ -26,7 +26,7 @@ public sealed class CodeFirstWorkloadsService(IOptions<WorkloadOptions> options)
 
     public ValueTask<M.BigDtoList> GetBigDtosAsync(M.PageRequest request, CallContext context = default)
     {
-        GrpcFailures.ThrowIfInvalid(WorkloadRules.BigDtoPage(request.Page, request.Size));
+        GrpcFailures.ThrowIfInvalid(WorkloadRules.Page(request.Page, request.Size, WorkloadRules.MaxBigDtoPageSize));
         return new(WorkloadAnswers.BigDtos(request.Page, request.Size));
     }
 
@@ -35,21 +35,13 @@ public sealed class CodeFirstWorkloadsService(IOptions<WorkloadOptions> options)
 
     public async ValueTask<M.WriteAck> UploadAsync(IAsyncEnumerable<M.FileChunk> chunks, CallContext context = default)
     {
-        var upload = new FileUpload(options.Value.MaxFileBytes);
-        await foreach (var chunk in chunks.WithCancellation(context.CancellationToken))
-        {
-            if (!upload.TryAppend(chunk.Data.Span))
-            {
-                throw GrpcFailures.FileTooLarge(upload.MaxBytes);
-            }
-        }
-
+        var upload = await FileUpload.ReceiveAsync(chunks.Select(static chunk => chunk.Data), options.Value.MaxFileBytes, context.CancellationToken);
         return new M.WriteAck { Checksum = upload.Checksum, Length = upload.Length };
     }
 
     public ValueTask<M.UserList> GetUsersAsync(M.PageRequest request, CallContext context = default)
     {
-        GrpcFailures.ThrowIfInvalid(WorkloadRules.UserPage(request.Page, request.Size));
+        GrpcFailures.ThrowIfInvalid(WorkloadRules.Page(request.Page, request.Size, WorkloadRules.MaxUserPageSize));
         return new(WorkloadData.Users(request.Page, request.Size));
     }
 
@@ -59,8 +51,8 @@ public sealed class CodeFirstWorkloadsService(IOptions<WorkloadOptions> options)
     /// </summary>
     public IAsyncEnumerable<M.User> StreamUsersAsync(M.PageRequest request, CallContext context = default)
     {
-        GrpcFailures.ThrowIfInvalid(WorkloadRules.UserStream(request.Page, request.Size));
-        return Users(WorkloadAnswers.UserIds(request.Page, request.Size), context.CancellationToken);
+        GrpcFailures.ThrowIfInvalid(WorkloadRules.Page(request.Page, request.Size, WorkloadRules.MaxUserStreamSize));
+        return Users(WorkloadData.UserIds(request.Page, request.Size), context.CancellationToken);
     }
 
     // protobuf-net.Grpc writes without the call's token; stopping here once the client left keeps a write after that

@@ -41,7 +41,7 @@ public static class StjWorkloadApi
     {
         if (!request.HasJsonContentType())
         {
-            return Problem(RestProblems.Create(StatusCodes.Status415UnsupportedMediaType, RestProblems.WrongContentType(request.ContentType, RestProblems.JsonContentType)));
+            return TypedResults.Problem(RestProblems.Create(StatusCodes.Status415UnsupportedMediaType, RestProblems.WrongContentType(request.ContentType, RestProblems.JsonContentType)));
         }
 
         M.LogRecord? record;
@@ -51,19 +51,17 @@ public static class StjWorkloadApi
         }
         catch (JsonException unreadable)
         {
-            return Problem(RestProblems.Create(StatusCodes.Status400BadRequest, RestProblems.NotALogRecord(unreadable.Message)));
+            return TypedResults.Problem(RestProblems.Create(StatusCodes.Status400BadRequest, RestProblems.NotALogRecord(unreadable.Message)));
         }
 
         return record is null
-            ? Problem(RestProblems.Create(StatusCodes.Status400BadRequest, RestProblems.NotALogRecord("it was null.")))
+            ? TypedResults.Problem(RestProblems.Create(StatusCodes.Status400BadRequest, RestProblems.NotALogRecord("it was null.")))
             : TypedResults.Json(new M.WriteAck { Checksum = WorkloadChecksum.Of(record), Length = 1 }, Json.WriteAck);
     }
 
     private static Results<JsonHttpResult<T>, ProblemHttpResult> Answer<T>(string? badRequest, Func<T> answer, JsonTypeInfo<T> type) =>
-        badRequest is null ? TypedResults.Json(answer(), type) : Problem(RestProblems.Create(StatusCodes.Status400BadRequest, badRequest));
+        badRequest is null ? TypedResults.Json(answer(), type) : TypedResults.Problem(RestProblems.Create(StatusCodes.Status400BadRequest, badRequest));
 
     private static Results<JsonHttpResult<T>, ProblemHttpResult> Answer<T>(Microsoft.AspNetCore.Mvc.ProblemDetails? problem, Func<T> answer, JsonTypeInfo<T> type) =>
-        problem is null ? TypedResults.Json(answer(), type) : Problem(problem);
-
-    private static ProblemHttpResult Problem(Microsoft.AspNetCore.Mvc.ProblemDetails problem) => TypedResults.Problem(problem);
+        problem is null ? TypedResults.Json(answer(), type) : TypedResults.Problem(problem);
 }

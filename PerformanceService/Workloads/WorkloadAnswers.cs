@@ -6,7 +6,7 @@ namespace PerformanceService.Workloads;
 
 /// <summary>
 /// The answers every path serves, so each path does the same server work: a kind's items made by its
-/// <see cref="WorkloadData"/> maker once, on first use, and kept by their type (the contract-first messages by theirs);
+/// <see cref="WorkloadData"/> maker once, on first use, and kept by their type (the contract-first messages, converted once, by theirs);
 /// ids are taken modulo <see cref="WorkloadRules.ItemRange"/> so what is kept stays bounded. Users are the exception,
 /// made per request on every path alike: a million of them do not stay in memory.
 /// </summary>
@@ -14,47 +14,21 @@ public static class WorkloadAnswers
 {
     public static T Item<T>(Func<int, T> make, int id) => (Kept<T>.Items ?? Keep(make, WorkloadRules.ItemRange))[id % WorkloadRules.ItemRange];
 
-    /// <summary>The item as its contract-first message, converted once from its plain class and kept.</summary>
-    public static TContract Item<T, TContract>(Func<int, T> make, Func<T, TContract> toContract, int id) =>
-        (Kept<TContract>.Items ?? Keep(Converted(make, toContract), WorkloadRules.ItemRange))[id % WorkloadRules.ItemRange];
-
     /// <summary>An answer that has no id, kept once.</summary>
     public static T One<T>(Func<T> make) => (Kept<T>.Items ?? Keep(Once(make), 1))[0];
-
-    public static TContract One<T, TContract>(Func<T> make, Func<T, TContract> toContract) =>
-        (Kept<TContract>.Items ?? Keep(Converted(Once(make), toContract), 1))[0];
 
     /// <summary>Page <paramref name="page"/> of <paramref name="size"/> kept big DTOs; a new list each time, the items shared.</summary>
     public static M.BigDtoList BigDtos(int page, int size) => new() { Items = [.. Ids(page, size).Select(id => Item(WorkloadData.BigDto, id))] };
 
     public static Cf.BigDtoList BigDtoMessages(int page, int size) =>
-        new() { Items = { Ids(page, size).Select(id => Item(WorkloadData.BigDto, static dto => dto.ToContract(), id)) } };
+        new() { Items = { Ids(page, size).Select(id => Item(static key => WorkloadData.BigDto(key).ToContract(), id)) } };
 
-    public static Cf.UserList UserMessages(int page, int size) => new() { Users = { UserIds(page, size).Select(id => WorkloadData.User(id).ToContract()) } };
+    public static Cf.UserList UserMessages(int page, int size) => new() { Users = { WorkloadData.UserIds(page, size).Select(id => WorkloadData.User(id).ToContract()) } };
 
-    /// <summary>The users of a page, in order, as <see cref="WorkloadData.Users"/> takes them: never past the last user.</summary>
-    public static IEnumerable<int> UserIds(int page, int size)
-    {
-        var first = Math.Min((long)page * size, WorkloadData.UserCount);
-        var end = Math.Min(first + size, WorkloadData.UserCount);
-        for (var id = first; id < end; id++)
-        {
-            yield return (int)id;
-        }
-    }
+    // In long, so a page far past the kept range still wraps into it.
+    private static IEnumerable<int> Ids(int page, int size) => Enumerable.Range(0, size).Select(i => (int)(((long)page * size + i) % WorkloadRules.ItemRange));
 
-    private static IEnumerable<int> Ids(int page, int size)
-    {
-        var first = (long)page * size;
-        for (var id = first; id < first + size; id++)
-        {
-            yield return (int)(id % WorkloadRules.ItemRange);
-        }
-    }
-
-    // Apart from the callers, so an answer already kept costs no closure.
-    private static Func<int, TContract> Converted<T, TContract>(Func<int, T> make, Func<T, TContract> toContract) => id => toContract(make(id));
-
+    // Apart from the caller, so an answer already kept costs no closure.
     private static Func<int, T> Once<T>(Func<T> make) => _ => make();
 
     private static T[] Keep<T>(Func<int, T> make, int count)

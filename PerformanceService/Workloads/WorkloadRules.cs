@@ -22,12 +22,6 @@ public static class WorkloadRules
     /// <summary>A server stream of users may cover every user at once.</summary>
     public const int MaxUserStreamSize = WorkloadData.UserCount;
 
-    public static string? BigDtoPage(int page, int size) => Page(page, size, MaxBigDtoPageSize);
-
-    public static string? UserPage(int page, int size) => Page(page, size, MaxUserPageSize);
-
-    public static string? UserStream(int page, int size) => Page(page, size, MaxUserStreamSize);
-
     public static string FileTooLarge(long maxBytes) =>
         $"The file is larger than {maxBytes} bytes, the most this service accepts (Workloads:MaxFileBytes); send at most {maxBytes} bytes.";
 

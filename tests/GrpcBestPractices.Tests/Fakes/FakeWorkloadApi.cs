@@ -19,7 +19,7 @@ public sealed class FakeWorkloadApi : IWorkloadApi
 
     public bool Disposed { get; private set; }
 
-    public Task<ulong> FetchAsync(Fetch fetch, int key, CallOptions options) => Answer(fetch.Expected(key + 1)[key]);
+    public Task<ulong> FetchAsync(Fetch fetch, int key, CallOptions options) => Answer(fetch.Expected.First(key + 1)[key]);
 
     public async Task<Receipt> WriteLogAsync(int id, CallOptions options) => new(await Answer(WorkloadSamples.LogRecordAcks[id]), 1);
 

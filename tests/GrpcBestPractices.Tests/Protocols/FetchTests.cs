@@ -30,7 +30,7 @@ public sealed class FetchTests
     {
         var fetch = Books();
 
-        Assert.Equal(WorkloadChecksum.Of(WorkloadData.Book(7)), fetch.Expected(8)[7]);
+        Assert.Equal(WorkloadChecksum.Of(WorkloadData.Book(7)), fetch.Expected.First(8)[7]);
     }
 
     [Fact]

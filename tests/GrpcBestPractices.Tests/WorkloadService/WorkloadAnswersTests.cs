@@ -27,9 +27,9 @@ public sealed class WorkloadAnswersTests
     [Fact]
     public void TheContractFirstShapeIsConvertedOnceAndKeptApartFromThePlainClasses()
     {
-        var contract = WorkloadAnswers.Item(WorkloadData.Book, static book => book.ToContract(), 42);
+        var contract = WorkloadAnswers.Item(static id => WorkloadData.Book(id).ToContract(), 42);
 
-        Assert.Same(contract, WorkloadAnswers.Item(WorkloadData.Book, static book => book.ToContract(), 42));
+        Assert.Same(contract, WorkloadAnswers.Item(static id => WorkloadData.Book(id).ToContract(), 42));
         Assert.Equal(WorkloadChecksum.Of(WorkloadAnswers.Item(WorkloadData.Book, 42)), WorkloadChecksum.Of(contract));
     }
 

@@ -41,17 +41,6 @@ public abstract class WorkloadClient
     /// then waits until <paramref name="cancellationToken"/> cancels the call (and fails with how the cancellation surfaced).
     /// </summary>
     public abstract Task LeaveMidUploadAsync(long sent, TaskCompletionSource stalled, CancellationToken cancellationToken);
-
-    public static IEnumerable<ReadOnlyMemory<byte>> FileChunks(long length)
-    {
-        var chunk = new byte[ChunkBytes];
-        for (long offset = 0; offset < length; offset += ChunkBytes)
-        {
-            var size = (int)Math.Min(ChunkBytes, length - offset);
-            WorkloadData.FileBytes(offset, chunk.AsSpan(0, size));
-            yield return chunk.AsMemory(0, size);
-        }
-    }
 }
 
 public sealed class ContractFirstClient(GrpcChannel channel) : WorkloadClient
@@ -79,7 +68,7 @@ public sealed class ContractFirstClient(GrpcChannel channel) : WorkloadClient
     public override async Task<(ulong Checksum, long Length)> UploadAsync(long length, CancellationToken cancellationToken = default)
     {
         using var call = _client.Upload(cancellationToken: cancellationToken);
-        foreach (var chunk in FileChunks(length))
+        foreach (var chunk in WorkloadData.FileChunks(length))
         {
             await call.RequestStream.WriteAsync(new Cf.FileChunk { Data = ByteString.CopyFrom(chunk.Span) }, cancellationToken);
         }
@@ -92,7 +81,7 @@ public sealed class ContractFirstClient(GrpcChannel channel) : WorkloadClient
     public override async Task LeaveMidUploadAsync(long sent, TaskCompletionSource stalled, CancellationToken cancellationToken)
     {
         using var call = _client.Upload(cancellationToken: cancellationToken);
-        foreach (var chunk in FileChunks(sent))
+        foreach (var chunk in WorkloadData.FileChunks(sent))
         {
             await call.RequestStream.WriteAsync(new Cf.FileChunk { Data = ByteString.CopyFrom(chunk.Span) }, cancellationToken);
         }
@@ -141,7 +130,7 @@ public sealed class CodeFirstClient(GrpcChannel channel) : WorkloadClient
     private static async IAsyncEnumerable<M.FileChunk> Chunks(
         long length, [System.Runtime.CompilerServices.EnumeratorCancellation] CancellationToken cancellationToken = default, TaskCompletionSource? thenStall = null)
     {
-        foreach (var chunk in FileChunks(length))
+        foreach (var chunk in WorkloadData.FileChunks(length))
         {
             cancellationToken.ThrowIfCancellationRequested();
             // A copy: the chunks share one buffer, and protobuf-net may still hold the previous chunk.
@@ -241,7 +230,7 @@ public abstract class RestClient(HttpClient http, string prefix) : WorkloadClien
 
         protected override async Task SerializeToStreamAsync(Stream stream, TransportContext? context, CancellationToken cancellationToken)
         {
-            foreach (var chunk in FileChunks(_stallAfter ?? _length))
+            foreach (var chunk in WorkloadData.FileChunks(_stallAfter ?? _length))
             {
                 await stream.WriteAsync(chunk, cancellationToken);
             }

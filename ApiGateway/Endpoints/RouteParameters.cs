@@ -4,22 +4,13 @@ using LoadEngine.Runs;
 
 namespace ApiGateway.Endpoints;
 
-/// <summary>What a parameter holds, as the OpenAPI document types it (handlers read them as text, to answer bad input with a sentence).</summary>
-public enum ParameterType
-{
-    Integer,
-    Number,
-    Boolean,
-    Text,
-    Guid,
-}
-
 /// <summary>
 /// One query or path parameter of a route: its type, its limits (taken from the options and constants the validation
 /// uses), its default and what it means. A route's list of these is the one place its OpenAPI parameters, its check
 /// for unknown parameters and the validation of its simple whole numbers come from.
 /// </summary>
-public sealed record RouteParameter(string Name, ParameterType Type, string Description)
+/// <param name="Type">What the value reads as (int, double, bool, string or Guid), as the document types it; handlers read text, to answer bad input with a sentence.</param>
+public sealed record RouteParameter(string Name, Type Type, string Description)
 {
     public bool InPath { get; init; }
 
@@ -51,13 +42,13 @@ public sealed record RouteParameter(string Name, ParameterType Type, string Desc
     public object? Example { get; init; }
 
     public static RouteParameter Whole(string name, int minimum, int maximum, int? fallback, string description) =>
-        new(name, ParameterType.Integer, description) { Minimum = minimum, Maximum = maximum, Default = fallback };
+        new(name, typeof(int), description) { Minimum = minimum, Maximum = maximum, Default = fallback };
 
     public static RouteParameter OneOf(string name, IReadOnlyList<string> allowed, string? fallback, string description) =>
-        new(name, ParameterType.Text, description) { Allowed = allowed, Default = fallback, MaxLength = InputBounds.MaxValueLength };
+        new(name, typeof(string), description) { Allowed = allowed, Default = fallback, MaxLength = InputBounds.MaxValueLength };
 
     public static RouteParameter RunId(string what) =>
-        new("id", ParameterType.Guid, $"The {what}'s id (a GUID), as its start answered and its list shows.") { InPath = true, Example = ProblemResponses.ExampleId };
+        new("id", typeof(Guid), $"The {what}'s id (a GUID), as its start answered and its list shows.") { InPath = true, Example = ProblemResponses.ExampleId };
 
     /// <summary>A whole number within this parameter's limits, or its default when left out; otherwise the sentence that says what is allowed.</summary>
     public bool TryWhole(string? text, out int value, out string error) =>

@@ -35,8 +35,8 @@ public static class RunApiEndpoints
 
     private static readonly RouteParameters CompareParameters = new(
     [
-        new RouteParameter("baseline", ParameterType.Guid, "The id of the finished run to compare against, from GET /api/runs.") { Required = true, Example = ProblemResponses.ExampleId },
-        new RouteParameter("candidate", ParameterType.Guid, "The id of the finished run compared with it; ratios are candidate ÷ baseline.") { Required = true, Example = ProblemResponses.ExampleId },
+        new RouteParameter("baseline", typeof(Guid), "The id of the finished run to compare against, from GET /api/runs.") { Required = true, Example = ProblemResponses.ExampleId },
+        new RouteParameter("candidate", typeof(Guid), "The id of the finished run compared with it; ratios are candidate ÷ baseline.") { Required = true, Example = ProblemResponses.ExampleId },
     ]);
 
     internal static readonly RouteParameters OneRun = new([RouteParameter.RunId("run")]);

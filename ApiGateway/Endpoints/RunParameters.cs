@@ -41,7 +41,7 @@ public static class RunParameters
     public static RouteParameter PayloadBytes { get; } = Setting(RunPlanRules.WholeRange("payloadBytes", new RunLimitsOptions().PlanLimits())!);
 
     private static readonly RouteParameter IncludeStatuses =
-        new("includeStatuses", ParameterType.Boolean,
+        new("includeStatuses", typeof(bool),
             "Whether the answer lists every call's result (performanceStatuses, last in the answer): false leaves the list out, for big counts. " +
             "A run bounded only by its duration needs false.") { Default = true };
 
@@ -68,17 +68,17 @@ public static class RunParameters
                 $"Only with load={ConcurrencyLoads}: under closed, the calls in flight (left out, all calls at once, at most {limits.MaxConcurrency}); " +
                 $"under open and ramping, the most in flight (left out, {Math.Min(PlanLimits.DefaultArrivalInFlight, limits.MaxConcurrency)}). " +
                 (sequential ? "This route's own load is sequential, so it is refused unless load names one of those." : "With load=sequential it is refused: it would do nothing.")),
-            new RouteParameter("rate", ParameterType.Number,
+            new RouteParameter("rate", typeof(double),
                 "Only with load=open, which needs it (calls started per second, above 0), or ramping (the rate it starts from; left out, 0); refused under other loads.")
             {
                 Minimum = 0, Maximum = PlanLimits.MaxRate,
             },
-            new RouteParameter("duration", ParameterType.Number,
+            new RouteParameter("duration", typeof(double),
                 "Seconds the measured phase lasts; with a count, whichever ends first (at most Runs:MaxRunSeconds). Left out, the run ends at its count.")
             {
                 Minimum = RunPlanRules.MinDurationSeconds, Maximum = limits.MaxRunSeconds,
             },
-            new RouteParameter("stages", ParameterType.Text,
+            new RouteParameter("stages", typeof(string),
                 $"Only with load=ramping, which needs them: seconds:rate pairs, each moving the rate linearly to its target, e.g. 10:5000,20:5000 " +
                 $"(at most {PlanLimits.MaxStages} stages, {limits.MaxRunSeconds} s in all). Left out under every other load, which refuses it.")
             {
@@ -86,14 +86,14 @@ public static class RunParameters
                 MaxLength = PlanLimits.MaxStages * (InputBounds.MaxStageLength + 1),
             },
             .. RunPlanRules.DescribedSettings(limits.PlanLimits()).Select(Setting),
-            new RouteParameter("percentiles", ParameterType.Text,
+            new RouteParameter("percentiles", typeof(string),
                 $"Which latency percentiles to report, comma-separated, each above 0 and at most 100 (at most {PlanLimits.MaxPercentiles}); a percentile a threshold judges is always reported.")
             {
                 Pattern = @"^\s*[pP]?\d+(\.\d+)?\s*(,\s*[pP]?\d+(\.\d+)?\s*)*$",
                 MaxLength = PlanLimits.MaxPercentiles * (InputBounds.MaxValueLength + 1),
                 Default = string.Join(',', RunPlan.DefaultPercentiles.Select(percentile => percentile.ToString(CultureInfo.InvariantCulture))),
             },
-            new RouteParameter("thresholds", ParameterType.Text,
+            new RouteParameter("thresholds", typeof(string),
                 "k6-style pass/fail conditions the run's verdict judges, such as \"p99 < 5ms\" or \"errorRate < 1%\"; repeat the parameter for several " +
                 $"(at most {InputBounds.MaxThresholds}, each at most {InputBounds.MaxThresholdLength} characters). " +
                 "Left out, the verdict has none to judge.")

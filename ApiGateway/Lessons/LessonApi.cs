@@ -30,7 +30,7 @@ public static class LessonApi
     private static readonly RouteParameter LessonId = RouteParameter.OneOf("id", LessonList.Ids, null, "The lesson's id, as GET /api/lessons lists them.") with { InPath = true, Example = LessonList.Ids[0] };
 
     private static readonly RouteParameter ExperimentId =
-        new("experimentId", ParameterType.Guid, "The experiment's id (a GUID), as its start answered and its list shows.") { InPath = true, Example = ProblemResponses.ExampleId };
+        new("experimentId", typeof(Guid), "The experiment's id (a GUID), as its start answered and its list shows.") { InPath = true, Example = ProblemResponses.ExampleId };
 
     private static readonly RouteParameters ListParameters = new(
     [

@@ -21,6 +21,13 @@ public sealed class RouteParametersProcessor : IOperationProcessor
 
     private static readonly string[] Methods = ["GET", "POST", "PUT", "DELETE", "PATCH"];
 
+    // Each value type as NSwag types it in a body.
+    private static readonly Dictionary<Type, (JsonObjectType Type, string? Format)> Types = new()
+    {
+        [typeof(int)] = (JsonObjectType.Integer, JsonFormatStrings.Integer), [typeof(double)] = (JsonObjectType.Number, JsonFormatStrings.Double),
+        [typeof(bool)] = (JsonObjectType.Boolean, null), [typeof(string)] = (JsonObjectType.String, null), [typeof(Guid)] = (JsonObjectType.String, JsonFormatStrings.Guid),
+    };
+
     public bool Process(OperationProcessorContext context)
     {
         if (context is not AspNetCoreOperationProcessorContext { ApiDescription: { } api })
@@ -98,20 +105,8 @@ public sealed class RouteParametersProcessor : IOperationProcessor
     {
         var schema = new JsonSchema
         {
-            Type = parameter.Type switch
-            {
-                ParameterType.Integer => JsonObjectType.Integer,
-                ParameterType.Number => JsonObjectType.Number,
-                ParameterType.Boolean => JsonObjectType.Boolean,
-                _ => JsonObjectType.String,
-            },
-            Format = parameter.Type switch
-            {
-                ParameterType.Integer => JsonFormatStrings.Integer,
-                ParameterType.Number => JsonFormatStrings.Double,
-                ParameterType.Guid => JsonFormatStrings.Guid,
-                _ => null,
-            },
+            Type = Types[parameter.Type].Type,
+            Format = Types[parameter.Type].Format,
             Minimum = (decimal?)parameter.Minimum,
             Maximum = (decimal?)parameter.Maximum,
             Default = parameter.Default,
@@ -129,7 +124,7 @@ public sealed class RouteParametersProcessor : IOperationProcessor
     /// <summary>The first bounded whole number one past its maximum, as the validation words it; else an unknown parameter.</summary>
     private static Microsoft.AspNetCore.Mvc.ProblemDetails BadParameter(RouteParameters parameters)
     {
-        var bounded = parameters.All.FirstOrDefault(parameter => parameter is { Type: ParameterType.Integer, Maximum: < int.MaxValue });
+        var bounded = parameters.All.FirstOrDefault(parameter => parameter.Type == typeof(int) && parameter.Maximum < int.MaxValue);
         if (bounded is not null && !bounded.TryWhole(((int)bounded.Maximum!.Value + 1).ToString(CultureInfo.InvariantCulture), out _, out var error))
         {
             return ProblemResponses.InvalidParameters(error).ProblemDetails;

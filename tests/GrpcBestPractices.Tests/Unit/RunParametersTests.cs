@@ -23,7 +23,7 @@ public sealed class RunParametersTests
     public async Task EachDocumentedBoundIsAcceptedAndTheValuePastItRefused(string name)
     {
         var parameter = RunParameters.ForBody(Limits).All.Single(parameter => parameter.Name == name);
-        var step = parameter.Type == ParameterType.Integer ? 1 : 0.001;
+        var step = parameter.Type == typeof(int) ? 1 : 0.001;
 
         Assert.Null(await RefusalAsync(name, parameter.Minimum!.Value));
         Assert.Null(await RefusalAsync(name, parameter.Maximum!.Value));

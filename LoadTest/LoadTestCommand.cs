@@ -13,7 +13,8 @@ namespace LoadTest;
 /// </summary>
 public sealed class LoadTestCommand
 {
-    public const string Name = "./loadtest";
+    /// <summary>How the user started it: <c>loadtest</c> when installed as a .NET tool, the repository's <c>./loadtest</c> script otherwise.</summary>
+    public static string Name { get; } = Path.GetFileName(Environment.ProcessPath) == "loadtest" ? "loadtest" : "./loadtest";
 
     public const string AllStrategies = "all";
 

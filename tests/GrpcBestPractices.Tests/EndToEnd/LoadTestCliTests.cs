@@ -177,6 +177,40 @@ public sealed class LoadTestCliTests(SystemFixture system)
         Assert.Contains("'--bogus'", Assert.Single(usage.ErrorLines));
     }
 
+    /// <summary>
+    /// The CLI as someone who never cloned the repository gets it: packed as a .NET tool (from the build the suite made),
+    /// installed into a temporary tool path from that package alone, and run by its command name against the service.
+    /// The install's NuGet package folder is a temporary one too, so nothing lands in the user's.
+    /// </summary>
+    [Fact]
+    public async Task TheCliPacksAsADotnetToolThatInstallsAndRunsByItsCommandName()
+    {
+        using var folder = new TemporaryFolder();
+        var (packages, tools) = (folder.File("packages"), folder.File("tools"));
+        var environment = new Dictionary<string, string> { ["NUGET_PACKAGES"] = folder.File("nuget"), ["DOTNET_CLI_TELEMETRY_OPTOUT"] = "1" };
+
+        var pack = await RunProgramAsync(new Dictionary<string, string>(), "dotnet", "pack", "LoadTest/LoadTest.csproj", "-c", AppProcess.Configuration, "--no-build", "-o", packages);
+        Assert.True(pack.ExitCode == 0, pack.ToString());
+        Assert.True(File.Exists(Path.Combine(packages, "GrpcBestPractices.LoadTest.1.0.0.nupkg")), pack.ToString());
+        var install = await RunProgramAsync(environment, "dotnet", "tool", "install", "GrpcBestPractices.LoadTest", "--tool-path", tools, "--add-source", packages);
+        Assert.True(install.ExitCode == 0, install.ToString());
+
+        var result = await RunProgramAsync(environment, Path.Combine(tools, "loadtest"), "run", "--target", Target, "--strategy", "client-wrapper", "--count", "50", "--threshold", "errorRate < 1%");
+
+        Assert.True(result.ExitCode == ExitCodes.Passed, result.ToString());
+        Assert.Contains("PASSED: every threshold held (1 in 1 run). Exit code 0.", result.Output);
+        Assert.Matches(@"\| client-wrapper +\| Completed \| +50 \| +0 \|", result.Output);
+        var usage = await RunProgramAsync(environment, Path.Combine(tools, "loadtest"), "run", "--count", "5");
+        Assert.Equal(ExitCodes.Usage, usage.ExitCode);
+        Assert.Contains("See loadtest --help for every option.", usage.Error);
+    }
+
+    private static async Task<CliResult> RunProgramAsync(IReadOnlyDictionary<string, string> environment, string program, params string[] arguments)
+    {
+        using var process = CliProcess.StartProgram(program, environment, arguments);
+        return await process.WaitForExitAsync(TimeSpan.FromMinutes(5));
+    }
+
     private static JsonElement ReadJson(string path)
     {
         using var document = JsonDocument.Parse(File.ReadAllText(path));

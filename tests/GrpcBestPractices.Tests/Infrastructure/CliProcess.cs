@@ -68,6 +68,18 @@ public sealed class CliProcess : IDisposable
     /// <summary>Starts the repository's ./loadtest script with these arguments.</summary>
     public static CliProcess StartScript(params string[] arguments) => new(StartInfo("bash", ["loadtest", .. arguments]));
 
+    /// <summary>Starts any program with these arguments (dotnet pack, an installed tool), in the repository's root.</summary>
+    public static CliProcess StartProgram(string program, IReadOnlyDictionary<string, string> environment, params string[] arguments)
+    {
+        var start = StartInfo(program, arguments);
+        foreach (var (name, value) in environment)
+        {
+            start.Environment[name] = value;
+        }
+
+        return new CliProcess(start);
+    }
+
     public static async Task<CliResult> RunAsync(params string[] arguments)
     {
         using var cli = Start(arguments);

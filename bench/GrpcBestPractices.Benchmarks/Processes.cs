@@ -5,6 +5,25 @@ using System.Text.RegularExpressions;
 
 namespace GrpcBestPractices.Benchmarks;
 
+/// <summary>
+/// Where the service and the load run. bench/run.sh starts this process under <c>taskset -c 1</c> (and says so with
+/// --pinned) when the machine has two cores or more: then the services run on core 0, and everything that makes load
+/// (this process's engine and bare loops, the gateway, h2load, grpc-js, all inheriting core 1) on core 1. On shared
+/// cores a ratio measures two processes competing for the same CPU, so the table says which it was.
+/// </summary>
+public static class Cores
+{
+    public static bool Pinned { get; set; }
+
+    public static string Service => Pinned ? "0" : "";
+
+    public static string Load => Pinned ? "1" : "";
+
+    public static string Describe => Pinned
+        ? "service on core 0, load (this engine and bare loops, the gateway, h2load, grpc-js) on core 1, pinned with taskset"
+        : "service and load share every core (one core, or no taskset): ratios include the two competing for CPU";
+}
+
 /// <summary>An app of the repository started from its Release build on a free loopback port.</summary>
 public sealed partial class App : IAsyncDisposable
 {
@@ -20,9 +39,15 @@ public sealed partial class App : IAsyncDisposable
 
     public Uri BaseAddress => new(Url);
 
-    public static async Task<App> StartAsync(string root, string project, params string[] arguments)
+    /// <summary>Starts <paramref name="project"/>, on <paramref name="cores"/> (taskset's list) when they are given.</summary>
+    public static async Task<App> StartAsync(string root, string project, string cores, params string[] arguments)
     {
-        var start = new ProcessStartInfo("dotnet") { WorkingDirectory = Path.Combine(root, project), RedirectStandardOutput = true, RedirectStandardError = true };
+        var start = new ProcessStartInfo(cores.Length > 0 ? "taskset" : "dotnet") { WorkingDirectory = Path.Combine(root, project), RedirectStandardOutput = true, RedirectStandardError = true };
+        foreach (var pin in cores.Length > 0 ? ["-c", cores, "dotnet"] : Array.Empty<string>())
+        {
+            start.ArgumentList.Add(pin);
+        }
+
         start.ArgumentList.Add(Path.Combine("bin", "Release", "net10.0", project + ".dll"));
         foreach (var argument in arguments)
         {

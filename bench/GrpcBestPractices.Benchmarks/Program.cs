@@ -41,6 +41,7 @@ if (args is ["pingpong", var pingAddress])
 }
 
 var options = Arguments.Parse(args);
+Cores.Pinned = options.Pinned;
 var root = options.Root;
 var work = Directory.CreateTempSubdirectory("grpcbp-bench-").FullName;
 var frame = Path.Combine(work, "request.bin");
@@ -54,11 +55,11 @@ const string password = "bench";
 var certificate = InProcess.CreateCertificate(Path.Combine(work, "service.pfx"), password);
 // The service's own HTTP/1.1, TLS and metrics listeners (fixed ports by default) are off: this benchmark runs two services at once.
 string[] onlyItsOwnListeners = ["--Protocols:Http1Url", "", "--Protocols:TlsUrl", "", "--Metrics:Url", ""];
-await using var service = await App.StartAsync(root, "PerformanceService", ["--urls", "http://127.0.0.1:0", .. onlyItsOwnListeners]);
-await using var tlsService = await App.StartAsync(root, "PerformanceService", [.. onlyItsOwnListeners, "--urls", "http://127.0.0.1:0",
+await using var service = await App.StartAsync(root, "PerformanceService", Cores.Service, ["--urls", "http://127.0.0.1:0", .. onlyItsOwnListeners]);
+await using var tlsService = await App.StartAsync(root, "PerformanceService", Cores.Service, [.. onlyItsOwnListeners, "--urls", "http://127.0.0.1:0",
     "--Kestrel:Endpoints:Tls:Url", "https://127.0.0.1:0", "--Kestrel:Endpoints:Tls:Certificate:Path", Path.Combine(work, "service.pfx"),
     "--Kestrel:Endpoints:Tls:Certificate:Password", password]);
-await using var gatewayApp = await App.StartAsync(root, "ApiGateway", "--urls", "http://127.0.0.1:0", "--ServerUrl", service.Url,
+await using var gatewayApp = await App.StartAsync(root, "ApiGateway", Cores.Load, "--urls", "http://127.0.0.1:0", "--ServerUrl", service.Url,
     "--Runs:MaxCount", "1000000", "--History:DatabasePath", Path.Combine(work, "history.db"));
 using var http = new HttpClient { BaseAddress = gatewayApp.BaseAddress, Timeout = TimeSpan.FromMinutes(5) };
 var gateway = new Gateway(http);
@@ -189,6 +190,9 @@ return rows.All(row => row.Met is null || row.Met(row.Ratio)) ? 0 : 3;
 
 internal sealed record Arguments(string Root, int Count, int Repetitions, bool SkipMicrobenchmarks, double OpenSeconds)
 {
+    /// <summary>bench/run.sh started this process on core 1 of two or more (<see cref="Cores"/>).</summary>
+    public bool Pinned { get; init; }
+
     public static Arguments Parse(string[] args)
     {
         string Value(string name, string fallback) => args.SkipWhile(a => a != name).Skip(1).FirstOrDefault() ?? fallback;
@@ -197,6 +201,9 @@ internal sealed record Arguments(string Root, int Count, int Repetitions, bool S
             int.Parse(Value("--count", "5000"), CultureInfo.InvariantCulture),
             int.Parse(Value("--repetitions", "3"), CultureInfo.InvariantCulture),
             args.Contains("--skip-microbenchmarks"),
-            double.Parse(Value("--open-seconds", "10"), CultureInfo.InvariantCulture));
+            double.Parse(Value("--open-seconds", "10"), CultureInfo.InvariantCulture))
+        {
+            Pinned = args.Contains("--pinned"),
+        };
     }
 }

@@ -16,8 +16,10 @@ public static class Report
         var model = File.Exists("/proc/cpuinfo")
             ? File.ReadLines("/proc/cpuinfo").FirstOrDefault(line => line.StartsWith("model name", StringComparison.Ordinal))?.Split(':')[1].Trim()
             : null;
-        return $"{Environment.ProcessorCount} cores ({model ?? RuntimeInformation.ProcessArchitecture.ToString()}), " +
-            $"{RuntimeInformation.OSDescription}, .NET {Environment.Version}, {DateTime.UtcNow:yyyy-MM-dd}";
+        // Every core the machine has: a process pinned to one sees one in ProcessorCount.
+        var cores = File.Exists("/proc/cpuinfo") ? File.ReadLines("/proc/cpuinfo").Count(line => line.StartsWith("processor", StringComparison.Ordinal)) : Environment.ProcessorCount;
+        return $"{cores} cores ({model ?? RuntimeInformation.ProcessArchitecture.ToString()}), " +
+            $"{RuntimeInformation.OSDescription}, .NET {Environment.Version}, {DateTime.UtcNow:yyyy-MM-dd}; {Cores.Describe}";
     }
 
     public static void Print(IReadOnlyList<Row> rows, int repetitions, string machine)

@@ -99,7 +99,7 @@ public sealed partial class AgentRuns(RunAgentStore store, IOptions<AgentOptions
         var history = store.SqliteFile is { } file
             ? $"--history {Quote(file)}"
             : "--history-provider Postgres (with ConnectionStrings__History set as the gateway's)";
-        return $"./loadtest --agent --run-id {runId} --shard {shard} --target {gateway.Value.ServerUrl} {history}";
+        return $"./loadtest agent --run-id {runId} --shard {shard} --target {gateway.Value.ServerUrl} {history}";
     }
 
     private IReadOnlyList<AgentReport> Classify(RunRecord run, IReadOnlyList<ShardRow> rows, DateTimeOffset now, DateTimeOffset? cancelledAt, bool ended)

@@ -44,7 +44,7 @@ public sealed class ManifestCheckTests
                   containers:
                     - name: agent
                       image: grpc-best-practices/load-agent:latest
-                      args: ["--agent", "--shard", "$(JOB_COMPLETION_INDEX)/3"]
+                      args: ["agent", "--shard", "$(JOB_COMPLETION_INDEX)/3"]
                       env:
                         - { name: JOB_COMPLETION_INDEX, value: "0" }
             """)).ToList();

@@ -88,7 +88,7 @@ public sealed class AgentsBrowserTests(ITestOutputHelper output)
         return [.. json.RootElement.GetProperty("commands").EnumerateArray().Select(command => command.GetString()!)];
     }
 
-    /// <summary>"./loadtest --agent …" as the page shows it, for dotnet LoadTest.dll, with a generous silence window for two busy cores.</summary>
+    /// <summary>"./loadtest agent …" as the page shows it, for dotnet LoadTest.dll, with a generous silence window for two busy cores.</summary>
     private static string[] AgentArguments(string command)
     {
         var words = command.Split(' ', StringSplitOptions.RemoveEmptyEntries);

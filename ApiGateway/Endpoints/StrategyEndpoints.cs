@@ -38,8 +38,6 @@ public sealed record ChapterRunResponse(
 /// </summary>
 public sealed record PlanFacts(IReadOnlyList<LoadFact> Loads, int DefaultPayloadBytes, int MaxPayloadBytes, IReadOnlyList<WholeSetting> Settings, IReadOnlyList<string> Palette, IReadOnlyDictionary<string, string> ApiColours, string UnknownColour)
 {
-    public static PlanFacts Current { get; } = For(new RunLimitsOptions());
-
     public static PlanFacts For(RunLimitsOptions limits) => new(
         LoadFact.All, RunPlanRules.DefaultPayloadBytes, RunPlanRules.MaxPayloadBytes, [.. RunPlanRules.DescribedSettings(limits.PlanLimits())],
         HtmlReport.Palette, HtmlReport.ApiColours, HtmlReport.UnknownColour);

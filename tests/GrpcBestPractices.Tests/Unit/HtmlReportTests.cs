@@ -143,7 +143,7 @@ public sealed partial class HtmlReportTests
             .Append(Path.Combine(AppProcess.RepositoryRoot, "LoadEngine", "Reports", "report.js"));
 
         // The page reads GET /api/plan-facts, whose palette is the one the report paints with; no script keeps a copy.
-        Assert.Same(HtmlReport.Palette, ApiGateway.Endpoints.PlanFacts.Current.Palette);
+        Assert.Same(HtmlReport.Palette, ApiGateway.Endpoints.PlanFacts.For(new ApiGateway.Configuration.RunLimitsOptions()).Palette);
         Assert.All(HtmlReport.Palette.Select((colour, index) => $".c{index} {{ --colour: {colour}; }}"), rule => Assert.Contains(rule, report.Styles[0]));
         Assert.All(scripts, script => Assert.DoesNotContain(HtmlReport.Palette, colour => File.ReadAllText(script).Contains(colour, StringComparison.OrdinalIgnoreCase)));
         Assert.Subset(HtmlReport.Palette.ToHashSet(), HtmlReport.ApiColours.Values.ToHashSet());

@@ -79,6 +79,7 @@ internal static class RunSection
     {
         yield return ("Warm-up", $"{Whole(stats.WarmupCalls)} calls in {Number(stats.WarmupMs)} ms");
         yield return ("Allocated per call", $"{Number(stats.AllocatedBytesPerCall)} bytes");
+        yield return ("Answers per call", stats.AnswersPerCall is { } answers ? Number(answers) : null);
         var service = stats.Service;
         yield return ("Service CPU", service.Samples == 0 ? null : $"{Number(service.CpuMeanPercent)} % mean, {Number(service.CpuMaxPercent)} % max ({Whole(service.Samples)} samples)");
         yield return ("Service memory", service.MemoryMaxMegabytes is { } memory ? $"{Number(memory)} MiB at most" : null);

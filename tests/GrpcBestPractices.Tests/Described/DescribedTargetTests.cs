@@ -73,10 +73,12 @@ public sealed class DescribedTargetTests(WorkloadServiceFixture service, ITestOu
     }
 
     [Theory]
-    [InlineData("client-wrapper", "performance.Monitor/GetPerformance", 1)]
-    [InlineData("initialized-client", "performance.Monitor/GetPerformance", 12)]
-    [InlineData("streaming-call", "performance.Monitor/GetManyPerformanceStats", 1)]
-    public async Task TheEngineLoadsTheBuiltInServiceThroughItsDescriptorsWithTheStrategysConnections(string strategy, string call, int connections)
+    [InlineData("client-wrapper", "performance.Monitor/GetPerformance", 1, 1)]
+    [InlineData("initialized-client", "performance.Monitor/GetPerformance", 12, 1)]
+    [InlineData("streaming-call", "performance.Monitor/GetManyPerformanceStats", 1, 1)]
+    // A whole bidirectional call sends the data's three messages and reads the three answers to its end.
+    [InlineData("client-wrapper", "performance.Monitor/GetManyPerformanceStats", 1, 3)]
+    public async Task TheEngineLoadsTheBuiltInServiceThroughItsDescriptorsWithTheStrategysConnections(string strategy, string call, int connections, int answersPerCall)
     {
         var target = await DescribedTarget.DescribeAsync(DescriptorSource.Reflection, service.Channel(Route.H2c).CreateCallInvoker(), default);
         var plan = new RunPlan
@@ -86,7 +88,9 @@ public sealed class DescribedTargetTests(WorkloadServiceFixture service, ITestOu
             Count = 12,
             Warmup = 2,
             Call = call,
-            Data = """{"clientName":"described #{{.RequestNumber}}","payloadBytes":"8"}""",
+            Data = answersPerCall == 1
+                ? """{"clientName":"described #{{.RequestNumber}}","payloadBytes":"8"}"""
+                : """[{"clientName":"a","payloadBytes":8},{"clientName":"b","payloadBytes":8},{"clientName":"c","payloadBytes":8}]""",
             Descriptors = target.DescriptorSet,
         };
 
@@ -95,6 +99,7 @@ public sealed class DescribedTargetTests(WorkloadServiceFixture service, ITestOu
         Assert.True(run.State == RunState.Completed, $"{run.State}: {run.Error}");
         Assert.Equal((12L, 0L), (run.Stats!.Succeeded, run.Stats.Failed));
         Assert.Equal(connections, run.Stats.ConnectionsUsed);
+        Assert.Equal(answersPerCall, run.Stats.AnswersPerCall);
         // The first answer, as JSON: the data's payloadBytes came back as 8 random bytes, on a connection the service named.
         var answer = System.Text.Json.JsonDocument.Parse(run.Stats.FirstAnswer!).RootElement;
         Assert.Equal(8, Convert.FromBase64String(answer.GetProperty("dataLoad1").GetString()!).Length);

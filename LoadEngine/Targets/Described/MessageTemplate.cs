@@ -29,7 +29,7 @@ internal static class MessageTemplate
         foreach (var field in type.Fields.InFieldNumberOrder())
         {
             var oneofFirst = field.RealContainingOneof is not { } oneof || oneof.Fields[0] == field;
-            if (field.FieldType == FieldType.Message && !field.IsRepeated && !field.IsMap && oneofFirst && !LeftEmpty.Contains(field.MessageType.FullName))
+            if (field.FieldType == FieldType.Message && !field.IsRepeated && !field.IsMap && oneofFirst && Fillable(field.MessageType))
             {
                 field.Accessor.SetValue(message, Filled(field.MessageType, depth - 1));
             }
@@ -37,4 +37,8 @@ internal static class MessageTemplate
 
         return message;
     }
+
+    // A wrapper field (StringValue, Int64Value, ...) is its primitive or null in the generated class, never a message.
+    private static bool Fillable(MessageDescriptor type) =>
+        !LeftEmpty.Contains(type.FullName) && type.File.Name != "google/protobuf/wrappers.proto";
 }

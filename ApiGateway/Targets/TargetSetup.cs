@@ -39,6 +39,8 @@ public static class TargetSetup
         services.AddSingleton<TargetsValidation>();
         services.AddSingleton<IValidateOptions<TargetsOptions>>(provider => provider.GetRequiredService<TargetsValidation>());
         services.AddSingleton<TargetEngines>();
+        services.AddSingleton<TargetDescriptions>();
+        services.AddSingleton<TargetPlans>();
         return services;
     }
 }

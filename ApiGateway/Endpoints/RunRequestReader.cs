@@ -105,16 +105,41 @@ public static class RunRequestReader
             var problem = !shape.Fields.Contains(property.Name, StringComparer.Ordinal) ? NotASetting(shape, property.Name)
                 : property.Name == shape.NamesField ? ReadNames(shape, property.Value, out names)
                 : property.Name is "stages" or "percentiles" or "thresholds" && property.Value.ValueKind == JsonValueKind.Array ? CheckList(property.Name, property.Value)
-                : InputBounds.TooLong(property.Name, property.Value.ValueKind == JsonValueKind.String ? property.Value.GetString() : property.Value.GetRawText(), InputBounds.MaxValueLength);
+                : InputBounds.TooLong(property.Name, property.Value.ValueKind == JsonValueKind.String ? property.Value.GetString() : property.Value.GetRawText(), MaxLength(property.Name));
             if (problem is not null)
             {
                 return (null, problem);
             }
         }
 
-        return RunPlanText.TryBind(document.RootElement, limits, out var input, out var error)
+        using var plan = DataAsText(document);
+        return RunPlanText.TryBind(plan.RootElement, limits, out var input, out var error)
             ? (new RunRequest(input, names, RunPlanText.Text(document.RootElement, "repetitions"), RunPlanText.Text(document.RootElement, "agents")), string.Empty)
             : (null, error);
+    }
+
+    /// <summary>A call's data and name may be longer than a setting's value: the request's JSON, the method's full name.</summary>
+    private static int MaxLength(string field) => field switch
+    {
+        "data" => InputBounds.MaxDataLength,
+        "call" => InputBounds.MaxCallLength,
+        _ => InputBounds.MaxValueLength,
+    };
+
+    /// <summary>
+    /// data may be sent as the request itself (a JSON object, or an array of them) or as a string holding it; the plan keeps
+    /// it as text either way.
+    /// </summary>
+    private static JsonDocument DataAsText(JsonDocument document)
+    {
+        if (!document.RootElement.TryGetProperty("data", out var data) || data.ValueKind is not (JsonValueKind.Object or JsonValueKind.Array))
+        {
+            return JsonDocument.Parse(document.RootElement.GetRawText());
+        }
+
+        var plan = System.Text.Json.Nodes.JsonNode.Parse(document.RootElement.GetRawText())!.AsObject();
+        plan["data"] = data.GetRawText();
+        return JsonSerializer.SerializeToDocument(plan);
     }
 
     private static string? ReadNames(RequestShape shape, JsonElement value, out IReadOnlyList<string>? names)

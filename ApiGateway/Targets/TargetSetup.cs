@@ -1,0 +1,46 @@
+using Microsoft.Extensions.Options;
+
+namespace ApiGateway.Targets;
+
+public static class TargetSetup
+{
+    /// <summary>The configured targets, checked at start; an engine for each, and their descriptions on demand.</summary>
+    public static WebApplicationBuilder AddTargets(this WebApplicationBuilder builder)
+    {
+        builder.Services.AddTargets();
+        return builder;
+    }
+
+    /// <summary>The same, on services that hold the configuration and the host environment (the gateway's, or a test's).</summary>
+    public static IServiceCollection AddTargets(this IServiceCollection services)
+    {
+        services.AddOptions<TargetsOptions>()
+            .Configure<IConfiguration>((options, configuration) =>
+            {
+                foreach (var section in configuration.GetSection(TargetsOptions.Section).GetChildren())
+                {
+                    var target = new TargetOptions();
+                    section.Bind(target);
+                    // One file may be given as a plain value (Targets:x:Proto=a.proto) as well as a list (Targets:x:Proto:0).
+                    if (section[nameof(TargetOptions.Proto)] is { Length: > 0 } proto)
+                    {
+                        target.Proto = [proto];
+                    }
+
+                    if (section[nameof(TargetOptions.ImportPaths)] is { Length: > 0 } importPath)
+                    {
+                        target.ImportPaths = [importPath];
+                    }
+
+                    options.Targets[section.Key] = target;
+                }
+            })
+            .ValidateOnStart();
+        services.AddSingleton<TargetsValidation>();
+        services.AddSingleton<IValidateOptions<TargetsOptions>>(provider => provider.GetRequiredService<TargetsValidation>());
+        services.AddSingleton<TargetEngines>();
+        services.AddSingleton<TargetDescriptions>();
+        services.AddSingleton<TargetPlans>();
+        return services;
+    }
+}

@@ -56,7 +56,11 @@ public static class RunRequestReader
         "contenders", "contender", "[\"grpc-h2-cleartext\", \"rest-stj-h1-cleartext\"]");
 
     /// <summary>The plan; <see cref="Names"/> the suite's strategies or the comparison's contenders; <see cref="Repetitions"/> a comparison's.</summary>
-    public sealed record RunRequest(RunPlanInput Input, IReadOnlyList<string>? Names, string? Repetitions, string? Agents = null);
+    public sealed record RunRequest(RunPlanInput Input, IReadOnlyList<string>? Names, string? Repetitions, string? Agents = null)
+    {
+        /// <summary>A lesson experiment's bidirectional method for the streaming lesson, when the body names one.</summary>
+        public string? StreamCall { get; init; }
+    }
 
     public static async Task<(RunRequest? Request, string Error)> ReadAsync(HttpRequest http, RequestShape shape)
     {
@@ -114,7 +118,10 @@ public static class RunRequestReader
 
         using var plan = DataAsText(document);
         return RunPlanText.TryBind(plan.RootElement, limits, out var input, out var error)
-            ? (new RunRequest(input, names, RunPlanText.Text(document.RootElement, "repetitions"), RunPlanText.Text(document.RootElement, "agents")), string.Empty)
+            ? (new RunRequest(input, names, RunPlanText.Text(document.RootElement, "repetitions"), RunPlanText.Text(document.RootElement, "agents"))
+            {
+                StreamCall = RunPlanText.Text(document.RootElement, "streamCall"),
+            }, string.Empty)
             : (null, error);
     }
 
@@ -122,7 +129,7 @@ public static class RunRequestReader
     private static int MaxLength(string field) => field switch
     {
         "data" => InputBounds.MaxDataLength,
-        "call" => InputBounds.MaxCallLength,
+        "call" or "streamCall" => InputBounds.MaxCallLength,
         _ => InputBounds.MaxValueLength,
     };
 

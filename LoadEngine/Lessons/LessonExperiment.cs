@@ -152,7 +152,7 @@ public static class LessonExperiment
             {
                 samples = step.IsProbe
                     ? await ProbeAsync(plan, services, step, cancellation)
-                    : [Sample(step, await runs.RunAsync(plan.Plans[step.Arm!], step.Index, step.Of))];
+                    : [Sample(step, await runs.RunAsync(plan.Plans[step.Arm!], step.Index, step.Of), connectionsCounted: plan.Call is null or { BuiltIn: true })];
             }
             // A call cut short by the cancellation ends as an RpcException (Cancelled), a pause as an OperationCanceledException.
             catch (Exception stopped) when (cancellation.IsCancellationRequested && stopped is OperationCanceledException or Grpc.Core.RpcException)
@@ -176,8 +176,12 @@ public static class LessonExperiment
         return Ended(record, RunState.Completed, null);
     }
 
-    /// <summary>The figures a lesson can judge a run by; a run with a failed call is no measurement, and says why.</summary>
-    public static ExperimentSample Sample(ExperimentStep step, RunRecord run)
+    /// <summary>
+    /// The figures a lesson can judge a run by; a run with a failed call is no measurement, and says why.
+    /// <paramref name="connectionsCounted"/> false: the run's connection count is not trusted (it came from answers of a
+    /// service that is not the built-in one), so the sample has none.
+    /// </summary>
+    public static ExperimentSample Sample(ExperimentStep step, RunRecord run, bool connectionsCounted = true)
     {
         if (run is not { State: RunState.Completed, Stats: { } stats })
         {
@@ -197,9 +201,9 @@ public static class LessonExperiment
             ["throughputPerSecond"] = stats.ThroughputPerSecond,
         };
 
-        // Every completed call used a connection: none counted means the run could not count them (a described method's
-        // answers do not say which connection carried them, as the built-in service's do), and the figure is not measured.
-        if (stats.ConnectionsUsed > 0)
+        // Every completed call used a connection: none counted means the run could not count them (another service's answers
+        // do not say which connection carried them, as the built-in service's do), and the figure is not measured.
+        if (connectionsCounted && stats.ConnectionsUsed > 0)
         {
             figures["connectionsUsed"] = stats.ConnectionsUsed;
         }

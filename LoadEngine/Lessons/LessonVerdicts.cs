@@ -102,7 +102,7 @@ public static class LessonVerdicts
 
     /// <summary>Why a figure no run of the user's method reported was not measured, rather than a number that would claim it.</summary>
     private static string NotMeasured(LessonClaim claim, ExperimentRecord experiment) => claim.Figure == "connectionsUsed"
-        ? $"{claim.FigureTitle} were not measured on {experiment.Call}: they are counted from the built-in service's answers, which say which connection carried each call, and this method's answers do not."
+        ? $"{claim.FigureTitle} were not measured on {experiment.Target ?? experiment.Call}: they are counted from the built-in service's own answers, which say which connection carried each call, and {experiment.Target ?? "this target"} is another service."
         : $"{claim.FigureTitle} was not measured on {experiment.Call}.";
 
     private static string Capital(string text) => text.Length == 0 ? text : char.ToUpperInvariant(text[0]) + text[1..];

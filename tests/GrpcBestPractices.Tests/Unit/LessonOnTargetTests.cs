@@ -42,17 +42,21 @@ public sealed class LessonOnTargetTests
     {
         var lesson = LessonList.StreamLimit;
         var stats = SampleRuns.Stats(1, 0) with { ConnectionsUsed = 0 };
-        var sample = LessonExperiment.Sample(new ExperimentStep(1, 2, 1, "single-connection"), new RunRecord(Guid.NewGuid(), new RunPlan { Strategy = "single-connection" }, RunState.Completed, DateTimeOffset.UtcNow, DateTimeOffset.UtcNow, stats, null, null));
+        var run = new RunRecord(Guid.NewGuid(), new RunPlan { Strategy = "single-connection" }, RunState.Completed, DateTimeOffset.UtcNow, DateTimeOffset.UtcNow, stats, null, null);
+        var sample = LessonExperiment.Sample(new ExperimentStep(1, 2, 1, "single-connection"), run);
+        // Another service's answers may carry a connection_id field of the same name: it is not the built-in service's count.
+        var untrusted = LessonExperiment.Sample(new ExperimentStep(1, 2, 1, "single-connection"), run with { Stats = stats with { ConnectionsUsed = 1 } }, connectionsCounted: false);
         var experiment = new ExperimentRecord(Guid.NewGuid(), lesson.Id, RunState.Completed, DateTimeOffset.UtcNow, DateTimeOffset.UtcNow, null, 1,
             [sample, sample with { Arm = "multiple-connections" }]) { Target = "inventory", Call = "interop.inventory.Inventory/GetItem" };
 
         var verdict = LessonVerdicts.Judge(lesson, lesson.Claims[1], experiment);
 
         Assert.DoesNotContain("connectionsUsed", sample.Figures.Keys);
+        Assert.DoesNotContain("connectionsUsed", untrusted.Figures.Keys);
         Assert.Null(verdict.MeasuredRatio);
         Assert.Equal(
-            "Not judged: connections used were not measured on interop.inventory.Inventory/GetItem: they are counted from the built-in service's answers, " +
-            "which say which connection carried each call, and this method's answers do not.",
+            "Not judged: connections used were not measured on inventory: they are counted from the built-in service's own answers, " +
+            "which say which connection carried each call, and inventory is another service.",
             verdict.Sentence);
     }
 }

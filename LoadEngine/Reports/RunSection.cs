@@ -27,6 +27,11 @@ internal static class RunSection
         html.Append("<h3>Key figures</h3>");
         HtmlMarkup.Facts(html, "figures", KeyFigures(stats));
         HtmlMarkup.Facts(html, "facts", MoreFigures(stats));
+        if (stats.FirstAnswer is { } answer)
+        {
+            html.Append("<h3>First answer</h3><pre class=\"answer\">").Append(Escape(answer)).Append("</pre>");
+        }
+
         html.Append("<div class=\"tables\">");
         WriteLatency(html, stats);
         WriteSends(html, stats.Sends);
@@ -43,6 +48,8 @@ internal static class RunSection
     private static IEnumerable<(string, string?)> PlanFacts(RunRecord run)
     {
         var plan = run.Plan;
+        yield return ("Target", plan.Target);
+        yield return ("Call", plan.Call);
         yield return ("Load model", LoadFact.Of(plan.Load).Words);
         yield return ("Bounded by", Bound(plan));
         yield return ("Concurrency", !LoadFact.Of(plan.Load).UsesConcurrency ? null : $"{Whole(plan.Concurrency)} in flight at most");

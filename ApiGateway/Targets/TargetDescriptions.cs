@@ -73,6 +73,10 @@ public sealed class TargetDescriptions(TargetEngines engines, IOptions<TargetsOp
 
     public string AddressOf(string name) => engines.Services(name).GetRequiredService<ChannelFactory>().ServerUri.ToString().TrimEnd('/');
 
+    /// <summary>Describes every target once, in the background, so the page's first look at them does not wait for protoc and the compiler.</summary>
+    public Task DescribeAllAsync(CancellationToken cancellation) =>
+        Task.WhenAll(targets.Value.Names.Select(name => DescribeAsync(name, refresh: false, cancellation)));
+
     private async Task<DescribedTarget> DescribeNowAsync(string name)
     {
         var options = targets.Value.Targets.GetValueOrDefault(name);

@@ -6,6 +6,9 @@ public sealed class EngineOptions
     /// <summary>The one service address every channel calls; nothing a request says can point a channel elsewhere.</summary>
     public Uri ServerUri { get; set; } = new("http://127.0.0.1:5000");
 
+    /// <summary>How every channel connects to <see cref="ServerUri"/>: TLS trust, client certificate, :authority, metadata, compression.</summary>
+    public Clients.TargetConnection Connection { get; set; } = new();
+
     /// <summary>A dead address fails within this instead of the operating system's own timeout.</summary>
     public TimeSpan ConnectTimeout { get; set; } = TimeSpan.FromSeconds(3);
 

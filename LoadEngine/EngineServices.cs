@@ -26,7 +26,9 @@ public static class EngineServices
             // The factory's own primary handler, as a .NET app gets it (multiple HTTP/2 connections on, connections recycled
             // every HandlerLifetime), with only the engine's limits added: a connect timeout, no proxy.
             .ConfigurePrimaryHttpMessageHandler((handler, provider) =>
-                provider.GetRequiredService<ChannelFactory>().ApplyEngineLimits((SocketsHttpHandler)handler));
+                provider.GetRequiredService<ChannelFactory>().ApplyEngineLimits((SocketsHttpHandler)handler))
+            // The target's :authority, as ChannelFactory's channels set it.
+            .ConfigureAdditionalHttpMessageHandlers((handlers, provider) => provider.GetRequiredService<ChannelFactory>().AddAuthority(handlers));
         foreach (var strategy in StrategyList.All)
         {
             if (strategy.OnePerRun)

@@ -1,5 +1,7 @@
 using System.CommandLine;
 using System.CommandLine.Invocation;
+using LoadEngine.Clients;
+using LoadEngine.Targets.Described;
 using LoadTest.Output;
 using Microsoft.Extensions.DependencyInjection;
 using Spectre.Console;
@@ -26,8 +28,8 @@ public static class LoadTestCli
             LoadTestSettings.TryRead(result, command, Console.IsOutputRedirected, out var settings, out var problem, withPlans: result.CommandResult.Command.Options.Contains(command.Count))
                 ? run(settings)
                 : Task.FromResult(Usage(error, problem));
-        command.Run.SetAction((result, _) => WithSettings(result, settings => RunAsync(settings, output, interrupt)));
-        command.Compare.SetAction((result, _) => WithSettings(result, settings => RunAsync(settings, output, interrupt)));
+        command.Run.SetAction((result, _) => WithSettings(result, settings => RunAsync(settings, output, error, interrupt)));
+        command.Compare.SetAction((result, _) => WithSettings(result, settings => RunAsync(settings, output, error, interrupt)));
         command.Lessons.SetAction((result, _) => WithSettings(result, settings => LessonsMode.TryRead(result, command, out var lessons, out var repetitions, out var problem)
             ? LessonsMode.RunAsync(settings, lessons, repetitions, ConsoleFor(settings, output), output, interrupt)
             : Task.FromResult(Usage(error, problem))));
@@ -45,7 +47,43 @@ public static class LoadTestCli
         return ExitCodes.Usage;
     }
 
-    private static async Task<int> RunAsync(LoadTestSettings settings, TextWriter output, Interrupt interrupt)
+    private static async Task<int> RunAsync(LoadTestSettings settings, TextWriter output, TextWriter error, Interrupt interrupt)
+    {
+        if (settings.Described is { } call)
+        {
+            // Described once, before any run, with the engine's own channel settings; --list ends here.
+            await using var services = LoadTestRunner.BuildServices(settings);
+            var (target, problem) = await call.DescribeAsync(services.GetRequiredService<ChannelFactory>(), settings.Engine, interrupt.Token);
+            if (target is null)
+            {
+                return Usage(error, problem);
+            }
+
+            if (call.List)
+            {
+                try
+                {
+                    call.WriteList(target, output);
+                    return ExitCodes.Passed;
+                }
+                catch (TargetDescriptionException unknown)
+                {
+                    return Usage(error, unknown.Message);
+                }
+            }
+
+            if (!TargetCall.TryPlans(settings, target, out settings, out var notes, out problem))
+            {
+                return Usage(error, problem);
+            }
+
+            notes.ToList().ForEach(output.WriteLine);
+        }
+
+        return await RunPlansAsync(settings, output, interrupt);
+    }
+
+    private static async Task<int> RunPlansAsync(LoadTestSettings settings, TextWriter output, Interrupt interrupt)
     {
         var plain = settings.Progress != ProgressMode.Live;
         var console = ConsoleFor(settings, output);

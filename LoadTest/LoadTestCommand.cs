@@ -24,9 +24,97 @@ public sealed class LoadTestCommand
 
     public Option<string> Target { get; } = new("--target")
     {
-        Description = "The PerformanceService to load: an absolute http:// or https:// address with no path, e.g. http://127.0.0.1:5000.",
+        Description = "The service to load: an absolute http:// or https:// address with no path, e.g. http://127.0.0.1:5000 (PerformanceService unless --call names " +
+            "another method). run also takes it as its argument, as ghz does: host:port is TLS unless --insecure, or an http:// or https:// address.",
         HelpName = "url",
-        Required = true,
+    };
+
+    /// <summary>ghz's positional address: <c>loadtest --call pkg.Service/Method -d '{}' 127.0.0.1:5000 --insecure</c>.</summary>
+    public Argument<string> Host { get; } = new("host")
+    {
+        Description = "The address to load, as ghz takes it: host:port (TLS unless --insecure) or an http:// or https:// address; the same as --target.",
+        Arity = ArgumentArity.ZeroOrOne,
+    };
+
+    public Option<bool> Insecure { get; } = new("--insecure")
+    {
+        Description = "ghz's plaintext: a host:port argument is called over cleartext HTTP/2 (http://) instead of TLS.",
+    };
+
+    public Option<string> Call { get; } = Text("--call", "method",
+        "The method to load, package.Service/Method (or package.Service.Method), of the target described by --proto, --protoset or server reflection.");
+
+    public Option<string[]> Proto { get; } = new("--proto")
+    {
+        Description = "A .proto file that declares --call's service, repeatable; compiled with the protoc Grpc.Tools ships (well-known types included).",
+        HelpName = "file",
+    };
+
+    public Option<string[]> ImportPath { get; } = new("--import-path")
+    {
+        Description = "A folder --proto's imports are found in, repeatable (each --proto file's own folder is searched too).",
+        HelpName = "dir",
+    };
+
+    public Option<string> ImportPaths { get; } = new("--import-paths", "-i")
+    {
+        Description = "ghz's form of --import-path: folders separated by commas.",
+        HelpName = "a,b",
+    };
+
+    public Option<string> Protoset { get; } = Text("--protoset", "file",
+        "A compiled FileDescriptorSet (protoc --descriptor_set_out --include_imports) instead of --proto; with neither, the target's server reflection.");
+
+    public Option<string> Data { get; } = new("--data", "-d")
+    {
+        Description = "The request as JSON (proto3 JSON mapping): one object, or an array (a client or bidirectional stream's messages; unary calls take them in turn). " +
+            "ghz's templates work in strings, e.g. {{.RequestNumber}}, {{newUUID}}, {{randomInt 1 9}}. @ reads it from stdin.",
+        HelpName = "json",
+    };
+
+    public Option<string> DataFile { get; } = new("--data-file", "-D")
+    {
+        Description = "The request JSON from a file (- for stdin), as --data.",
+        HelpName = "file",
+    };
+
+    public Option<string[]> Metadata { get; } = new("--metadata", "-m")
+    {
+        Description = "Metadata on every call, 'key: value' or ghz's JSON object {\"key\":\"value\"}; repeatable. A key ending in -bin takes its value in base64.",
+        HelpName = "key: value",
+    };
+
+    public Option<string> MetadataFile { get; } = new("--metadata-file", "-M")
+    {
+        Description = "ghz's metadata file: a JSON object of string values, on every call.",
+        HelpName = "file",
+    };
+
+    public Option<string> CaCertificate { get; } = Text("--cacert", "pem",
+        "https:// only: the CA certificates (PEM) the target's certificate must chain to, instead of the system's.");
+
+    public Option<string> ClientCertificate { get; } = Text("--cert", "pem", "https:// only: the client certificate (PEM) to present, for mutual TLS; with --key.");
+
+    public Option<string> ClientKey { get; } = Text("--key", "pem", "The client certificate's private key (PEM).");
+
+    public Option<string> Authority { get; } = Text("--authority", "name",
+        "The :authority (Host) of every call, and the name TLS asks for (SNI) and checks the certificate against; left out, the address's host.");
+
+    public Option<bool> InsecureSkipVerify { get; } = new("--insecure-skip-verify", "--skipTLS")
+    {
+        Description = "https:// only: accept any server certificate, unchecked. Only for a test service; never the default.",
+    };
+
+    public Option<string> Compression { get; } = Text("--compression", "gzip", "Compress the request messages: gzip.");
+
+    public Option<bool> EnableCompression { get; } = new("--enable-compression", "-e")
+    {
+        Description = "ghz's form of --compression gzip.",
+    };
+
+    public Option<bool> List { get; } = new("--list")
+    {
+        Description = "Print the target's services and methods and exit; with --call, the method's request as a JSON template with every field.",
     };
 
     public Option<string> Strategy { get; } = new("--strategy")
@@ -163,6 +251,12 @@ public sealed class LoadTestCommand
     public Option<string> LogLevel { get; } = Text("--log-level", "level",
         $"The engine's log lines on stderr from this level up: {string.Join(", ", LoadTestSettings.LogLevelNames)} (default error).");
 
+    /// <summary>What describes the method a run calls and its request (ghz's names).</summary>
+    public Option[] TargetOptions => [Call, Proto, ImportPath, ImportPaths, Protoset, Data, DataFile, List];
+
+    /// <summary>How every call reaches the target (ghz's names): TLS, :authority, metadata, compression. An agent takes them from its own command line.</summary>
+    public Option[] ConnectionOptions => [CaCertificate, ClientCertificate, ClientKey, Authority, InsecureSkipVerify, Metadata, MetadataFile, Compression, EnableCompression];
+
     public Command Run { get; }
 
     public Command Compare { get; }
@@ -182,8 +276,12 @@ public sealed class LoadTestCommand
         Option[] connection = [CallTimeout, ConnectTimeout, SilenceSeconds, ConnectFailureSeconds, MaxInFlight, Plain, Quiet, LogLevel];
         Option[] listeners = [Http1Target, TlsTarget, TrustCertificate];
         Option[] plan = [Count, Duration, Load, Concurrency, Rate, Stages, .. WholeSettings, PercentileList, Thresholds, Json, Report];
-        Run = Command("run", "Load-tests PerformanceService in-process with the gateway's run engine: one strategy, or all in turn. " + RunExitCodes,
-            [Target, Strategy, .. plan, .. connection]);
+        Run = Command("run", "Load-tests a gRPC service in-process with the gateway's run engine: PerformanceService, or any method --call names. " +
+            "One strategy, or all in turn. " + RunExitCodes,
+            [Target, Insecure, Strategy, .. TargetOptions, .. ConnectionOptions, .. plan, .. connection]);
+        Run.Arguments.Add(Host);
+        // Not an address but an option run does not have, which the parser took for its argument.
+        Host.Validators.Add(host => host.Tokens.Where(token => token.Value.StartsWith('-')).ToList().ForEach(option => host.AddError($"Unrecognized command or argument '{option.Value}'.")));
         Compare = Command("compare",
             "Runs a workload of the published gRPC-vs-REST benchmarks on one contender (a protocol, serializer, HTTP version and security), or on several in turn. " +
             RunExitCodes,
@@ -199,8 +297,8 @@ public sealed class LoadTestCommand
             "history (--history-provider and --history, or the environment's History__Provider and ConnectionStrings__History / History__DatabasePath), runs that " +
             "share of its plan against --target, beats every second while running, and writes its exact histograms, counts and time series back. " +
             "Exit codes: 0 its share completed; 1 it did not, or its figures could not be stored; 105 interrupted; 2 a usage error (no such run, shard taken).",
-            [Target, RunId, Shard, HistoryProvider, History, .. connection]);
-        Root = new RootCommand("Load-tests PerformanceService with the gateway's run engine. A command line that names no command is a run; " +
+            [Target, RunId, Shard, HistoryProvider, History, .. ConnectionOptions, .. connection]);
+        Root = new RootCommand("Load-tests a gRPC service (PerformanceService, or any method --call names) with the gateway's run engine. A command line that names no command is a run; " +
             "--workload, --lessons and --agent (today's spellings) are compare, lessons and agent. " + RunExitCodes) { Run, Compare, Lessons, Agent };
         Root.HelpName = Name;
     }

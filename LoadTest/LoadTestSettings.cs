@@ -1,6 +1,7 @@
 using System.CommandLine;
 using System.Globalization;
 using LoadEngine;
+using LoadEngine.Clients;
 using LoadEngine.Protocols;
 using LoadEngine.Strategies;
 using Microsoft.Extensions.Logging;
@@ -21,6 +22,7 @@ public enum ProgressMode
 /// </summary>
 public sealed record LoadTestSettings(
     Uri Target,
+    TargetCall? Described,
     IReadOnlyList<RunPlan> Plans,
     bool IsSuite,
     EngineOptions Engine,
@@ -41,10 +43,8 @@ public sealed record LoadTestSettings(
     public static bool TryRead(ParseResult parsed, LoadTestCommand command, bool outputRedirected, out LoadTestSettings settings, out string error, bool withPlans = true)
     {
         settings = null!;
-        var targetText = parsed.GetValue(command.Target);
-        if (!EngineOptions.TryServiceAddress(targetText, out var target))
+        if (!TryTarget(parsed, command, out var target, out error))
         {
-            error = $"--target must be an absolute http:// or https:// address with no path, e.g. http://127.0.0.1:5000; it was '{targetText}'.";
             return false;
         }
 
@@ -59,7 +59,9 @@ public sealed record LoadTestSettings(
             || !TryOutputFile(parsed.GetValue(command.Report), "report", out var reportPath, out error)
             || !TryListener(parsed.GetValue(command.Http1Target), command.Http1Target.Name, Uri.UriSchemeHttp, "http://127.0.0.1:5002", out var http1Target, out error)
             || !TryListener(parsed.GetValue(command.TlsTarget), command.TlsTarget.Name, Uri.UriSchemeHttps, "https://127.0.0.1:5001", out var tlsTarget, out error)
-            || !TryCertificate(parsed.GetValue(command.TrustCertificate), out var certificate, out error))
+            || !TryCertificate(parsed.GetValue(command.TrustCertificate), out var certificate, out error)
+            || !TryConnection(parsed, command, target, out var connection, out error)
+            || !TargetCall.TryRead(parsed, command, out var described, out var data, out error))
         {
             return false;
         }
@@ -69,12 +71,13 @@ public sealed record LoadTestSettings(
         var engine = new EngineOptions
         {
             ServerUri = target, CallTimeout = callTimeout, ConnectTimeout = connectTimeout, SilenceTimeout = silence, ConnectFailureWindow = connectFailure, MaxInFlight = maxInFlight,
-            Http1Uri = http1Target, TlsUri = tlsTarget, TrustedCertificatePath = certificate, SettingNames = ListenerSettingNames.Cli,
+            Http1Uri = http1Target, TlsUri = tlsTarget, TrustedCertificatePath = certificate, SettingNames = ListenerSettingNames.Cli, Connection = connection,
         };
         // The lessons bring their own plans (LessonsMode); a load test's come from the command line.
         IReadOnlyList<RunPlan> plans = [];
         var isSuite = false;
-        if (withPlans && (!TryPlans(parsed, command, limits, out plans, out isSuite, out error) || !TryListenersFor(plans, engine, out error)))
+        // --list runs nothing, so it needs no plan.
+        if (withPlans && described is not { List: true } && (!TryPlans(parsed, command, data, limits, out plans, out isSuite, out error) || !TryListenersFor(plans, engine, out error)))
         {
             return false;
         }
@@ -82,7 +85,7 @@ public sealed record LoadTestSettings(
         var progress = parsed.GetValue(command.Quiet) ? ProgressMode.Quiet
             : parsed.GetValue(command.Plain) || outputRedirected ? ProgressMode.Plain
             : ProgressMode.Live;
-        settings = new LoadTestSettings(target, plans, isSuite, engine, limits, jsonPath, reportPath, progress, logLevel);
+        settings = new LoadTestSettings(target, described, plans, isSuite, engine, limits, jsonPath, reportPath, progress, logLevel);
         return true;
     }
 
@@ -90,7 +93,7 @@ public sealed record LoadTestSettings(
     /// One plan, or for "all" one per strategy, each under its own load unless --load names one (the gateway's POST /api/suites);
     /// for compare's --workload, one plan per contender.
     /// </summary>
-    private static bool TryPlans(ParseResult parsed, LoadTestCommand command, PlanLimits limits, out IReadOnlyList<RunPlan> plans, out bool isSuite, out string error)
+    private static bool TryPlans(ParseResult parsed, LoadTestCommand command, string? data, PlanLimits limits, out IReadOnlyList<RunPlan> plans, out bool isSuite, out string error)
     {
         plans = [];
         var strategy = parsed.GetValue(command.Strategy);
@@ -106,6 +109,9 @@ public sealed record LoadTestSettings(
         var options = parsed.CommandResult.Command.Options.OfType<Option<string>>().ToDictionary(option => option.Name);
         var text = RunPlanText.Fields.Where(field => field != "strategy")
             .ToDictionary(field => field, field => options.TryGetValue(LoadTestCommand.OptionName(field), out var option) ? parsed.GetValue(option) : null);
+        // The CLI's plans name no configured target (--target is the address itself), and the data may come from a file or stdin.
+        text["target"] = null;
+        text["data"] = data;
         if (!RunPlanText.TryRead(text, parsed.GetValue(command.Thresholds), limits, out var input, out error))
         {
             return false;
@@ -198,6 +204,95 @@ public sealed record LoadTestSettings(
         }
 
         return true;
+    }
+
+    /// <summary>
+    /// The address to load: --target, or run's argument as ghz takes it (host:port over TLS unless --insecure, or an
+    /// http:// or https:// address).
+    /// </summary>
+    private static bool TryTarget(ParseResult parsed, LoadTestCommand command, out Uri target, out string error)
+    {
+        target = null!;
+        error = string.Empty;
+        var option = parsed.GetValue(command.Target);
+        var argument = parsed.GetValue(command.Host);
+        var insecure = parsed.GetValue(command.Insecure);
+        if (option is null && argument is null)
+        {
+            error = "Option '--target' is required.";
+            return false;
+        }
+
+        if (option is not null && argument is not null)
+        {
+            error = $"the address was given twice, --target '{option}' and the argument '{argument}'; give it once.";
+            return false;
+        }
+
+        var text = option ?? (argument!.Contains("://", StringComparison.Ordinal) ? argument : $"{(insecure ? "http" : "https")}://{argument}");
+        if (!EngineOptions.TryServiceAddress(text, out target))
+        {
+            error = option is not null
+                ? $"--target must be an absolute http:// or https:// address with no path, e.g. http://127.0.0.1:5000; it was '{option}'."
+                : $"the address was '{argument}'; it must be host:port (TLS unless --insecure) or an http:// or https:// address with no path, e.g. 127.0.0.1:5000.";
+            return false;
+        }
+
+        if (insecure && target.Scheme == Uri.UriSchemeHttps)
+        {
+            error = $"--insecure calls in cleartext, and the address {target} is https://; give http:// or leave --insecure out.";
+            return false;
+        }
+
+        return true;
+    }
+
+    /// <summary>The target connection the options describe (ghz's names), checked against the address and its certificates loaded once to prove they can be.</summary>
+    private static bool TryConnection(ParseResult parsed, LoadTestCommand command, Uri target, out TargetConnection connection, out string error)
+    {
+        connection = null!;
+        var metadata = new List<KeyValuePair<string, string>>();
+        foreach (var text in parsed.GetValue(command.Metadata) ?? [])
+        {
+            if (!TargetConnection.TryParseMetadata(text, command.Metadata.Name, out var pairs, out error))
+            {
+                return false;
+            }
+
+            metadata.AddRange(pairs);
+        }
+
+        if (parsed.GetValue(command.MetadataFile) is { } file)
+        {
+            if (!File.Exists(file))
+            {
+                error = $"{command.MetadataFile.Name} '{file}' does not exist.";
+                return false;
+            }
+
+            var json = File.ReadAllText(file);
+            if (!json.TrimStart().StartsWith('{') || !TargetConnection.TryParseMetadata(json, command.MetadataFile.Name, out var pairs, out error))
+            {
+                error = $"{command.MetadataFile.Name} '{file}' must hold a JSON object of string values, e.g. {{\"authorization\":\"Bearer x\"}}.";
+                return false;
+            }
+
+            metadata.AddRange(pairs);
+        }
+
+        string? Full(Option<string> option) => parsed.GetValue(option) is { } path ? Path.GetFullPath(path) : null;
+        connection = new TargetConnection
+        {
+            CaCertificate = Full(command.CaCertificate),
+            ClientCertificate = Full(command.ClientCertificate),
+            ClientKey = Full(command.ClientKey),
+            Authority = parsed.GetValue(command.Authority),
+            InsecureSkipVerify = parsed.GetValue(command.InsecureSkipVerify),
+            Metadata = metadata,
+            Compression = parsed.GetValue(command.Compression) ?? (parsed.GetValue(command.EnableCompression) ? TargetConnection.Gzip : null),
+            SettingNames = ConnectionSettingNames.Cli,
+        };
+        return connection.TryLoad(target, out _, out error);
     }
 
     private static bool TryListener(string? text, string name, string scheme, string example, out Uri? address, out string error)

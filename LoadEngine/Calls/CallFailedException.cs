@@ -17,7 +17,8 @@ public sealed class CallFailedException(StatusCode status, string detail, Except
 /// What the engine reads from a failed call, whichever protocol failed it: the status it is counted under, its detail as
 /// the client gave it, what a sentence about a failed connection quotes, and whether the connection was refused.
 /// </summary>
-public readonly record struct CallFailure(StatusCode Status, string Detail, string Described, bool Refused)
+/// <param name="Handshake">Whether the TLS handshake failed (an untrusted or misnamed certificate): no call can succeed until the settings change.</param>
+public readonly record struct CallFailure(StatusCode Status, string Detail, string Described, bool Refused, bool Handshake = false)
 {
     public CallFailure(StatusCode status, string detail)
         : this(status, detail, detail.TrimEnd('.'), Refused: false)
@@ -27,10 +28,30 @@ public readonly record struct CallFailure(StatusCode Status, string Detail, stri
     /// <summary>The failure a call threw, or null when it is not a call's failure (a bug, which the engine re-throws).</summary>
     public static CallFailure? From(Exception error) => error switch
     {
-        RpcException rpc => new CallFailure(rpc.StatusCode, rpc.Status.Detail, Describe(rpc.Status.Detail, rpc.Status.DebugException), IsRefused(rpc.Status.DebugException)),
-        CallFailedException failed => new CallFailure(failed.Status, failed.Detail, Describe(failed.Detail, failed.InnerException), IsRefused(failed.InnerException)),
+        RpcException rpc => Of(rpc.StatusCode, rpc.Status.Detail, rpc.Status.DebugException),
+        CallFailedException failed => Of(failed.Status, failed.Detail, failed.InnerException),
         _ => null,
     };
+
+    // A failed handshake's own message (untrusted chain, wrong name) is deep beneath "The SSL connection could not be established".
+    private static CallFailure Of(StatusCode status, string detail, Exception? cause) =>
+        Find<System.Security.Authentication.AuthenticationException>(cause) is { } tls
+            ? new CallFailure(status, detail, $"the TLS handshake failed ({tls.Message.TrimEnd('.')})", Refused: false, Handshake: true)
+            : new CallFailure(status, detail, Describe(detail, cause), IsRefused(cause));
+
+    private static T? Find<T>(Exception? error)
+        where T : Exception
+    {
+        for (var cause = error; cause is not null; cause = cause.InnerException)
+        {
+            if (cause is T found)
+            {
+                return found;
+            }
+        }
+
+        return null;
+    }
 
     /// <summary>
     /// A failure's detail, and the client's own exception beneath it when the detail does not say it: "Error connecting to
@@ -45,16 +66,6 @@ public readonly record struct CallFailure(StatusCode Status, string Detail, stri
     }
 
     /// <summary>Whether <paramref name="error"/> or an exception beneath it is the socket's refusal: nothing listens at the address.</summary>
-    private static bool IsRefused(Exception? error)
-    {
-        for (var cause = error; cause is not null; cause = cause.InnerException)
-        {
-            if (cause is System.Net.Sockets.SocketException { SocketErrorCode: System.Net.Sockets.SocketError.ConnectionRefused })
-            {
-                return true;
-            }
-        }
-
-        return false;
-    }
+    private static bool IsRefused(Exception? error) =>
+        Find<System.Net.Sockets.SocketException>(error) is { SocketErrorCode: System.Net.Sockets.SocketError.ConnectionRefused };
 }

@@ -1,19 +1,53 @@
 using Grpc.Core;
+using Grpc.Core.Interceptors;
 using Grpc.Net.Client;
 using Microsoft.Extensions.Options;
 
 namespace LoadEngine.Clients;
 
-/// <summary>Builds channels to the one configured service address; nothing a request says can point them elsewhere.</summary>
-public sealed class ChannelFactory(IOptions<EngineOptions> options)
+/// <summary>
+/// Builds channels to the one configured service address; nothing a request says can point them elsewhere. The target's
+/// connection settings (<see cref="EngineOptions.Connection"/>) apply to every handler, channel and invoker it makes.
+/// </summary>
+public sealed class ChannelFactory
 {
-    public Uri ServerUri { get; } = options.Value.ServerUri;
+    private readonly EngineOptions _options;
+
+    public ChannelFactory(IOptions<EngineOptions> options)
+    {
+        _options = options.Value;
+        ServerUri = _options.ServerUri;
+        // The host checks the settings first and says what is wrong in its own words; here a bad one is a bug.
+        Connection = _options.Connection.TryLoad(ServerUri, out var loaded, out var error) ? loaded : throw new InvalidOperationException(error);
+    }
+
+    public Uri ServerUri { get; }
+
+    public LoadedConnection Connection { get; }
 
     /// <summary>A channel to the service (or a listener of it, <paramref name="address"/>) that owns <paramref name="handler"/>: disposing the channel closes its connections.</summary>
-    public GrpcChannel CreateChannel(SocketsHttpHandler handler, Uri? address = null) =>
+    public GrpcChannel CreateChannel(SocketsHttpHandler handler, Uri? address = null)
+    {
+        HttpMessageHandler chain = Connection.Authority is { } authority && (address is null || address == ServerUri) ? new AuthorityHandler(authority) { InnerHandler = handler } : handler;
         // A handler passed in is the caller's to dispose unless DisposeHttpClient says otherwise: without it a disposed
         // channel left its connection open until the service's idle timeout closed it.
-        GrpcChannel.ForAddress(address ?? ServerUri, new GrpcChannelOptions { HttpHandler = handler, DisposeHttpClient = true });
+        return GrpcChannel.ForAddress(address ?? ServerUri, new GrpcChannelOptions { HttpHandler = chain, DisposeHttpClient = true });
+    }
+
+    /// <summary>The handler that sets the connection's :authority, last in a client factory's chain (none when no authority is set).</summary>
+    public void AddAuthority(IList<DelegatingHandler> handlers)
+    {
+        if (Connection.Authority is { } authority)
+        {
+            handlers.Add(new AuthorityHandler(authority));
+        }
+    }
+
+    /// <summary>What a generated client's constructor makes of a channel, with the connection's metadata and compression on every call.</summary>
+    public CallInvoker CreateInvoker(GrpcChannel channel) => Intercept(channel.CreateCallInvoker());
+
+    /// <summary><paramref name="invoker"/> with the connection's metadata and compression on every call (itself when there are none).</summary>
+    public CallInvoker Intercept(CallInvoker invoker) => Connection.Interceptor is { } interceptor ? invoker.Intercept(interceptor) : invoker;
 
     /// <summary>The handler settings every strategy shares; each strategy then states the ones its lesson is about.</summary>
     public SocketsHttpHandler CreateHandler()
@@ -24,13 +58,21 @@ public sealed class ChannelFactory(IOptions<EngineOptions> options)
         return handler;
     }
 
-    /// <summary>What any handler of the engine gets: a dead address fails within the connect timeout, and no proxy or redirect can send a call elsewhere.</summary>
+    /// <summary>
+    /// What any handler of the engine gets: a dead address fails within the connect timeout, no proxy or redirect can send
+    /// a call elsewhere, and the target's TLS trust and client certificate apply.
+    /// </summary>
     public SocketsHttpHandler ApplyEngineLimits(SocketsHttpHandler handler)
     {
-        handler.ConnectTimeout = options.Value.ConnectTimeout;
+        handler.ConnectTimeout = _options.ConnectTimeout;
         handler.UseProxy = false;
         handler.UseCookies = false;
         handler.AllowAutoRedirect = false;
+        if (Connection.SslOptions() is { } tls)
+        {
+            handler.SslOptions = tls;
+        }
+
         return handler;
     }
 }
@@ -39,6 +81,9 @@ public sealed class ChannelFactory(IOptions<EngineOptions> options)
 public sealed class ClientWrapper(ChannelFactory channels) : IDisposable
 {
     public GrpcChannel Channel { get; } = channels.CreateChannel(WithGrpcDefaults(channels.CreateHandler()));
+
+    /// <summary>A new client's invoker on the one channel (what a generated client's constructor makes), with the connection's metadata.</summary>
+    public CallInvoker CreateInvoker() => channels.CreateInvoker(Channel);
 
     public void Dispose() => Channel.Dispose();
 

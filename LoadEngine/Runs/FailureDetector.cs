@@ -105,7 +105,8 @@ internal sealed class FailureDetector(
     /// <param name="sentAt">When the call went out: a success that ends after it shows the service alive while it failed.</param>
     public void Failed(CallFailure failure, long sentAt)
     {
-        if (failure.Status != StatusCode.Unavailable)
+        // A failed TLS handshake (grpc-dotnet counts it Internal) fails to connect as surely as a refused connection.
+        if (failure.Status != StatusCode.Unavailable && !failure.Handshake)
         {
             return;
         }

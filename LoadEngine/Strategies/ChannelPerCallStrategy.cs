@@ -21,6 +21,6 @@ public sealed class ChannelPerCallStrategy(ChannelFactory channels) : IChannelSt
     public ChannelLease Acquire()
     {
         var channel = channels.CreateChannel(channels.CreateHandler());
-        return new(channel.CreateCallInvoker(), channel);
+        return new(channels.CreateInvoker(channel), channel);
     }
 }

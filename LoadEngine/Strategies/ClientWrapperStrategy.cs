@@ -19,5 +19,5 @@ public sealed class ClientWrapperStrategy(ClientWrapper wrapper) : IChannelStrat
     public string DescribeMeasurement() => "One long-lived channel (its connection already open after the first run); a new client object per call.";
 
     // What a generated client's constructor does with a channel: a new invoker on it.
-    public ChannelLease Acquire() => new(wrapper.Channel.CreateCallInvoker());
+    public ChannelLease Acquire() => new(wrapper.CreateInvoker());
 }

@@ -5,7 +5,7 @@ using Microsoft.Extensions.Logging;
 namespace LoadEngine.Strategies;
 
 /// <summary>Calls on the client that <c>AddGrpcClient</c> (Grpc.Net.ClientFactory) hands to DI, one per run.</summary>
-public sealed class FactoryClientStrategy(TargetClient client, ILoggerFactory loggers) : IChannelStrategy
+public sealed class FactoryClientStrategy(TargetClient client, ChannelFactory channels, ILoggerFactory loggers) : IChannelStrategy
 {
     public static StrategyInfo Definition { get; } = new(
         "factory-client",
@@ -25,5 +25,8 @@ public sealed class FactoryClientStrategy(TargetClient client, ILoggerFactory lo
             ? "both write their start and end lines at Information here, so four log lines per call are part of this time."
             : "their start and end lines are filtered here (System.Net.Http.HttpClient below Information), so only the scope and the checks are part of this time.");
 
-    public ChannelLease Acquire() => new(client.Invoker);
+    // The factory's own invoker, with the target connection's metadata added as the client's other calls would get it.
+    private readonly Grpc.Core.CallInvoker _invoker = channels.Intercept(client.Invoker);
+
+    public ChannelLease Acquire() => new(_invoker);
 }

@@ -31,11 +31,11 @@ public sealed class SharedChannelStrategy : IChannelStrategy, IDisposable
     private readonly CallInvoker _invoker;
     private readonly string _measured;
 
-    private SharedChannelStrategy(StrategyInfo info, GrpcChannel channel, string measured)
+    private SharedChannelStrategy(StrategyInfo info, ChannelFactory channels, GrpcChannel channel, string measured)
     {
         Info = info;
         _channel = channel;
-        _invoker = channel.CreateCallInvoker();
+        _invoker = channels.CreateInvoker(channel);
         _measured = measured;
     }
 
@@ -46,7 +46,7 @@ public sealed class SharedChannelStrategy : IChannelStrategy, IDisposable
     {
         var handler = channels.CreateHandler();
         handler.EnableMultipleHttp2Connections = false;
-        return new(SingleConnection, channels.CreateChannel(handler), "One long-lived channel limited to a single HTTP/2 connection (EnableMultipleHttp2Connections = false).");
+        return new(SingleConnection, channels, channels.CreateChannel(handler), "One long-lived channel limited to a single HTTP/2 connection (EnableMultipleHttp2Connections = false).");
     }
 
     public static SharedChannelStrategy ManyConnections(ChannelFactory channels)
@@ -56,7 +56,7 @@ public sealed class SharedChannelStrategy : IChannelStrategy, IDisposable
         handler.KeepAlivePingDelay = TimeSpan.FromSeconds(60);
         handler.KeepAlivePingTimeout = TimeSpan.FromSeconds(30);
         handler.PooledConnectionIdleTimeout = Timeout.InfiniteTimeSpan;
-        return new(MultipleConnections, channels.CreateChannel(handler),
+        return new(MultipleConnections, channels, channels.CreateChannel(handler),
             "One long-lived channel that may open more HTTP/2 connections when one is full (EnableMultipleHttp2Connections = true); keep-alive pings on.");
     }
 

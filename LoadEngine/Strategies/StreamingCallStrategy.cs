@@ -22,5 +22,5 @@ public sealed class StreamingCallStrategy(ClientWrapper wrapper) : IChannelStrat
         "(it ignores WriteOptions.BufferHint), while the responses are read as they come; the service writes each answer as soon as it is made. " +
         "A message's latency runs from its write (or, under an arrival rate, from when it was due) to its answer, so it includes the wait behind messages written before it.";
 
-    public ChannelLease Acquire() => new(wrapper.Channel.CreateCallInvoker());
+    public ChannelLease Acquire() => new(wrapper.CreateInvoker());
 }

@@ -12,8 +12,16 @@ public static class Summary
     {
         var border = plain ? TableBorder.Ascii : TableBorder.Rounded;
         console.WriteLine();
-        console.MarkupLine($"[bold]Runs against {Markup.Escape(target.ToString())}[/]");
+        var call = result.Runs.Select(run => run.Plan.Call).FirstOrDefault(call => call is not null);
+        console.MarkupLine($"[bold]Runs against {Markup.Escape(target.ToString())}{(call is null ? "" : Markup.Escape($", calling {call}"))}[/]");
         console.Write(Runs(result, border));
+        // The described method's first answer, so the user sees the call did what was meant (one line, shortened).
+        if (result.Runs.Select(run => run.Stats?.FirstAnswer).FirstOrDefault(answer => answer is not null) is { } answer)
+        {
+            var line = string.Join(' ', answer.Split('\n', StringSplitOptions.TrimEntries));
+            console.WriteLine($"First answer: {(line.Length <= 200 ? line : line[..200] + "…")}");
+        }
+
         if (result.Runs.Any(run => run.Plan.Workload is not null))
         {
             console.MarkupLine("[bold]On the wire[/]");

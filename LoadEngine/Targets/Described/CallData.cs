@@ -91,7 +91,7 @@ public sealed class CallData
         }
         catch (JsonException problem)
         {
-            throw new TargetDescriptionException($"data is not JSON: {problem.Message.Split(" Path:")[0].TrimEnd('.')}.", problem);
+            throw new TargetDescriptionException(DataFit.NotJson("data is not JSON", problem), problem);
         }
 
         using (document)

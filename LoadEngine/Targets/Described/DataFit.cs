@@ -24,11 +24,15 @@ internal static class DataFit
         }
         catch (JsonException invalid)
         {
-            return $"data is not JSON once its templates are rendered: {invalid.Message.Split(" Path:")[0].TrimEnd('.')}.";
+            return NotJson("data is not JSON once its templates are rendered", invalid);
         }
 
         return $"data does not fit {type.FullName}: {problem.Message.TrimEnd('.')}.";
     }
+
+    /// <summary>System.Text.Json's own words on why text is not JSON, without its line and byte positions.</summary>
+    public static string NotJson(string what, JsonException problem) =>
+        $"{what}: {problem.Message.Split([" LineNumber:", " Path:"], StringSplitOptions.None)[0].TrimEnd('.', ' ')}.";
 
     private static string? Misfit(MessageDescriptor type, JsonElement element, string path)
     {
@@ -73,7 +77,8 @@ internal static class DataFit
 
     /// <summary>A single value that does not fit: inside it when it is a message of fields, else the field itself.</summary>
     private static string Inside(FieldDescriptor field, JsonElement value, string at) =>
-        field.FieldType == FieldType.Message && !field.IsMap && !IsWellKnown(field.MessageType) && value.ValueKind == JsonValueKind.Object
+        field.IsMap ? Wrong(field, value, at)
+        : field.FieldType == FieldType.Message && !field.IsMap && !IsWellKnown(field.MessageType) && value.ValueKind == JsonValueKind.Object
             ? Misfit(field.MessageType, value, at) ?? Wrong(field, value, at)
             : $"data field {at} was {Show(value)}; it must be {Single(field)}.";
 

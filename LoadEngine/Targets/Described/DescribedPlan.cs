@@ -124,7 +124,7 @@ public static partial class DescribedPlan
         }
         catch (JsonException problem)
         {
-            return $"data is not JSON: {problem.Message.Split(" Path:")[0].TrimEnd('.')}.";
+            return DataFit.NotJson("data is not JSON", problem);
         }
     }
 }

@@ -29,11 +29,11 @@ public sealed class DescribedTarget
 
     /// <summary>
     /// Describes a target from <paramref name="source"/>: its .proto files or protoset, or (when it names neither) the
-    /// server reflection reached through <paramref name="invoker"/>, which is used for nothing else.
+    /// server reflection reached through <paramref name="invoker"/>, which is used for nothing else (null will do for files).
     /// </summary>
-    public static async Task<DescribedTarget> DescribeAsync(DescriptorSource source, CallInvoker invoker, CallOptions options)
+    public static async Task<DescribedTarget> DescribeAsync(DescriptorSource source, CallInvoker? invoker, CallOptions options)
     {
-        var set = source.UsesReflection ? await ReflectionDescriber.DescribeAsync(invoker, options)
+        var set = source.UsesReflection ? await ReflectionDescriber.DescribeAsync(invoker ?? throw new ArgumentNullException(nameof(invoker), "Server reflection needs the target's invoker."), options)
             : string.IsNullOrEmpty(source.Protoset) ? ProtoFiles.Describe(source.Protos, source.ImportPaths)
             : ReadProtoset(source.Protoset);
         return FromDescriptorSet(set);
@@ -83,14 +83,19 @@ public sealed class DescribedTarget
             throw new TargetDescriptionException($"The target's descriptors are not a FileDescriptorSet ({problem.Message.TrimEnd('.')}).", problem);
         }
 
-        var files = MessageCompiler.Compile(set, bytes, $"Described.{key[..16]}");
+        return FromFiles(MessageCompiler.Compile(set, bytes, $"Described.{key[..16]}"), bytes);
+    }
+
+    /// <summary>The target that <paramref name="files"/>, compiled already, describe.</summary>
+    internal static DescribedTarget FromFiles(IReadOnlyList<FileDescriptor> files, byte[] set)
+    {
         var methods = files
             .SelectMany(file => file.Services)
             .Where(service => !service.FullName.StartsWith("grpc.reflection.", StringComparison.Ordinal))
             .SelectMany(service => service.Methods)
             .Select(method => new DescribedMethod(method))
             .ToList();
-        return new DescribedTarget(bytes, methods);
+        return new DescribedTarget(set, methods);
     }
 
     private static byte[] ReadProtoset(string path)

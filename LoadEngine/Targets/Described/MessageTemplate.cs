@@ -28,10 +28,22 @@ internal static class MessageTemplate
 
         foreach (var field in type.Fields.InFieldNumberOrder())
         {
-            var oneofFirst = field.RealContainingOneof is not { } oneof || oneof.Fields[0] == field;
-            if (field.FieldType == FieldType.Message && !field.IsRepeated && !field.IsMap && oneofFirst && !LeftEmpty.Contains(field.MessageType.FullName))
+            if (field.RealContainingOneof is { } oneof && oneof.Fields[0] != field)
             {
-                field.Accessor.SetValue(message, Filled(field.MessageType, depth - 1));
+                // One member of a oneof is shown: the first.
+                continue;
+            }
+
+            if (field.FieldType == FieldType.Message && !field.IsRepeated && !field.IsMap && !LeftEmpty.Contains(field.MessageType.FullName))
+            {
+                var filled = Filled(field.MessageType, depth - 1);
+                // A wrapper's field holds the wrapped value itself (string, long?, ...), not the wrapper message.
+                field.Accessor.SetValue(message, field.MessageType.File.Name == "google/protobuf/wrappers.proto" ? field.MessageType.FindFieldByNumber(1).Accessor.GetValue(filled) : filled);
+            }
+            else if (field.RealContainingOneof is not null)
+            {
+                // Setting a oneof's scalar to its default selects it, so the formatter shows it.
+                field.Accessor.SetValue(message, field.Accessor.GetValue(message));
             }
         }
 

@@ -26,4 +26,18 @@ public static class TestCertificates
         File.WriteAllText(path, certificate.ExportCertificatePem());
         return path;
     }
+
+    /// <summary>A client certificate (EKU client authentication) and its private key as two PEM files, as --cert and --key take them.</summary>
+    public static (string Certificate, string Key, string Thumbprint) WriteClientPair(string folder, string name)
+    {
+        using var key = ECDsa.Create(ECCurve.NamedCurves.nistP256);
+        var request = new CertificateRequest($"CN={name}", key, HashAlgorithmName.SHA256);
+        request.CertificateExtensions.Add(new X509EnhancedKeyUsageExtension([new Oid("1.3.6.1.5.5.7.3.2")], critical: false));
+        using var certificate = request.CreateSelfSigned(DateTimeOffset.UtcNow.AddDays(-1), DateTimeOffset.UtcNow.AddDays(1));
+        var certificatePath = Path.Combine(folder, $"{name}.pem");
+        var keyPath = Path.Combine(folder, $"{name}.key");
+        File.WriteAllText(certificatePath, certificate.ExportCertificatePem());
+        File.WriteAllText(keyPath, key.ExportPkcs8PrivateKeyPem());
+        return (certificatePath, keyPath, certificate.Thumbprint);
+    }
 }

@@ -15,6 +15,8 @@ public sealed class LoadTestCommandTests
         "--connection", "--clients", "--variant", "--users", "--http1-target", "--tls-target", "--trust-certificate", "--count", "--duration", "--load", "--concurrency", "--rate", "--stages", "--warmup", "--delay-ms",
         "--payload-bytes", "--percentiles", "--threshold", "--call-timeout", "--connect-timeout", "--silence-seconds", "--connect-failure-seconds", "--max-in-flight", "--json", "--report", "--plain",
         "--quiet", "--log-level", "--repetitions", "--run-id", "--shard", "--history-provider", "--history", "--help", "--version",
+        "--insecure", "--call", "--proto", "--import-path", "--import-paths", "--protoset", "--data", "--data-file", "--list", "--cacert", "--cert", "--key",
+        "--authority", "--insecure-skip-verify", "--metadata", "--metadata-file", "--compression", "--enable-compression",
     ];
 
     [Fact]

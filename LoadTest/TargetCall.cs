@@ -1,0 +1,158 @@
+using System.CommandLine;
+using Grpc.Core;
+using LoadEngine;
+using LoadEngine.Calls;
+using LoadEngine.Clients;
+using LoadEngine.Strategies;
+using LoadEngine.Targets.Described;
+
+namespace LoadTest;
+
+/// <summary>
+/// A method of the user's own service, as ghz names it: --call, described by --proto files (with import paths), a
+/// --protoset or the target's server reflection; --list prints what the target has instead of running.
+/// </summary>
+public sealed record TargetCall(DescriptorSource Source, string? Call, bool List)
+{
+    /// <summary>The call's description options and its data (from --data, --data-file or stdin); null when nothing names a call or a list.</summary>
+    public static bool TryRead(ParseResult parsed, LoadTestCommand command, out TargetCall? described, out string? data, out string error)
+    {
+        described = null;
+        data = null;
+        var call = parsed.GetValue(command.Call);
+        var list = parsed.GetValue(command.List);
+        var protos = parsed.GetValue(command.Proto) ?? [];
+        string[] importPaths = [.. parsed.GetValue(command.ImportPath) ?? [],
+            .. (parsed.GetValue(command.ImportPaths) ?? "").Split(',', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries)];
+        var protoset = parsed.GetValue(command.Protoset);
+        error = (protos, importPaths, protoset, call, list) switch
+        {
+            ({ Length: > 0 }, _, not null, _, _) => "--proto and --protoset both describe the target; give one of them.",
+            ({ Length: 0 }, { Length: > 0 }, _, _, _) => "--import-path and --import-paths are where --proto's imports are found; give the --proto files too.",
+            _ when call is null && !list && (protos.Length > 0 || protoset is not null) =>
+                $"{(protoset is null ? "--proto" : "--protoset")} describes the method --call names; give --call {DescribedPlan.CallForm} (or --list to see the methods).",
+            _ => string.Empty,
+        };
+        if (error.Length > 0 || !TryData(parsed, command, out data, out error))
+        {
+            return false;
+        }
+
+        if (call is not null || list)
+        {
+            described = new TargetCall(new DescriptorSource(protos, importPaths, protoset), call, list);
+        }
+
+        return true;
+    }
+
+    /// <summary>
+    /// The target described once, before any run: by its .proto files or protoset, or by its server reflection through the
+    /// engine's own channel (so --cacert, --authority and --metadata apply to it too). Null and a sentence when it cannot be.
+    /// </summary>
+    public async Task<(DescribedTarget? Target, string Problem)> DescribeAsync(ChannelFactory channels, EngineOptions engine, CancellationToken cancellation)
+    {
+        var handler = channels.CreateHandler();
+        using var channel = channels.CreateChannel(handler);
+        try
+        {
+            var options = new CallOptions(deadline: DateTime.UtcNow + engine.ConnectTimeout + engine.CallTimeout, cancellationToken: cancellation);
+            return (await DescribedTarget.DescribeAsync(Source, channels.CreateInvoker(channel), options), string.Empty);
+        }
+        catch (TargetDescriptionException problem)
+        {
+            // A target that cannot be reached is said the way a run says it: why the connection or its handshake failed.
+            return (null, problem.InnerException is { } cause && CallFailure.From(cause) is { } failure && (failure.Handshake || failure.Status == StatusCode.Unavailable)
+                ? $"{channels.ServerUri.GetLeftPart(UriPartial.Authority)} could not be described by its server reflection: {failure.Described}."
+                : problem.Message);
+        }
+    }
+
+    /// <summary>What --list prints: each method as --call names it, with its kind; with --call, that method's request as a JSON template.</summary>
+    public void WriteList(DescribedTarget target, TextWriter output)
+    {
+        if (Call is not null)
+        {
+            output.WriteLine(target.Find(Call).RequestTemplate);
+            return;
+        }
+
+        foreach (var method in target.Methods)
+        {
+            output.WriteLine($"{method.Call} ({method.KindName})");
+        }
+    }
+
+    /// <summary>
+    /// The plans with the target's descriptors, after checking that the method exists and the data fits it. A strategy
+    /// that cannot call the method is refused for a single run, and left out of a suite with a note.
+    /// </summary>
+    public static bool TryPlans(LoadTestSettings settings, DescribedTarget target, out LoadTestSettings described, out IReadOnlyList<string> notes, out string error)
+    {
+        described = settings;
+        notes = [];
+        error = string.Empty;
+        var calls = settings.Plans.Where(plan => plan.Call is not null).ToList();
+        if (calls.Count == 0)
+        {
+            return true;
+        }
+
+        try
+        {
+            var method = target.Find(calls[0].Call!);
+            CallData.Parse(method, calls[0].Data);
+            var refused = settings.Plans.Select(plan => (plan, why: DescribedPlan.Refusal(StrategyList.Find(plan.Strategy)!, method))).Where(pair => pair.why is not null).ToList();
+            if (refused.Count > 0 && !settings.IsSuite)
+            {
+                error = refused[0].why!;
+                return false;
+            }
+
+            notes = [.. refused.Select(pair => $"{pair.plan.Strategy} left out: {pair.why}")];
+            var left = settings.Plans.Except(refused.Select(pair => pair.plan)).ToList();
+            described = settings with { Plans = [.. left.Select(plan => plan with { Descriptors = target.DescriptorSet })] };
+            return true;
+        }
+        catch (TargetDescriptionException problem)
+        {
+            error = problem.Message;
+            return false;
+        }
+    }
+
+    /// <summary>--data (@: stdin, as ghz reads it) or --data-file (-: stdin); not both.</summary>
+    private static bool TryData(ParseResult parsed, LoadTestCommand command, out string? data, out string error)
+    {
+        data = null;
+        error = string.Empty;
+        var inline = parsed.GetValue(command.Data);
+        var file = parsed.GetValue(command.DataFile);
+        if (inline is not null && file is not null)
+        {
+            error = "--data and --data-file both give the request; give one of them.";
+            return false;
+        }
+
+        if (inline == "@" || file == "-")
+        {
+            data = Console.In.ReadToEnd();
+        }
+        else if (file is not null)
+        {
+            if (!File.Exists(file))
+            {
+                error = $"--data-file '{file}' does not exist.";
+                return false;
+            }
+
+            data = File.ReadAllText(file);
+        }
+        else
+        {
+            data = inline;
+        }
+
+        return true;
+    }
+}

@@ -1,0 +1,111 @@
+using System.Text.Json;
+using GrpcBestPractices.Tests.Infrastructure;
+using LoadTest;
+
+namespace GrpcBestPractices.Tests.EndToEnd;
+
+/// <summary>
+/// The CLI pointed at a method by ghz's flags, against the real PerformanceService on loopback: described by its server
+/// reflection or by its .proto file, the request from JSON with ghz's templates, over h2c or TLS with a CA, metadata and
+/// gzip; and every bad input a usage error (exit 2) in one sentence before anything runs.
+/// </summary>
+[Collection(SystemCollection.Name)]
+[Trait("Category", "Process")]
+public sealed class LoadTestCliTargetTests(SystemFixture system)
+{
+    private const string GetPerformance = "performance.Monitor/GetPerformance";
+
+    private static readonly string Proto = Path.Combine(AppProcess.RepositoryRoot, "GrpcDependencies", "Protos", "performance.proto");
+
+    // ghz's positional address: host:port, cleartext with --insecure.
+    private string HostPort => new Uri(system.Service.Url).Authority;
+
+    [Fact]
+    public async Task ACallDescribedByReflectionRunsWithTemplatedDataAndKeepsTheFirstAnswer()
+    {
+        using var folder = new TemporaryFolder();
+        var json = folder.File("run.json");
+
+        var result = await CliProcess.RunAsync("--call", GetPerformance, "-d", "{\"clientName\":\"ghz-{{.RequestNumber}}\"}", "--strategy", "client-wrapper",
+            "--count", "20", "--json", json, HostPort, "--insecure");
+
+        Assert.True(result.ExitCode == ExitCodes.Passed, result.ToString());
+        using var run = JsonDocument.Parse(File.ReadAllText(json));
+        var plan = run.RootElement.GetProperty("plan");
+        Assert.Equal(GetPerformance, plan.GetProperty("call").GetString());
+        Assert.Equal("{\"clientName\":\"ghz-{{.RequestNumber}}\"}", plan.GetProperty("data").GetString());
+        Assert.Equal(20, run.RootElement.GetProperty("stats").GetProperty("succeeded").GetInt64());
+        // The service's answer as proto3 JSON: the call did what was meant.
+        Assert.Contains("\"connectionId\"", run.RootElement.GetProperty("stats").GetProperty("firstAnswer").GetString());
+    }
+
+    [Fact]
+    public async Task AProtoFileDescribesTheBidirectionalMethodTheStreamingStrategyCarries()
+    {
+        var result = await CliProcess.RunAsync("--target", system.Service.Url, "--proto", Proto, "--call", "performance.Monitor.GetManyPerformanceStats",
+            "--strategy", "streaming-call", "--count", "50", "--data", "{\"client_name\":\"stream\"}");
+
+        Assert.True(result.ExitCode == ExitCodes.Passed, result.ToString());
+        Assert.Matches(@"\| streaming-call +\| Completed \| +50 \| +0 \|", result.Output);
+    }
+
+    [Fact]
+    public async Task ASuiteOnAUnaryMethodLeavesOutTheStreamingStrategyAndSaysWhy()
+    {
+        var suite = await CliProcess.RunAsync("--target", system.Service.Url, "--call", GetPerformance, "--count", "10");
+
+        Assert.True(suite.ExitCode == ExitCodes.Passed, suite.ToString());
+        Assert.Contains("streaming-call left out: streaming-call carries every call as a message on one bidirectional stream, and performance.Monitor/GetPerformance is unary", suite.Output);
+        Assert.Contains("COMPLETED: 5 runs", suite.Output);
+    }
+
+    [Fact]
+    public async Task ListPrintsEveryMethodAndWithACallItsRequestTemplate()
+    {
+        var list = await CliProcess.RunAsync("--list", "--target", system.Service.Url);
+        var template = await CliProcess.RunAsync("--list", "--call", GetPerformance, "--proto", Proto, "--target", system.Service.Url);
+
+        Assert.True(list.ExitCode == ExitCodes.Passed, list.ToString());
+        Assert.Contains("performance.Monitor/GetPerformance (unary)", list.Output);
+        Assert.Contains("performance.Monitor/GetManyPerformanceStats (bidi-streaming)", list.Output);
+        Assert.True(template.ExitCode == ExitCodes.Passed, template.ToString());
+        using var request = JsonDocument.Parse(template.Output);
+        Assert.Equal(["clientName", "delayMs", "payloadBytes"], request.RootElement.EnumerateObject().Select(field => field.Name));
+    }
+
+    [Theory]
+    [InlineData("The target has no method performance.Monitor/Nope; it has performance.Monitor/GetPerformance, performance.Monitor/GetManyPerformanceStats", "--call", "performance.Monitor/Nope")]
+    [InlineData("delayMs", "--call", GetPerformance, "-d", "{\"delayMs\":\"soon\"}")]
+    [InlineData("data field color is not a field of performance.PerformanceStatusRequest", "--call", GetPerformance, "-d", "{\"color\":1}")]
+    [InlineData("data is not JSON", "--call", GetPerformance, "-d", "{\"clientName\":")]
+    [InlineData("--cacert applies to TLS, and the target", "--call", GetPerformance, "--cacert", "ca.pem")]
+    [InlineData("--metadata key 'grpc-status' cannot be sent", "--call", GetPerformance, "-m", "grpc-status: 0")]
+    [InlineData("--data-file '/no/such.json' does not exist.", "--call", GetPerformance, "-D", "/no/such.json")]
+    [InlineData("--proto and --protoset both describe the target; give one of them.", "--call", GetPerformance, "--proto", "a.proto", "--protoset", "a.pb")]
+    public async Task BadInputExitsTwoWithOneSentenceBeforeAnyRun(string sentence, params string[] arguments)
+    {
+        var result = await CliProcess.RunAsync(["--target", system.Service.Url, "--count", "10", "--strategy", "client-wrapper", .. arguments]);
+
+        Assert.True(result.ExitCode == ExitCodes.Usage, result.ToString());
+        Assert.Empty(result.Output);
+        Assert.Contains(sentence, Assert.Single(result.ErrorLines));
+    }
+
+    [Fact]
+    public async Task OverTlsTheGivenCaIsTrustedWithMetadataAndGzipAndAnyOtherCertificateIsExitTwo()
+    {
+        var tls = new Uri(system.Tls).Authority;
+
+        // host:port is TLS, as in ghz; the reflection call and every run get the same CA, metadata and compression.
+        var trusted = await CliProcess.RunAsync("--call", GetPerformance, tls, "--cacert", system.Certificate, "--authority", "localhost",
+            "-m", "x-tenant: blue", "-m", "{\"x-trace-bin\":\"AQI=\"}", "--compression", "gzip", "--strategy", "single-connection", "--count", "20");
+        var untrusted = await CliProcess.RunAsync("--call", GetPerformance, tls, "--strategy", "single-connection", "--count", "20");
+        var missing = await CliProcess.RunAsync("--call", GetPerformance, tls, "--cacert", "/no/such/ca.pem", "--count", "20");
+
+        Assert.True(trusted.ExitCode == ExitCodes.Passed, trusted.ToString());
+        Assert.True(untrusted.ExitCode == ExitCodes.Usage, untrusted.ToString());
+        Assert.Contains("could not be described by its server reflection: the TLS handshake failed (The remote certificate is invalid", Assert.Single(untrusted.ErrorLines));
+        Assert.True(missing.ExitCode == ExitCodes.Usage, missing.ToString());
+        Assert.Contains("--cacert '/no/such/ca.pem' does not exist", Assert.Single(missing.ErrorLines));
+    }
+}

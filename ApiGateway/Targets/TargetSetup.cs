@@ -4,14 +4,7 @@ namespace ApiGateway.Targets;
 
 public static class TargetSetup
 {
-    /// <summary>The configured targets, checked at start; an engine for each, and their descriptions on demand.</summary>
-    public static WebApplicationBuilder AddTargets(this WebApplicationBuilder builder)
-    {
-        builder.Services.AddTargets();
-        return builder;
-    }
-
-    /// <summary>The same, on services that hold the configuration and the host environment (the gateway's, or a test's).</summary>
+    /// <summary>The configured targets, checked at start; an engine for each, and their descriptions on demand (and in the background at start).</summary>
     public static IServiceCollection AddTargets(this IServiceCollection services)
     {
         services.AddOptions<TargetsOptions>()

@@ -24,7 +24,7 @@ public sealed partial class AppProcess
         }
     }
 
-    private static async Task SendSignalAsync(string signal, int pid)
+    internal static async Task SendSignalAsync(string signal, int pid)
     {
         using var kill = Process.Start(new ProcessStartInfo("kill", [$"-{signal}", pid.ToString(System.Globalization.CultureInfo.InvariantCulture)]) { UseShellExecute = false })!;
         await kill.WaitForExitAsync();

@@ -7,7 +7,6 @@ using ApiGateway.OpenApi;
 using ApiGateway.Page;
 using ApiGateway.Runs;
 using ApiGateway.Security;
-using ApiGateway.Targets;
 using GrpcBestPractices.ServiceDefaults;
 using LoadEngine;
 using LoadEngine.Metrics;
@@ -24,7 +23,6 @@ return await ServiceHost.RunAsync("gateway", async () =>
     builder.AddSlowClientLimits();
     builder.AddRunHistory();
     builder.AddAgentRuns();
-    builder.AddTargets();
     builder.Services.AddStrategies();
     builder.Services.AddProblemResponses();
     builder.Services.AddSwaggerDocs();

@@ -54,11 +54,12 @@ public sealed class TargetDescriptions(TargetEngines engines, IOptions<TargetsOp
     /// <summary>Whether a call reaches the target within <see cref="Timeout"/>: any gRPC answer, even "unimplemented", does.</summary>
     public async Task<string?> UnreachableAsync(string name, CancellationToken cancellation)
     {
-        using var channel = Channel(name);
+        var channels = Channels(name);
+        using var channel = channels.CreateChannel(channels.CreateHandler());
         var probe = new Method<byte[], byte[]>(MethodType.Unary, "grpc.health.v1.Health", "Check", Bytes, Bytes);
         try
         {
-            await channel.CreateCallInvoker().AsyncUnaryCall(probe, null, new CallOptions(deadline: DateTime.UtcNow + Timeout, cancellationToken: cancellation), []);
+            await channels.CreateInvoker(channel).AsyncUnaryCall(probe, null, new CallOptions(deadline: DateTime.UtcNow + Timeout, cancellationToken: cancellation), []);
             return null;
         }
         catch (RpcException answered) when (answered.StatusCode is not (StatusCode.Unavailable or StatusCode.DeadlineExceeded or StatusCode.Internal or StatusCode.Cancelled))
@@ -71,7 +72,11 @@ public sealed class TargetDescriptions(TargetEngines engines, IOptions<TargetsOp
         }
     }
 
-    public string AddressOf(string name) => engines.Services(name).GetRequiredService<ChannelFactory>().ServerUri.ToString().TrimEnd('/');
+    public string AddressOf(string name) => Channels(name).ServerUri.ToString().TrimEnd('/');
+
+    /// <summary>Describes every target once, in the background, so the page's first look at them does not wait for protoc and the compiler.</summary>
+    public Task DescribeAllAsync(CancellationToken cancellation) =>
+        Task.WhenAll(targets.Value.Names.Select(name => DescribeAsync(name, refresh: false, cancellation)));
 
     private async Task<DescribedTarget> DescribeNowAsync(string name)
     {
@@ -79,17 +84,15 @@ public sealed class TargetDescriptions(TargetEngines engines, IOptions<TargetsOp
         var source = options is null
             ? DescriptorSource.Reflection
             : new DescriptorSource([.. options.Proto.Select(paths.FullPath)], [.. options.ImportPaths.Select(paths.FullPath)], options.Protoset is { Length: > 0 } set ? paths.FullPath(set) : null);
-        using var channel = Channel(name);
+        var channels = Channels(name);
+        using var channel = channels.CreateChannel(channels.CreateHandler());
         using var timeout = new CancellationTokenSource(Timeout);
         // protoc runs on a pool thread: describing from files never blocks the request's.
-        return await Task.Run(() => DescribedTarget.DescribeAsync(source, channel.CreateCallInvoker(), new CallOptions(deadline: DateTime.UtcNow + Timeout, cancellationToken: timeout.Token)));
+        return await Task.Run(() => DescribedTarget.DescribeAsync(source, channels.CreateInvoker(channel), new CallOptions(deadline: DateTime.UtcNow + Timeout, cancellationToken: timeout.Token)));
     }
 
-    private Grpc.Net.Client.GrpcChannel Channel(string name)
-    {
-        var channels = engines.Services(name).GetRequiredService<ChannelFactory>();
-        return channels.CreateChannel(channels.CreateHandler());
-    }
+    /// <summary>The target's own channel factory: its address, TLS trust, client certificate, :authority and metadata.</summary>
+    private ChannelFactory Channels(string name) => engines.Services(name).GetRequiredService<ChannelFactory>();
 
     private static string Sentence(Exception failed) => failed switch
     {

@@ -11,7 +11,7 @@ namespace ApiGateway.Targets;
 /// container. Each is made the first time a run or a description needs it, and disposed with the gateway.
 /// </summary>
 public sealed class TargetEngines(
-    IServiceProvider gateway, IOptions<TargetsOptions> targets, IOptionsFactory<EngineOptions> engineOptions, ILoggerFactory logging) : IAsyncDisposable, IDisposable
+    IServiceProvider gateway, IOptions<TargetsOptions> targets, IOptionsFactory<EngineOptions> engineOptions, TargetsValidation paths, ILoggerFactory logging) : IAsyncDisposable, IDisposable
 {
     private readonly ConcurrentDictionary<string, Lazy<ServiceProvider>> _engines = new(StringComparer.OrdinalIgnoreCase);
 
@@ -28,14 +28,15 @@ public sealed class TargetEngines(
 
         var options = targets.Value.Targets.GetValueOrDefault(target)
             ?? throw new InvalidOperationException($"No target is configured as '{target}'; the configured targets are: {string.Join(", ", targets.Value.Names)}.");
-        return _engines.GetOrAdd(target, _ => new Lazy<ServiceProvider>(() => Build(options))).Value;
+        return _engines.GetOrAdd(target, name => new Lazy<ServiceProvider>(() => Build(name, options))).Value;
     }
 
     /// <summary>The engine options a target's engine runs under: the gateway's limits, the target's address; no workload listeners.</summary>
-    public EngineOptions OptionsFor(TargetOptions target)
+    public EngineOptions OptionsFor(string name, TargetOptions target)
     {
         var engine = engineOptions.Create(Options.DefaultName);
         engine.ServerUri = target.AddressUri;
+        engine.Connection = target.Connection(name, paths.FullPath);
         // The workload contenders call the built-in service's other listeners only.
         engine.Http1Uri = null;
         engine.TlsUri = null;
@@ -59,12 +60,12 @@ public sealed class TargetEngines(
         }
     }
 
-    private ServiceProvider Build(TargetOptions target)
+    private ServiceProvider Build(string name, TargetOptions target)
     {
         var services = new ServiceCollection();
         services.AddSingleton(logging);
         services.AddSingleton(typeof(ILogger<>), typeof(Logger<>));
-        services.AddSingleton(Options.Create(OptionsFor(target)));
+        services.AddSingleton(Options.Create(OptionsFor(name, target)));
         services.AddLoadEngine();
         return services.BuildServiceProvider(new ServiceProviderOptions { ValidateOnBuild = true, ValidateScopes = true });
     }

@@ -1,6 +1,7 @@
 using System.Net;
 using System.Text.RegularExpressions;
 using LoadEngine;
+using LoadEngine.Clients;
 using Microsoft.Extensions.Options;
 
 namespace ApiGateway.Targets;
@@ -49,6 +50,21 @@ public sealed class TargetOptions
     public string DescribedBy => Protoset is { Length: > 0 } ? "protoset" : Proto.Count > 0 ? "proto" : "reflection";
 
     public Uri AddressUri => new(Address, UriKind.Absolute);
+
+    /// <summary>How the engine connects to it, files relative to <paramref name="fullPath"/>'s root, sentences naming Targets:<paramref name="name"/>'s keys.</summary>
+    public TargetConnection Connection(string name, Func<string, string> fullPath) => new()
+    {
+        CaCertificate = Full(CaCertificate, fullPath),
+        ClientCertificate = Full(ClientCertificate, fullPath),
+        ClientKey = Full(ClientKey, fullPath),
+        Authority = string.IsNullOrEmpty(Authority) ? null : Authority,
+        InsecureSkipVerify = InsecureSkipVerify,
+        Metadata = [.. Metadata.Select(pair => new KeyValuePair<string, string>(pair.Key.ToLowerInvariant(), pair.Value))],
+        Compression = string.IsNullOrEmpty(Compression) ? null : Compression,
+        SettingNames = ConnectionSettingNames.Under($"{TargetsOptions.Section}:{name}"),
+    };
+
+    private static string? Full(string? path, Func<string, string> fullPath) => string.IsNullOrEmpty(path) ? null : fullPath(path);
 }
 
 /// <summary>Every configured target by name. Section <c>Targets</c>; the built-in PerformanceService is always there too, as <see cref="BuiltIn"/>.</summary>
@@ -60,8 +76,6 @@ public sealed class TargetsOptions
     public const string BuiltIn = "performance";
 
     public const string NameRule = "letters, digits, '-' and '_', at most 64";
-
-    public const string AllowedCompression = "gzip";
 
     public Dictionary<string, TargetOptions> Targets { get; } = new(StringComparer.OrdinalIgnoreCase);
 
@@ -107,9 +121,15 @@ public sealed partial class TargetsValidation(IHostEnvironment environment) : IV
         {
             yield return $"{key}:Address must be on this machine (localhost, 127.0.0.0/8 or [::1]): the gateway loads only loopback services; it was '{target.Address}'.";
         }
-        else if (address.Scheme == Uri.UriSchemeHttp && (target.CaCertificate is { Length: > 0 } || target.ClientCertificate is { Length: > 0 } || target.InsecureSkipVerify))
+        else if (target.Metadata.FirstOrDefault(pair => pair.Key.EndsWith("-bin", StringComparison.OrdinalIgnoreCase) && !IsBase64(pair.Value)).Key is { } binary)
         {
-            yield return $"{key}: CaCertificate, ClientCertificate and InsecureSkipVerify apply to TLS; {key}:Address is http:// ('{target.Address}'): make it https:// or leave them out.";
+            // Said here, before the connection's own check would quote the value: a metadata value is a secret.
+            yield return $"{key}:Metadata:{binary} ends in -bin, so its value must be base64; it is not (the value is not shown).";
+        }
+        else if (!target.Connection(name, FullPath).TryLoad(address, out _, out var connection))
+        {
+            // Its certificates loaded, its metadata and compression checked: a sentence naming the key (never a metadata value).
+            yield return connection;
         }
 
         if (target.Proto.Count > 0 && target.Protoset is { Length: > 0 })
@@ -138,51 +158,17 @@ public sealed partial class TargetsValidation(IHostEnvironment environment) : IV
             }
         }
 
-        foreach (var (setting, path) in new[] { ("Protoset", target.Protoset), ("CaCertificate", target.CaCertificate), ("ClientCertificate", target.ClientCertificate), ("ClientKey", target.ClientKey) })
+        if (target.Protoset is { Length: > 0 } protoset && MissingFile($"{key}:Protoset", protoset) is { } noProtoset)
         {
-            if (path is { Length: > 0 } && MissingFile($"{key}:{setting}", path) is { } missing)
-            {
-                yield return missing;
-            }
-        }
-
-        if (target.ClientCertificate is { Length: > 0 } != target.ClientKey is { Length: > 0 })
-        {
-            yield return $"{key}: ClientCertificate and ClientKey go together (mutual TLS); set both or neither.";
-        }
-
-        if (target.Compression is { Length: > 0 } compression && compression != TargetsOptions.AllowedCompression)
-        {
-            yield return $"{key}:Compression must be {TargetsOptions.AllowedCompression} or empty; it was '{compression}'.";
-        }
-
-        if (target.Authority is { } authority && Uri.CheckHostName(authority.Split(':')[0]) == UriHostNameType.Unknown)
-        {
-            yield return $"{key}:Authority must be a host name, optionally with a port, e.g. inventory.example.com; it was '{authority}'.";
-        }
-
-        foreach (var header in target.Metadata.Keys)
-        {
-            // The value is a secret: the sentence names the key only.
-            if (!HeaderName().IsMatch(header) || header.StartsWith("grpc-", StringComparison.OrdinalIgnoreCase))
-            {
-                yield return $"{key}:Metadata:{header} is not a header a call may carry: names are lower-case letters, digits, '-', '_' and '.', and not grpc-*.";
-            }
-            else if (header.EndsWith("-bin", StringComparison.OrdinalIgnoreCase) && !IsBase64(target.Metadata[header]))
-            {
-                yield return $"{key}:Metadata:{header} is a binary header (-bin): its value must be base64.";
-            }
+            yield return noProtoset;
         }
     }
+
+    private static bool IsBase64(string value) => Convert.TryFromBase64String(value, new byte[value.Length], out _);
 
     private string? MissingFile(string key, string path) =>
         File.Exists(FullPath(path)) ? null : $"{key} must be a file; '{FullPath(path)}' is not one.";
 
-    private static bool IsBase64(string value) => Convert.TryFromBase64String(value, new byte[value.Length], out _);
-
     [GeneratedRegex("^[A-Za-z0-9_-]{1,64}$")]
     private static partial Regex TargetName();
-
-    [GeneratedRegex("^[A-Za-z0-9_.-]+$")]
-    private static partial Regex HeaderName();
 }

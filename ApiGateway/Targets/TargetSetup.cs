@@ -4,14 +4,7 @@ namespace ApiGateway.Targets;
 
 public static class TargetSetup
 {
-    /// <summary>The configured targets, checked at start; an engine for each, and their descriptions on demand.</summary>
-    public static WebApplicationBuilder AddTargets(this WebApplicationBuilder builder)
-    {
-        builder.Services.AddTargets();
-        return builder;
-    }
-
-    /// <summary>The same, on services that hold the configuration and the host environment (the gateway's, or a test's).</summary>
+    /// <summary>The configured targets, checked at start; an engine for each, and their descriptions on demand (and in the background at start).</summary>
     public static IServiceCollection AddTargets(this IServiceCollection services)
     {
         services.AddOptions<TargetsOptions>()
@@ -41,6 +34,19 @@ public static class TargetSetup
         services.AddSingleton<TargetEngines>();
         services.AddSingleton<TargetDescriptions>();
         services.AddSingleton<TargetPlans>();
+        services.AddHostedService<TargetWarmup>();
         return services;
     }
+}
+
+/// <summary>Once the gateway listens, describes each target in the background; a target that fails is described again when asked.</summary>
+public sealed class TargetWarmup(TargetDescriptions descriptions, IHostApplicationLifetime lifetime) : IHostedService
+{
+    public Task StartAsync(CancellationToken cancellationToken)
+    {
+        lifetime.ApplicationStarted.Register(() => _ = Task.Run(() => descriptions.DescribeAllAsync(lifetime.ApplicationStopping)));
+        return Task.CompletedTask;
+    }
+
+    public Task StopAsync(CancellationToken cancellationToken) => Task.CompletedTask;
 }

@@ -7,6 +7,7 @@ using Microsoft.Extensions.Options;
 using ApiGateway.Endpoints;
 using ApiGateway.Lessons;
 using ApiGateway.Runs;
+using ApiGateway.Targets;
 using Microsoft.AspNetCore.Hosting.Server;
 using Microsoft.AspNetCore.Hosting.Server.Features;
 
@@ -58,6 +59,7 @@ public static partial class GatewaySetup
         app.MapGatewayStatus();
         app.MapWorkloadEndpoints();
         app.MapComparisonEndpoints();
+        app.MapTargetEndpoints();
         return app;
     }
 

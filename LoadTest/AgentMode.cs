@@ -113,7 +113,7 @@ public static class AgentMode
         }
 
         var share = AgentShares.Of(run.Plan, agent.Shard);
-        output.WriteLine($"agent {name}: shard {agent.Shard} of run {agent.RunId}: {share.Strategy}, {Describe(share)}, against {settings.Target}");
+        output.WriteLine($"agent {name}: shard {agent.Shard} of run {agent.RunId}: {share.Strategy}{(share.Call is { } call ? $" calling {call}" : "")}, {Describe(share)}, against {settings.Target}");
         var ended = await RunShareAsync(settings, store, agent, share, error, interrupt);
         var state = ended.State switch
         {

@@ -1,7 +1,9 @@
 using System.CommandLine;
 using System.Globalization;
 using System.Text.Json;
+using LoadEngine.Clients;
 using LoadEngine.Lessons;
+using LoadEngine.Targets.Described;
 using LoadTest.Output;
 using Microsoft.Extensions.DependencyInjection;
 using Spectre.Console;
@@ -39,23 +41,56 @@ public static class LessonsMode
         return true;
     }
 
-    public static async Task<int> RunAsync(LoadTestSettings settings, IReadOnlyList<LessonDefinition> lessons, string? repetitions, IAnsiConsole console, TextWriter output, Interrupt interrupt)
+    public static async Task<int> RunAsync(
+        LoadTestSettings settings, IReadOnlyList<LessonDefinition> lessons, string? repetitions, string? streamCall, IAnsiConsole console, TextWriter output, TextWriter error, Interrupt interrupt)
     {
         var outcomes = new List<LessonOutcome>();
         await using (var services = LoadTestRunner.BuildServices(settings))
         {
-            var warmup = await EngineWarmup.RunAsync(services, interrupt.Token);
-            Say(settings, output, warmup.Summary);
-            var runs = services.GetRequiredService<LoadTestRunner>().Sequence(new NoProgress(), settings.Limits, interrupt);
+            var (call, problem) = await CallAsync(settings, streamCall, services, interrupt.Token);
+            if (problem is not null)
+            {
+                return Usage(error, problem);
+            }
+
+            // Every lesson is planned before any runs: one that cannot run on the method says why, and only it is left out.
+            var plans = new List<LessonPlan>();
+            var notHere = new List<string>();
             foreach (var lesson in lessons)
+            {
+                if (LessonPlan.TryCreate(lesson, repetitions, settings.Limits, settings.Engine, call, out var plan, out var why))
+                {
+                    plans.Add(plan);
+                }
+                else
+                {
+                    notHere.Add($"Lesson {lesson.Number}, {lesson.Title}, does not apply to {call!.Call}: {why}");
+                }
+            }
+
+            if (plans.Count == 0)
+            {
+                return Usage(error, string.Join(" ", notHere));
+            }
+
+            notHere.ForEach(output.WriteLine);
+            // The engine's warm-up calls the built-in service's methods; on the user's service each arm's own warm-up calls are all there is.
+            if (call is null)
+            {
+                var warmup = await EngineWarmup.RunAsync(services, interrupt.Token);
+                Say(settings, output, warmup.Summary);
+            }
+
+            var runs = services.GetRequiredService<LoadTestRunner>().Sequence(new NoProgress(), settings.Limits, interrupt);
+            foreach (var plan in plans)
             {
                 if (interrupt.Signal is not null)
                 {
                     break;
                 }
 
-                LessonPlan.TryCreate(lesson, repetitions, settings.Limits, settings.Engine, out var plan, out _);
-                Say(settings, output, $"Lesson {lesson.Number}, {lesson.Title}: {plan.Schedule().Count} steps ({plan.Repetitions} repetitions)…");
+                var lesson = plan.Lesson;
+                Say(settings, output, $"Lesson {lesson.Number}, {lesson.Title}{(call is null ? "" : $" on {call.Call}")}: {plan.Schedule().Count} steps ({plan.Repetitions} repetitions)…");
                 var record = await LessonExperiment.RunAsync(plan, plan.NewRecord(), runs, services, _ => { }, interrupt.Token);
                 outcomes.Add(new LessonOutcome(lesson.Id, lesson.Number, lesson.Title, record, LessonVerdicts.Judge(lesson, record)));
             }
@@ -108,6 +143,27 @@ public static class LessonsMode
             // Written as it is, not through the console, which would wrap a long sentence.
             output.WriteLine($"{outcome.Number} {outcome.Title}: {outcome.Verdicts[0].Sentence}{ended}");
         }
+    }
+
+    /// <summary>
+    /// The user's method the lessons run on (--call, described as a run's is, before anything runs); null without --call.
+    /// The CLI cannot know whether --target is the built-in service, so connections are counted only from a service it knows.
+    /// </summary>
+    private static async Task<(LessonCall? Call, string? Problem)> CallAsync(LoadTestSettings settings, string? streamCall, IServiceProvider services, CancellationToken cancellation)
+    {
+        if (settings.Described is not { Call: { } call } described)
+        {
+            return (null, streamCall is null ? null : $"--stream-call names the streaming lesson's method on the user's service; give --call {DescribedPlan.CallForm} too.");
+        }
+
+        var (target, problem) = await described.DescribeAsync(services.GetRequiredService<ChannelFactory>(), settings.Engine, cancellation);
+        return target is null ? (null, problem) : (new LessonCall(null, settings.Target, target.DescriptorSet, call, described.Data, streamCall), null);
+    }
+
+    private static int Usage(TextWriter error, string sentence)
+    {
+        error.WriteLine($"loadtest: {sentence}");
+        return ExitCodes.Usage;
     }
 
     private static string Ratio(double ratio) => ratio.ToString(ratio < 10 ? "0.00" : "0.0", CultureInfo.InvariantCulture);

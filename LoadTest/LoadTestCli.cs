@@ -31,7 +31,7 @@ public static class LoadTestCli
         command.Run.SetAction((result, _) => WithSettings(result, settings => RunAsync(settings, output, error, interrupt)));
         command.Compare.SetAction((result, _) => WithSettings(result, settings => RunAsync(settings, output, error, interrupt)));
         command.Lessons.SetAction((result, _) => WithSettings(result, settings => LessonsMode.TryRead(result, command, out var lessons, out var repetitions, out var problem)
-            ? LessonsMode.RunAsync(settings, lessons, repetitions, ConsoleFor(settings, output), output, interrupt)
+            ? LessonsMode.RunAsync(settings, lessons, repetitions, parsed.GetValue(command.StreamCall), ConsoleFor(settings, output), output, error, interrupt)
             : Task.FromResult(Usage(error, problem))));
         command.Agent.SetAction((result, _) => WithSettings(result, settings => AgentMode.TryRead(result, command, Environment.GetEnvironmentVariable, out var agent, out var problem)
             ? AgentMode.RunAsync(settings, agent, output, error, interrupt)

@@ -44,6 +44,9 @@ public sealed class LoadTestCommand
     public Option<string> Call { get; } = Text("--call", "method",
         "The method to load, package.Service/Method (or package.Service.Method), of the target described by --proto, --protoset or server reflection.");
 
+    public Option<string> StreamCall { get; } = Text("--stream-call", "method",
+        "lessons on --call: the bidirectional method of the same request and answer types the streaming lesson carries the calls on (default: the first the target has).");
+
     public Option<string[]> Proto { get; } = new("--proto")
     {
         Description = "A .proto file that declares --call's service, repeatable; compiled with the protoc Grpc.Tools ships (well-known types included).",
@@ -288,7 +291,7 @@ public sealed class LoadTestCommand
             [Target, Workload, Protocol, Serializer, HttpVersion, Security, Contenders, .. WorkloadSettings.Values, .. plan, .. listeners, .. connection]);
         Lessons = Command("lessons", "Runs the lessons' experiments, each with its own design, after a warm-up, and judges each lesson's claims. " +
             "Exit codes: 0 every headline verdict agrees and is beyond noise; 99 one does not; 1 an experiment did not complete; 105 interrupted; 2 a usage error.",
-            [Target, Repetitions, Json, .. listeners, .. connection]);
+            [Target, Repetitions, Json, .. TargetOptions.Where(option => option != List), StreamCall, .. ConnectionOptions, .. listeners, .. connection]);
         Lessons.Arguments.Add(LessonIds);
         // Not ids but an option lessons does not have, which the parser took for its argument.
         LessonIds.Validators.Add(ids => ids.Tokens.Where(token => token.Value.StartsWith('-')).ToList().ForEach(option => ids.AddError($"Unrecognized command or argument '{option.Value}'.")));

@@ -14,6 +14,9 @@ namespace LoadTest;
 /// </summary>
 public sealed record TargetCall(DescriptorSource Source, string? Call, bool List)
 {
+    /// <summary>The call's request data, as read (the lessons take it with the call; a run's plans carry it).</summary>
+    public string? Data { get; init; }
+
     /// <summary>The call's description options and its data (from --data, --data-file or stdin); null when nothing names a call or a list.</summary>
     public static bool TryRead(ParseResult parsed, LoadTestCommand command, out TargetCall? described, out string? data, out string error)
     {
@@ -40,7 +43,7 @@ public sealed record TargetCall(DescriptorSource Source, string? Call, bool List
 
         if (call is not null || list)
         {
-            described = new TargetCall(new DescriptorSource(protos, importPaths, protoset), call, list);
+            described = new TargetCall(new DescriptorSource(protos, importPaths, protoset), call, list) { Data = data };
         }
 
         return true;

@@ -34,7 +34,8 @@ public sealed class AgentOptions
 /// percentiles from the merged histograms, counts summed. A shard nobody took in time, or whose agent stopped beating,
 /// is missing, and the run is <see cref="RunState.Partial"/>, saying whose share of how many calls it lacks.
 /// </summary>
-public sealed partial class AgentRuns(RunAgentStore store, IOptions<AgentOptions> options, IOptions<GatewayOptions> gateway, TimeProvider time, ILogger<AgentRuns> logger)
+public sealed partial class AgentRuns(
+    RunAgentStore store, IOptions<AgentOptions> options, IOptions<GatewayOptions> gateway, IOptions<Targets.TargetsOptions> targets, TimeProvider time, ILogger<AgentRuns> logger)
 {
     public static readonly TimeSpan Poll = TimeSpan.FromMilliseconds(500);
 
@@ -93,13 +94,20 @@ public sealed partial class AgentRuns(RunAgentStore store, IOptions<AgentOptions
     public async Task<IReadOnlyList<AgentReport>> ReportsAsync(RunRecord run, CancellationToken cancellationToken = default) =>
         Classify(run, await store.ListShardsAsync(run.Id, withFigures: false, cancellationToken), time.GetUtcNow(), null, ended: run.State != RunState.Running);
 
-    /// <summary>The command that starts an agent for <paramref name="shard"/>, with no secret in it.</summary>
-    public string Command(Guid runId, AgentShard shard)
+    /// <summary>
+    /// The command that starts an agent for <paramref name="shard"/>, with no secret in it: the run's target by its address
+    /// only; a target's credentials and metadata are the agent's own options, as the store keeps none.
+    /// </summary>
+    public string Command(Guid runId, AgentShard shard, RunPlan plan)
     {
         var history = store.SqliteFile is { } file
             ? $"--history {Quote(file)}"
             : "--history-provider Postgres (with ConnectionStrings__History set as the gateway's)";
-        return $"./loadtest agent --run-id {runId} --shard {shard} --target {gateway.Value.ServerUrl} {history}";
+        var target = plan.Target is { } name ? targets.Value.Targets.GetValueOrDefault(name) : null;
+        var credentials = target is { Metadata.Count: > 0 } or { CaCertificate.Length: > 0 } or { ClientCertificate.Length: > 0 } or { Authority.Length: > 0 } or { InsecureSkipVerify: true } or { Compression.Length: > 0 }
+            ? $", with {plan.Target}'s --metadata, --cacert, --cert/--key, --authority or --compression as the agent's own options (the store keeps none)"
+            : "";
+        return $"./loadtest agent --run-id {runId} --shard {shard} --target {target?.Address ?? gateway.Value.ServerUrl} {history}{credentials}";
     }
 
     private IReadOnlyList<AgentReport> Classify(RunRecord run, IReadOnlyList<ShardRow> rows, DateTimeOffset now, DateTimeOffset? cancelledAt, bool ended)
@@ -121,7 +129,7 @@ public sealed partial class AgentRuns(RunAgentStore store, IOptions<AgentOptions
                     _ when now - run.StartedAt > join => (AgentState.Missing, $"No agent took shard {shard} within {join.TotalSeconds:0.#} s (Agents:JoinTimeoutSeconds)."),
                     _ => (AgentState.Waiting, (string?)null),
                 };
-                return new AgentReport(index, state, null, share, 0, null, null, null, null, why) { Command = state == AgentState.Waiting ? Command(run.Id, shard) : null };
+                return new AgentReport(index, state, null, share, 0, null, null, null, null, why) { Command = state == AgentState.Waiting ? Command(run.Id, shard, run.Plan) : null };
             }
 
             // Declared missing when the run ended (the gateway's own row when no agent came): the same sentence ever after.

@@ -13,6 +13,7 @@ using Microsoft.AspNetCore.Http.HttpResults;
 using Microsoft.AspNetCore.Mvc;
 using Microsoft.Extensions.Options;
 using ApiGateway.Security;
+using ApiGateway.Targets;
 
 namespace ApiGateway.Endpoints;
 
@@ -130,7 +131,7 @@ public static class RunApiEndpoints
 
     private static async Task<Results<Accepted<RunRecord>, ProblemHttpResult>> StartRunAsync(
         HttpRequest http, RunCoordinator coordinator, [FromServices] AgentRuns agentRuns, IOptions<RunLimitsOptions> limits, IOptions<AgentOptions> agentOptions,
-        IOptions<EngineOptions> engine)
+        IOptions<EngineOptions> engine, TargetPlans targets)
     {
         var (request, error) = await RunRequestReader.ReadAsync(http, RunRequestReader.Run);
         if (request is null)
@@ -139,10 +140,20 @@ public static class RunApiEndpoints
         }
 
         // Nobody waits on a background run's answer, so per-call statuses would only hold memory.
-        if (!KeepsNoStatuses(request.Input, out error) || !RunPlanRules.TryCreate(request.Input with { IncludeStatuses = false }, limits.Value.PlanLimits(), StrategyList.Names, out var plan, out error))
+        if (!KeepsNoStatuses(request.Input, out error) || !targets.TryCheck(request.Input, out var input, out error)
+            || !RunPlanRules.TryCreate(input with { IncludeStatuses = false }, limits.Value.PlanLimits(), StrategyList.Names, out var plan, out error))
         {
             return ProblemResponses.InvalidParameters(error);
         }
+
+        // A call of a target's method carries the target's descriptors, so the run (or its agents) need nothing more.
+        var (described, unfit) = await targets.DescribeAsync([plan], strategiesAsked: true, http.HttpContext.RequestAborted);
+        if (unfit is not null)
+        {
+            return unfit;
+        }
+
+        plan = described[0];
 
         if (request.Agents is not null)
         {
@@ -295,7 +306,7 @@ public static class RunApiEndpoints
         yield return new SseItem<object>(stored!, "final");
     }
 
-    private static async Task<Results<Accepted<SuiteView>, ProblemHttpResult>> StartSuiteAsync(HttpRequest http, RunCoordinator coordinator, IOptions<RunLimitsOptions> limits)
+    private static async Task<Results<Accepted<SuiteView>, ProblemHttpResult>> StartSuiteAsync(HttpRequest http, RunCoordinator coordinator, IOptions<RunLimitsOptions> limits, TargetPlans targets)
     {
         var (request, error) = await RunRequestReader.ReadAsync(http, RunRequestReader.Suite);
         if (request is null)
@@ -303,10 +314,12 @@ public static class RunApiEndpoints
             return ProblemResponses.InvalidParameters(error);
         }
 
-        if (!KeepsNoStatuses(request.Input, out error))
+        if (!KeepsNoStatuses(request.Input, out error) || !targets.TryCheck(request.Input, out var input, out error))
         {
             return ProblemResponses.InvalidParameters(error);
         }
+
+        request = request with { Input = input };
 
         var strategies = request.Names ?? StrategyList.Names;
         var unknown = strategies.FirstOrDefault(name => !StrategyList.Names.Contains(name));
@@ -328,7 +341,13 @@ public static class RunApiEndpoints
             plans.Add(plan);
         }
 
-        if (await coordinator.StartSuiteAsync(plans) is not { } suite)
+        var (described, unfit) = await targets.DescribeAsync(plans, strategiesAsked: request.Names is not null, http.HttpContext.RequestAborted);
+        if (unfit is not null)
+        {
+            return unfit;
+        }
+
+        if (await coordinator.StartSuiteAsync(described) is not { } suite)
         {
             return ProblemResponses.TooManyRuns(http.HttpContext, limits.Value.MaxRunsInFlight);
         }

@@ -56,7 +56,11 @@ public static class RunRequestReader
         "contenders", "contender", "[\"grpc-h2-cleartext\", \"rest-stj-h1-cleartext\"]");
 
     /// <summary>The plan; <see cref="Names"/> the suite's strategies or the comparison's contenders; <see cref="Repetitions"/> a comparison's.</summary>
-    public sealed record RunRequest(RunPlanInput Input, IReadOnlyList<string>? Names, string? Repetitions, string? Agents = null);
+    public sealed record RunRequest(RunPlanInput Input, IReadOnlyList<string>? Names, string? Repetitions, string? Agents = null)
+    {
+        /// <summary>A lesson experiment's bidirectional method for the streaming lesson, when the body names one.</summary>
+        public string? StreamCall { get; init; }
+    }
 
     public static async Task<(RunRequest? Request, string Error)> ReadAsync(HttpRequest http, RequestShape shape)
     {
@@ -105,16 +109,44 @@ public static class RunRequestReader
             var problem = !shape.Fields.Contains(property.Name, StringComparer.Ordinal) ? NotASetting(shape, property.Name)
                 : property.Name == shape.NamesField ? ReadNames(shape, property.Value, out names)
                 : property.Name is "stages" or "percentiles" or "thresholds" && property.Value.ValueKind == JsonValueKind.Array ? CheckList(property.Name, property.Value)
-                : InputBounds.TooLong(property.Name, property.Value.ValueKind == JsonValueKind.String ? property.Value.GetString() : property.Value.GetRawText(), InputBounds.MaxValueLength);
+                : InputBounds.TooLong(property.Name, property.Value.ValueKind == JsonValueKind.String ? property.Value.GetString() : property.Value.GetRawText(), MaxLength(property.Name));
             if (problem is not null)
             {
                 return (null, problem);
             }
         }
 
-        return RunPlanText.TryBind(document.RootElement, limits, out var input, out var error)
-            ? (new RunRequest(input, names, RunPlanText.Text(document.RootElement, "repetitions"), RunPlanText.Text(document.RootElement, "agents")), string.Empty)
+        using var plan = DataAsText(document);
+        return RunPlanText.TryBind(plan.RootElement, limits, out var input, out var error)
+            ? (new RunRequest(input, names, RunPlanText.Text(document.RootElement, "repetitions"), RunPlanText.Text(document.RootElement, "agents"))
+            {
+                StreamCall = RunPlanText.Text(document.RootElement, "streamCall"),
+            }, string.Empty)
             : (null, error);
+    }
+
+    /// <summary>A call's data and name may be longer than a setting's value: the request's JSON, the method's full name.</summary>
+    private static int MaxLength(string field) => field switch
+    {
+        "data" => InputBounds.MaxDataLength,
+        "call" or "streamCall" => InputBounds.MaxCallLength,
+        _ => InputBounds.MaxValueLength,
+    };
+
+    /// <summary>
+    /// data may be sent as the request itself (a JSON object, or an array of them) or as a string holding it; the plan keeps
+    /// it as text either way.
+    /// </summary>
+    private static JsonDocument DataAsText(JsonDocument document)
+    {
+        if (!document.RootElement.TryGetProperty("data", out var data) || data.ValueKind is not (JsonValueKind.Object or JsonValueKind.Array))
+        {
+            return JsonDocument.Parse(document.RootElement.GetRawText());
+        }
+
+        var plan = System.Text.Json.Nodes.JsonNode.Parse(document.RootElement.GetRawText())!.AsObject();
+        plan["data"] = data.GetRawText();
+        return JsonSerializer.SerializeToDocument(plan);
     }
 
     private static string? ReadNames(RequestShape shape, JsonElement value, out IReadOnlyList<string>? names)

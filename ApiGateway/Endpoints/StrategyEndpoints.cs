@@ -3,6 +3,7 @@ using ApiGateway.Errors;
 using ApiGateway.OpenApi;
 using ApiGateway.Runs;
 using ApiGateway.Security;
+using ApiGateway.Targets;
 using LoadEngine;
 using LoadEngine.Clients;
 using LoadEngine.Reports;
@@ -63,6 +64,8 @@ public static class StrategyEndpoints
     public static IServiceCollection AddStrategies(this IServiceCollection services)
     {
         services.AddLoadEngine();
+        // Runs of a configured target run in its own engine.
+        services.AddTargets();
         services.AddSingleton<RunMetrics>();
         services.AddSingleton<RunCoordinator>();
         services.AddEventViewers();

@@ -11,11 +11,16 @@ using LoadEngine.Lessons;
 using Microsoft.AspNetCore.Http.HttpResults;
 using Microsoft.Extensions.Options;
 using ApiGateway.Security;
+using ApiGateway.Targets;
+using LoadEngine.Targets.Described;
 
 namespace ApiGateway.Lessons;
 
-/// <summary>The body of POST /api/lessons/{id}/experiments; it may be left out.</summary>
-public sealed record ExperimentRequestBody(int? Repetitions);
+/// <summary>
+/// The body of POST /api/lessons/{id}/experiments; it may be left out. With target, call and data (as POST /api/runs takes
+/// them) the lesson runs on that unary method; streamCall names the bidirectional method the streaming lesson uses.
+/// </summary>
+public sealed record ExperimentRequestBody(int? Repetitions, string? Target, string? Call, string? Data, string? StreamCall);
 
 /// <summary>
 /// The lessons as experiments: each lesson's text and design, one POST to run its experiment (repeated, interleaved, its
@@ -25,7 +30,7 @@ public static class LessonApi
 {
     private const int MaxPageSize = 100;
 
-    private static readonly RequestShape Body = new("experiment", ["repetitions"], null, "", "");
+    private static readonly RequestShape Body = new("experiment", ["repetitions", "target", "call", "data", "streamCall"], null, "", "");
 
     private static readonly RouteParameter LessonId = RouteParameter.OneOf("id", LessonList.Ids, null, "The lesson's id, as GET /api/lessons lists them.") with { InPath = true, Example = LessonList.Ids[0] };
 
@@ -58,6 +63,9 @@ public static class LessonApi
             .WithSummary("Run the lesson's experiment: every arm once per repetition, interleaved, warm-up apart; 202 with the experiment and its links.")
             .WithDescription(
                 $"id: {string.Join(", ", LessonList.Ids)}. Body (optional): {{\"repetitions\": {LessonList.DefaultRepetitions}}}, 1 to {LessonList.MaxRepetitions}. " +
+                "With target, call and data as POST /api/runs takes them, the lesson runs on that unary method of a configured target (GET /api/targets); " +
+                "streamCall names the bidirectional method of the same types the streaming lesson uses (else the first found). A lesson that cannot run on " +
+                "it (binary-payloads and grpc-vs-rest stay on the built-in service) is a 400 saying why; a target that cannot be described or reached, a 503. " +
                 "The lesson's settings are its design (GET /api/lessons/{id} shows them). The answer's verdict judges the lesson's headline claim: " +
                 "expectedDirection (above-1: the other arm's figure is larger; near-1: about equal), measuredRatio (the median over the repetitions of " +
                 "other ÷ baseline), range (the smallest and largest ratio), agrees (the measurement goes the lesson's way) and beyondNoise (every repetition on " +
@@ -96,7 +104,7 @@ public static class LessonApi
         LessonList.Find(id) is { } lesson ? TypedResults.Ok(await ViewAsync(lesson, coordinator, store, limits.Value, engine.Value)) : NoSuchLesson(id);
 
     private static async Task<Results<Accepted<ExperimentView>, ProblemHttpResult>> StartAsync(
-        string id, HttpRequest http, RunCoordinator coordinator, IOptions<RunLimitsOptions> limits, IOptions<EngineOptions> engine)
+        string id, HttpRequest http, RunCoordinator coordinator, IOptions<RunLimitsOptions> limits, IOptions<EngineOptions> engine, TargetPlans targets, TargetDescriptions descriptions)
     {
         if (LessonList.Find(id) is not { } lesson)
         {
@@ -104,6 +112,7 @@ public static class LessonApi
         }
 
         string? repetitions = null;
+        LessonCall? call = null;
         if (http.ContentLength is not 0 && (http.ContentLength is not null || http.ContentType is not null))
         {
             var (request, error) = await RunRequestReader.ReadAsync(http, Body);
@@ -113,9 +122,14 @@ public static class LessonApi
             }
 
             repetitions = request.Repetitions;
+            (call, var unfit) = await CallOfAsync(lesson, request, targets, descriptions, http.HttpContext.RequestAborted);
+            if (unfit is not null)
+            {
+                return unfit;
+            }
         }
 
-        if (!LessonPlan.TryCreate(lesson, repetitions, limits.Value.PlanLimits(), engine.Value, out var plan, out var refusal))
+        if (!LessonPlan.TryCreate(lesson, repetitions, limits.Value.PlanLimits(), engine.Value, call, out var plan, out var refusal))
         {
             return ProblemResponses.InvalidParameters(refusal);
         }
@@ -127,6 +141,52 @@ public static class LessonApi
 
         var view = ExperimentView.From(experiment.Record, experiment);
         return TypedResults.Accepted(view.Links.Self, view);
+    }
+
+    /// <summary>
+    /// The user's method the body names, described by its target's description (as a run's is): null when the body names
+    /// none; a 400 when the lesson stays on the built-in service or the input does not read, a 503 when the target cannot be described or reached.
+    /// </summary>
+    private static async Task<(LessonCall? Call, ProblemHttpResult? Problem)> CallOfAsync(
+        LessonDefinition lesson, RunRequestReader.RunRequest request, TargetPlans targets, TargetDescriptions descriptions, CancellationToken cancellation)
+    {
+        var input = request.Input;
+        if (input.Target is null && input.Call is null && input.Data is null && request.StreamCall is null)
+        {
+            return (null, null);
+        }
+
+        // Said before anything is described: these lessons never run on another method, whatever the target's state.
+        if (lesson.NotOnTargets is { } builtInOnly)
+        {
+            return (null, ProblemResponses.InvalidParameters(builtInOnly));
+        }
+
+        if (string.IsNullOrWhiteSpace(input.Call))
+        {
+            return (null, ProblemResponses.InvalidParameters($"A lesson on your own method needs call: the unary method to run it on, as {DescribedPlan.CallForm}."));
+        }
+
+        var asRun = new RunPlanInput("client-wrapper", null) { Target = input.Target, Call = input.Call, Data = input.Data };
+        if (!targets.TryCheck(asRun, out var checkedInput, out var error) || !DescribedPlan.TryRead(checkedInput, workload: false, out error))
+        {
+            return (null, ProblemResponses.InvalidParameters(error));
+        }
+
+        var name = checkedInput.Target ?? TargetsOptions.BuiltIn;
+        var described = await descriptions.DescribeAsync(name, refresh: false, cancellation);
+        if (described.Target is not { } target)
+        {
+            return (null, TargetPlans.Unavailable(described.Problem!));
+        }
+
+        if (await descriptions.UnreachableAsync(name, cancellation) is { } unreachable)
+        {
+            return (null, TargetPlans.Unavailable(unreachable));
+        }
+
+        return (new LessonCall(checkedInput.Target, new Uri(descriptions.AddressOf(name)), target.DescriptorSet, checkedInput.Call!.Trim(), checkedInput.Data, request.StreamCall,
+            BuiltIn: string.Equals(name, TargetsOptions.BuiltIn, StringComparison.OrdinalIgnoreCase)), null);
     }
 
     private static async Task<Results<Ok<ExperimentPage>, ProblemHttpResult>> ListExperimentsAsync(string id, string? limit, string? offset, RunCoordinator coordinator, IRunStore store)

@@ -11,7 +11,10 @@ public sealed record ArmSummary(string Arm, string Label, int Repetitions, IRead
 
 public sealed record LessonLinks(string Self, string Experiments);
 
-/// <summary>A lesson: its text, its experiment's design and arms, what it claims, and its latest experiment (running or stored).</summary>
+/// <summary>
+/// A lesson: its text, its experiment's design and arms, what it claims, and its latest experiment (running or stored);
+/// what changes on the user's own method (<see cref="OnTarget"/>), or why it runs on the built-in service only (<see cref="NotOnTargets"/>).
+/// </summary>
 public sealed record LessonView(
     string Id,
     int Number,
@@ -27,7 +30,9 @@ public sealed record LessonView(
     string ChartFigure,
     int DefaultRepetitions,
     ExperimentView? Latest,
-    LessonLinks Links)
+    LessonLinks Links,
+    string? OnTarget,
+    string? NotOnTargets)
 {
     public static LessonView From(LessonDefinition lesson, LessonPlan plan, ExperimentView? latest) => new(
         lesson.Id,
@@ -44,7 +49,9 @@ public sealed record LessonView(
         lesson.ChartFigure,
         LessonList.DefaultRepetitions,
         latest,
-        new LessonLinks($"/api/lessons/{lesson.Id}", $"/api/lessons/{lesson.Id}/experiments"));
+        new LessonLinks($"/api/lessons/{lesson.Id}", $"/api/lessons/{lesson.Id}/experiments"),
+        lesson.OnTarget,
+        lesson.NotOnTargets);
 }
 
 public sealed record ExperimentLinks(string Self, string Events, string Cancel, string Lesson);
@@ -73,6 +80,15 @@ public sealed record ExperimentView(
     IReadOnlyList<ExperimentSample> Samples,
     ExperimentLinks Links)
 {
+    /// <summary>The configured target the experiment ran on; null for the built-in service.</summary>
+    public string? Target { get; init; }
+
+    /// <summary>The user's unary method the experiment ran on; null for the built-in service's own.</summary>
+    public string? Call { get; init; }
+
+    /// <summary>The bidirectional method the streaming lesson's stream arm called.</summary>
+    public string? StreamCall { get; init; }
+
     public static ExperimentView From(ExperimentRecord record, ActiveExperiment? active = null, ProgressSnapshot? progress = null)
     {
         var lesson = LessonList.Find(record.Lesson)!;
@@ -96,7 +112,12 @@ public sealed record ExperimentView(
             record.Unavailable,
             now,
             record.Samples,
-            new ExperimentLinks(path, $"{path}/events", $"{path}/cancel", $"/api/lessons/{lesson.Id}"));
+            new ExperimentLinks(path, $"{path}/events", $"{path}/cancel", $"/api/lessons/{lesson.Id}"))
+        {
+            Target = record.Target,
+            Call = record.Call,
+            StreamCall = record.StreamCall,
+        };
     }
 
     private static ArmSummary Summarize(LessonArm arm, ExperimentRecord record)

@@ -26,7 +26,9 @@ public sealed partial class RunCoordinator
     {
         try
         {
-            var ended = await LessonExperiment.RunAsync(experiment.Plan, experiment.Record, Sequence(experiment, "The experiment was cancelled.", experimentId: experiment.Id), services, experiment.Update, experiment.Cancellation);
+            var ended = await LessonExperiment.RunAsync(experiment.Plan, experiment.Record, Sequence(experiment, "The experiment was cancelled.", experimentId: experiment.Id),
+                // The probe (keep-alive's pause) calls the experiment's target through that target's engine, as its runs do.
+                experiment.Plan.Call is { } call ? engines.Services(call.Target) : services, experiment.Update, experiment.Cancellation);
             if (ended.State != RunState.Completed && experiment.StopReason is { } stop)
             {
                 ended = ended with { State = stop.State, Error = stop.Reason };

@@ -14,6 +14,7 @@ namespace ApiGateway.Runs;
 /// </summary>
 public sealed partial class RunCoordinator(
     IServiceProvider services,
+    Targets.TargetEngines engines,
     IHostApplicationLifetime lifetime,
     AgentRuns agentRuns,
     RunEngine engine,
@@ -191,8 +192,9 @@ public sealed partial class RunCoordinator(
                 return await agentRuns.WaitForAgentsAsync(run.Record, run.Live, run.Cancellation);
             }
 
-            // A scope per run, so a one-per-run strategy (the factory client's) is disposed with its run.
-            await using var scope = services.CreateAsyncScope();
+            // A scope per run, so a one-per-run strategy (the factory client's) is disposed with its run; from the engine of
+            // the run's target, whose channels go to that target's address only.
+            await using var scope = engines.CreateScope(run.Record.Plan.Target);
             using var calls = scope.ServiceProvider.GetRequiredService<RunCallsFactory>().Create(run.Record.Plan);
             return await engine.ExecuteAsync(calls, run.Record, run.Live, run.Cancellation);
         }

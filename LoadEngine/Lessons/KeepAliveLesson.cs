@@ -1,7 +1,9 @@
 using System.Security.Cryptography.X509Certificates;
 using LoadEngine.Protocols;
+using LoadEngine.Calls;
 using LoadEngine.Clients;
 using LoadEngine.Targets;
+using LoadEngine.Targets.Described;
 using Grpc.Core;
 using Grpc.Net.Client;
 using Microsoft.Extensions.Options;
@@ -72,44 +74,61 @@ public sealed class KeepAliveLesson(ChannelFactory channels, IOptions<EngineOpti
     /// The experiment's measurement: <paramref name="pairs"/> pinged and unpinged channels per transport (h2c, and TLS
     /// when <paramref name="tlsAddress"/> is given), all warm, one pause for all, then each one's first call. The order
     /// alternates pair by pair, the very first call being a pinged one's, so the wake-up after the pause counts against the lesson.
+    /// With <paramref name="call"/> the channels call the user's method at the target's own address (one transport, its
+    /// own), and a new connection is one the channel's handler opened, as nothing in the answers says which carried them.
     /// </summary>
-    public async Task<IReadOnlyList<PauseOutcome>> MeasureAsync(int pauseMs, int pairs, (Uri Address, X509Certificate2 Trusted)? tlsAddress, CancellationToken callerGone)
+    public async Task<IReadOnlyList<PauseOutcome>> MeasureAsync(int pauseMs, int pairs, (Uri Address, X509Certificate2 Trusted)? tlsAddress, CancellationToken callerGone, LessonCall? call = null)
     {
-        var opened = new List<(bool Tls, bool Pinged, GrpcChannel Channel)>();
+        var described = call is null ? null : DescribedCall.Of(call);
+        bool[] transports = call is not null ? [call.Tls] : tlsAddress is null ? [false] : [false, true];
+        var opened = new List<(bool Tls, bool Pinged, GrpcChannel Channel, WireCounter Connections)>();
         var outcomes = new List<PauseOutcome>();
         var completed = 0;
         try
         {
-            foreach (var tls in tlsAddress is null ? [false] : new[] { false, true })
+            foreach (var tls in transports)
             {
                 for (var pair = 0; pair < pairs; pair++)
                 {
                     foreach (var pinged in pair % 2 == 0 ? new[] { true, false } : [false, true])
                     {
                         var handler = OneConnection(pinged);
+                        var connections = new WireCounter();
+                        if (call is not null)
+                        {
+                            // The target's engine: its own address, TLS and metadata, as every strategy reaches it; the handler counts its connections.
+                            handler.ConnectCallback = connections.ConnectAsync;
+                            opened.Add((tls, pinged, channels.CreateChannel(handler), connections));
+                            continue;
+                        }
+
                         if (tls)
                         {
                             handler.SslOptions = TlsTrust.TrustOnly(tlsAddress!.Value.Trusted);
                         }
 
-                        opened.Add((tls, pinged, GrpcChannel.ForAddress(tls ? tlsAddress!.Value.Address : channels.ServerUri, new GrpcChannelOptions { HttpHandler = handler, DisposeHttpClient = true })));
+                        opened.Add((tls, pinged, GrpcChannel.ForAddress(tls ? tlsAddress!.Value.Address : channels.ServerUri, new GrpcChannelOptions { HttpHandler = handler, DisposeHttpClient = true }), connections));
                     }
                 }
             }
 
+            async Task<TimedCall> CallAsync(GrpcChannel channel, WireCounter connections, string when) => described is null
+                ? await TimedCallAsync(channel, when, callerGone)
+                : new TimedCall(await described.TimedAsync(channel, options.Value.CallTimeout, callerGone), $"connection {connections.Totals.Opened} opened by the channel");
+
             var before = new List<TimedCall>();
-            foreach (var (_, _, channel) in opened)
+            foreach (var (_, _, channel, connections) in opened)
             {
-                await TimedCallAsync(channel, "opening", callerGone);
-                before.Add(await TimedCallAsync(channel, "warm", callerGone));
+                await CallAsync(channel, connections, "opening");
+                before.Add(await CallAsync(channel, connections, "warm"));
                 completed += 2;
             }
 
             await Task.Delay(pauseMs, callerGone);
             for (var index = 0; index < opened.Count; index++)
             {
-                var (tls, pinged, channel) = opened[index];
-                var after = await TimedCallAsync(channel, "after the pause", callerGone);
+                var (tls, pinged, channel, connections) = opened[index];
+                var after = await CallAsync(channel, connections, "after the pause");
                 completed++;
                 outcomes.Add(new PauseOutcome(tls, pinged, before[index].Milliseconds, after.Milliseconds, !string.Equals(before[index].ConnectionId, after.ConnectionId, StringComparison.Ordinal)));
             }
@@ -122,7 +141,7 @@ public sealed class KeepAliveLesson(ChannelFactory channels, IOptions<EngineOpti
         }
         finally
         {
-            foreach (var (_, _, channel) in opened)
+            foreach (var (_, _, channel, _) in opened)
             {
                 channel.Dispose();
             }
@@ -200,6 +219,21 @@ public sealed record ChannelResult(
 }
 
 internal readonly record struct TimedCall(double Milliseconds, string ConnectionId);
+
+/// <summary>The user's unary method as the keep-alive probe calls it: its requests from the data, numbered call by call.</summary>
+internal sealed class DescribedCall(DescribedMethod method, CallData data)
+{
+    private long _number;
+
+    public static DescribedCall Of(LessonCall call)
+    {
+        var method = DescribedTarget.FromDescriptorSet(call.Descriptors).Find(call.Call);
+        return new DescribedCall(method, CallData.Parse(method, call.Data));
+    }
+
+    public async Task<double> TimedAsync(GrpcChannel channel, TimeSpan timeout, CancellationToken cancellation) =>
+        (await OneCall.TimedAsync(channel, method.Method, data.Request(Interlocked.Increment(ref _number) - 1, CallData.SampleWorker), timeout, cancellation)).Milliseconds;
+}
 
 /// <summary>One channel's first call after the pause, against its warm call before it; whether the service saw a new connection.</summary>
 public sealed record PauseOutcome(bool Tls, bool Pinged, double WarmCallMs, double AfterPauseCallMs, bool NewConnection);

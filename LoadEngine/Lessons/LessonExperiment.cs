@@ -19,7 +19,21 @@ public sealed record ExperimentStep(int Index, int Of, int Repetition, string? A
 /// </summary>
 public sealed record LessonPlan(LessonDefinition Lesson, int Repetitions, IReadOnlyDictionary<string, RunPlan> Plans, IReadOnlyDictionary<string, string> Unavailable)
 {
-    public static bool TryCreate(LessonDefinition lesson, string? repetitionsText, PlanLimits limits, EngineOptions engine, out LessonPlan plan, out string error)
+    /// <summary>The user's method the lesson runs on; null for the built-in service.</summary>
+    public LessonCall? Call { get; init; }
+
+    /// <summary>The bidirectional method the streaming lesson's stream arm calls on the user's target.</summary>
+    public string? StreamCall { get; init; }
+
+    public static bool TryCreate(LessonDefinition lesson, string? repetitionsText, PlanLimits limits, EngineOptions engine, out LessonPlan plan, out string error) =>
+        TryCreate(lesson, repetitionsText, limits, engine, null, out plan, out error);
+
+    /// <summary>
+    /// The lesson's plan, on <paramref name="call"/>'s method when it names one: false with one sentence when the repetitions
+    /// are out of range, or the lesson does not apply to the method (it stays on the built-in service, or the target lacks
+    /// what it needs).
+    /// </summary>
+    public static bool TryCreate(LessonDefinition lesson, string? repetitionsText, PlanLimits limits, EngineOptions engine, LessonCall? call, out LessonPlan plan, out string error)
     {
         plan = null!;
         if (!RunPlanRules.TryWhole(repetitionsText, "repetitions", 1, LessonList.MaxRepetitions, LessonList.DefaultRepetitions, out var repetitions, out error,
@@ -28,32 +42,59 @@ public sealed record LessonPlan(LessonDefinition Lesson, int Repetitions, IReadO
             return false;
         }
 
+        LessonOnTarget.Methods? methods = null;
+        if (call is not null && LessonOnTarget.WhyNot(lesson, call, out methods) is { } notHere)
+        {
+            error = notHere;
+            return false;
+        }
+
         var plans = new Dictionary<string, RunPlan>();
         var unavailable = new Dictionary<string, string>();
         foreach (var arm in lesson.Arms)
         {
-            if (arm.Contender is { } contender && !WorkloadTargets.Check(contender, engine, out var reason))
+            var input = arm.Run;
+            if (call is not null)
+            {
+                input = LessonOnTarget.Input(arm, call, methods!, out var staysBuiltIn);
+                if (staysBuiltIn is not null)
+                {
+                    unavailable[arm.Name] = staysBuiltIn;
+                    continue;
+                }
+            }
+            else if (arm.Contender is { } contender && !WorkloadTargets.Check(contender, engine, out var reason))
             {
                 unavailable[arm.Name] = reason;
                 continue;
             }
 
-            if (arm.Run is null)
+            if (input is null)
             {
                 continue;
             }
 
-            if (!RunPlanRules.TryCreate(arm.Run!, limits, StrategyList.Names, out var armPlan, out var refusal))
+            if (!RunPlanRules.TryCreate(input, limits, StrategyList.Names, out var armPlan, out var refusal))
             {
                 // The lesson's own settings are refused only when this host's limits are lower than the lesson needs.
                 unavailable[arm.Name] = $"This gateway's limits refuse the lesson's settings: {refusal}";
                 continue;
             }
 
+            if (call is not null)
+            {
+                armPlan = armPlan with { Descriptors = call.Descriptors };
+                if (Targets.Described.DescribedPlan.Problem(armPlan) is { } problem)
+                {
+                    error = problem;
+                    return false;
+                }
+            }
+
             plans[arm.Name] = armPlan;
         }
 
-        plan = new LessonPlan(lesson, repetitions, plans, unavailable);
+        plan = new LessonPlan(lesson, repetitions, plans, unavailable) { Call = call, StreamCall = methods?.Stream?.Call };
         return true;
     }
 
@@ -79,7 +120,13 @@ public sealed record LessonPlan(LessonDefinition Lesson, int Repetitions, IReadO
     }
 
     public ExperimentRecord NewRecord() =>
-        new(Guid.NewGuid(), Lesson.Id, RunState.Running, DateTimeOffset.UtcNow, null, null, Repetitions, []) { Unavailable = Unavailable };
+        new(Guid.NewGuid(), Lesson.Id, RunState.Running, DateTimeOffset.UtcNow, null, null, Repetitions, [])
+        {
+            Unavailable = Unavailable,
+            Target = Call?.Target,
+            Call = Call?.Call,
+            StreamCall = StreamCall,
+        };
 }
 
 /// <summary>
@@ -105,7 +152,7 @@ public static class LessonExperiment
             {
                 samples = step.IsProbe
                     ? await ProbeAsync(plan, services, step, cancellation)
-                    : [Sample(step, await runs.RunAsync(plan.Plans[step.Arm!], step.Index, step.Of))];
+                    : [Sample(step, await runs.RunAsync(plan.Plans[step.Arm!], step.Index, step.Of), connectionsCounted: plan.Call is null or { BuiltIn: true })];
             }
             // A call cut short by the cancellation ends as an RpcException (Cancelled), a pause as an OperationCanceledException.
             catch (Exception stopped) when (cancellation.IsCancellationRequested && stopped is OperationCanceledException or Grpc.Core.RpcException)
@@ -129,8 +176,12 @@ public static class LessonExperiment
         return Ended(record, RunState.Completed, null);
     }
 
-    /// <summary>The figures a lesson can judge a run by; a run with a failed call is no measurement, and says why.</summary>
-    public static ExperimentSample Sample(ExperimentStep step, RunRecord run)
+    /// <summary>
+    /// The figures a lesson can judge a run by; a run with a failed call is no measurement, and says why.
+    /// <paramref name="connectionsCounted"/> false: the run's connection count is not trusted (it came from answers of a
+    /// service that is not the built-in one), so the sample has none.
+    /// </summary>
+    public static ExperimentSample Sample(ExperimentStep step, RunRecord run, bool connectionsCounted = true)
     {
         if (run is not { State: RunState.Completed, Stats: { } stats })
         {
@@ -148,8 +199,14 @@ public static class LessonExperiment
         {
             ["wallTimeMs"] = stats.WallTimeMs,
             ["throughputPerSecond"] = stats.ThroughputPerSecond,
-            ["connectionsUsed"] = stats.ConnectionsUsed,
         };
+
+        // Every completed call used a connection: none counted means the run could not count them (another service's answers
+        // do not say which connection carried them, as the built-in service's do), and the figure is not measured.
+        if (connectionsCounted && stats.ConnectionsUsed > 0)
+        {
+            figures["connectionsUsed"] = stats.ConnectionsUsed;
+        }
         if (stats.Latency is { } latency)
         {
             figures["meanMs"] = latency.MeanMs;

@@ -39,7 +39,11 @@ public static class LessonList
             new("A channel per call is slower than a reused channel (h2c).", "p50Ms", "median time per call", "client-wrapper", "initialized-client", ExpectedDirection.Above1, "slower"),
             new("Over TLS a channel per call is slower still.", "p50Ms", "median time per call", "tls-kept", "tls-new", ExpectedDirection.Above1, "slower"),
             new("Reusing the client object does not matter: the factory's client costs about what the wrapper's does.", "p50Ms", "median time per call", "client-wrapper", "factory-client", ExpectedDirection.Near1, "slower"),
-        ]);
+        ])
+    {
+        OnTarget = "On your method the three strategy arms make their 1 000 sequential calls of it with your data; the TLS arms load the built-in service's " +
+            "own workload and do not run (an https:// target's strategy arms are over TLS already, handshake and all).",
+    };
 
     public static LessonDefinition StreamLimit { get; } = new(
         "stream-limit",
@@ -60,7 +64,12 @@ public static class LessonList
         [
             new("One connection is slower than more connections once calls queue past its stream limit.", "wallTimeMs", "wall time", "multiple-connections", "single-connection", ExpectedDirection.Above1, "slower"),
             new("Allowed more connections, the client opens more than one.", "connectionsUsed", "connections used", "single-connection", "multiple-connections", ExpectedDirection.Above1, "more"),
-        ]);
+        ])
+    {
+        OnTarget = "On your method there is no server delay: each call lasts as long as your service takes to answer, so a fast method may never queue " +
+            "past one connection's streams, and the verdict then says the difference is within the run-to-run spread or goes the other way. Connections are " +
+            "counted from the built-in service's answers; on another service they are not measured.",
+    };
 
     public static LessonDefinition KeepAlive { get; } = new(
         "keep-alive",
@@ -89,6 +98,9 @@ public static class LessonList
         ])
     {
         Probe = typeof(KeepAliveProbe),
+        OnTarget = "On your method the channels call it at the target's own address: over TLS when it is https://, over h2c when it is http:// (one pair " +
+            "of arms, the other does not run). A new connection is counted by each channel's own handler, and whether an idle one is closed is up to your " +
+            "service and whatever stands before it: if its idle timeout is longer than the pause, both kinds of channel cost the same.",
     };
 
     public static LessonDefinition Streaming { get; } = new(
@@ -109,7 +121,11 @@ public static class LessonList
         ],
         [
             new("Many unary calls are slower than one stream carrying the same messages.", "wallTimeMs", "wall time", "streaming-call", "client-wrapper", ExpectedDirection.Above1, "slower"),
-        ]);
+        ])
+    {
+        OnTarget = "On your method the unary arm makes its 2 000 calls of it; the stream arm carries the same requests on a bidirectional method of the " +
+            "target taking and answering the same types (the one named streamCall, or the first found); a target without one cannot run this lesson.",
+    };
 
     public static LessonDefinition BinaryPayloads { get; } = new(
         "binary-payloads",
@@ -135,6 +151,8 @@ public static class LessonList
         ])
     {
         Probe = typeof(PayloadProbe),
+        NotOnTargets = "The binary-payloads lesson measures the built-in service's answer with two 64 KiB bytes fields and copies made in this process, " +
+            "which another method need not carry, so it runs on the built-in service only.",
     };
 
     public static LessonDefinition GrpcVsRest { get; } = new(
@@ -164,7 +182,11 @@ public static class LessonList
             new("REST with JSON is slower than gRPC per call when the answer is large (1 000 books).", "p50Ms", "median time per call", "grpc-big-list", "rest-big-list", ExpectedDirection.Above1, "slower"),
             new("REST's JSON answer is larger on the wire than gRPC's protobuf.", "bytesReceivedPerCall", "bytes received per call", "grpc-big-list", "rest-big-list", ExpectedDirection.Above1, "larger"),
             new("For a small answer (one book) the two cost about the same per call.", "p50Ms", "median time per call", "grpc-small-mixed", "rest-small-mixed", ExpectedDirection.Near1, "slower"),
-        ]);
+        ])
+    {
+        NotOnTargets = "The gRPC-against-REST lesson compares the built-in service's gRPC and REST endpoints serving the same books, and a target " +
+            "serves gRPC only, so it runs on the built-in service only.",
+    };
 
     // Enough calls that each arm's median is steady, few enough that three repetitions of the four arms end in well under a minute: a big-list call
     // took about 1 ms on a 2-core machine with the service and the client each on a core of their own, 3–5 ms under other processes' load.

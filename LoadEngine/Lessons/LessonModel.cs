@@ -59,6 +59,14 @@ public sealed record LessonDefinition(
     [JsonIgnore]
     public Type? Probe { get; init; }
 
+    /// <summary>What changes when the lesson runs on the user's own method (a target and a unary call); null when it does not.</summary>
+    [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
+    public string? OnTarget { get; init; }
+
+    /// <summary>Why the lesson runs on the built-in service only, in one sentence; null when it runs on a target's method too.</summary>
+    [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
+    public string? NotOnTargets { get; init; }
+
     /// <summary>The figure each arm shows on the lesson's chart (the headline claim's).</summary>
     public string ChartFigure => Claims[0].Figure;
 
@@ -105,4 +113,16 @@ public sealed record ExperimentRecord(
 {
     /// <summary>Why an arm could not run on this system (a listener that is not configured), by arm.</summary>
     public IReadOnlyDictionary<string, string> Unavailable { get; init; } = new Dictionary<string, string>();
+
+    /// <summary>The configured target the experiment ran on; null for the built-in service (or its descriptors, with <see cref="Call"/>).</summary>
+    [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
+    public string? Target { get; init; }
+
+    /// <summary>The unary method the experiment ran on, "pkg.Service/Method"; null for the built-in service's own.</summary>
+    [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
+    public string? Call { get; init; }
+
+    /// <summary>The bidirectional method the streaming lesson's stream arm called on the target.</summary>
+    [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
+    public string? StreamCall { get; init; }
 }

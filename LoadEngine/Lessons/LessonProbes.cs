@@ -22,12 +22,12 @@ public sealed class KeepAliveProbe(KeepAliveLesson lesson, IOptions<EngineOption
     public async Task<IReadOnlyList<ExperimentSample>> MeasureAsync(LessonPlan plan, int repetition, CancellationToken cancellation)
     {
         (Uri, X509Certificate2)? tls = null;
-        if (!plan.Unavailable.ContainsKey("with-pings-tls") && WorkloadTargets.TryResolve(ContenderList.Find("grpc-h2-tls")!, options.Value, out var address, out var trusted, out _))
+        if (plan.Call is null && !plan.Unavailable.ContainsKey("with-pings-tls") && WorkloadTargets.TryResolve(ContenderList.Find("grpc-h2-tls")!, options.Value, out var address, out var trusted, out _))
         {
             tls = (address, trusted!);
         }
 
-        var outcomes = await lesson.MeasureAsync(KeepAliveLesson.DefaultPauseMs, Pairs, tls, cancellation);
+        var outcomes = await lesson.MeasureAsync(KeepAliveLesson.DefaultPauseMs, Pairs, tls, cancellation, plan.Call);
         return [.. outcomes.GroupBy(outcome => (outcome.Tls, outcome.Pinged)).Select(group => new ExperimentSample(
             repetition,
             (group.Key.Pinged ? "with-pings" : "without-pings") + (group.Key.Tls ? "-tls" : ""),

@@ -46,8 +46,8 @@ public static class LessonVerdicts
             .ToList();
         if (ratios.Count == 0)
         {
-            return experiment.State == RunState.Running
-                ? Unjudged("the experiment is still running.")
+            return experiment.State == RunState.Running ? Unjudged("the experiment is still running.")
+                : mine.Count == 0 && theirs.Count == 0 && experiment.Call is not null ? Unjudged(NotMeasured(claim, experiment))
                 : Unjudged($"no repetition measured {claim.FigureTitle} of both {other.Label} and {baseline.Label}.");
         }
 
@@ -99,6 +99,11 @@ public static class LessonVerdicts
         };
         return $"{measured}: {judged}";
     }
+
+    /// <summary>Why a figure no run of the user's method reported was not measured, rather than a number that would claim it.</summary>
+    private static string NotMeasured(LessonClaim claim, ExperimentRecord experiment) => claim.Figure == "connectionsUsed"
+        ? $"{claim.FigureTitle} were not measured on {experiment.Target ?? experiment.Call}: they are counted from the built-in service's own answers, which say which connection carried each call, and {experiment.Target ?? "this target"} is another service."
+        : $"{claim.FigureTitle} was not measured on {experiment.Call}.";
 
     private static string Capital(string text) => text.Length == 0 ? text : char.ToUpperInvariant(text[0]) + text[1..];
 

@@ -1,4 +1,3 @@
-using System.Diagnostics;
 using System.Globalization;
 using Grpc.Core;
 using LoadEngine.Calls;
@@ -31,13 +30,9 @@ public static class MonitorTarget
         new Calls(oneStream ? GetManyPerformanceStats : GetPerformance, plan);
 
     /// <summary>One call of GetPerformance on <paramref name="channel"/> as a lesson makes it, outside any run: its time (fractional ms) and its answer.</summary>
-    public static async Task<(double Milliseconds, PerformanceStatusResponse Answer)> TimedCallAsync(
-        ChannelBase channel, PerformanceStatusRequest request, TimeSpan timeout, CancellationToken cancellation)
-    {
-        var start = Stopwatch.GetTimestamp();
-        var answer = await channel.CreateCallInvoker().AsyncUnaryCall(GetPerformance, null, new CallOptions(deadline: DateTime.UtcNow + timeout, cancellationToken: cancellation), request);
-        return (Stopwatch.GetElapsedTime(start).TotalMilliseconds, answer);
-    }
+    public static Task<(double Milliseconds, PerformanceStatusResponse Answer)> TimedCallAsync(
+        ChannelBase channel, PerformanceStatusRequest request, TimeSpan timeout, CancellationToken cancellation) =>
+        OneCall.TimedAsync(channel, GetPerformance, request, timeout, cancellation);
 
     private sealed class Calls(Method<PerformanceStatusRequest, PerformanceStatusResponse> method, RunPlan plan)
         : IMethodTarget<PerformanceStatusRequest, PerformanceStatusResponse>

@@ -18,7 +18,7 @@ export async function api(path, { method = 'GET', body } = {}) {
   const json = text ? parseJson(text) : null;
   if (!response.ok) {
     const detail = json?.detail ?? json?.title ?? (text.slice(0, 300) || response.statusText);
-    throw new ApiError(`${method} ${path} answered ${response.status}: ${detail}`);
+    throw Object.assign(new ApiError(`${method} ${path} answered ${response.status}: ${detail}`), { status: response.status, detail });
   }
   return json;
 }

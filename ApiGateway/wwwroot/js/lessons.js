@@ -69,6 +69,10 @@ function makeCard(lesson, strategies) {
         el('p', { text: lesson.design }),
         el('ul', {}, lesson.arms.map((arm) => el('li', {}, [el('strong', { text: arm.label }), `: ${arm.setup}`]))),
         el('p', {}, [el('strong', { text: 'When it may not hold: ' }), lesson.whenItDoesNotHold]),
+        // On a target's own method (POST with target and call): what changes, or why the lesson stays on the built-in service.
+        lesson.notOnTargets
+          ? el('p', { className: 'lesson-on-target' }, [el('strong', { text: 'Not on your own service: ' }), lesson.notOnTargets])
+          : el('p', { className: 'lesson-on-target' }, [el('strong', { text: 'On your own method: ' }), lesson.onTarget ?? '']),
       ]),
     ]),
   ]);
@@ -186,6 +190,9 @@ function show(card, view) {
   card.root.dataset.experiment = view.id;
   const judged = view.state !== 'Running';
   const parts = [];
+  if (view.call) {
+    parts.push(el('p', { className: 'lesson-target hint', text: `On ${view.target ?? 'the built-in service'}'s ${view.call}${view.streamCall ? ` (the stream arm on ${view.streamCall})` : ''}.` }));
+  }
   if (view.state === 'Failed' || view.state === 'Cancelled') {
     parts.push(el('p', { className: 'lesson-error', text: `${view.state === 'Failed' ? 'The experiment failed' : 'The experiment was cancelled'}: ${view.error ?? 'no reason given'}.` }));
   }

@@ -12,6 +12,7 @@ import { followAgents, hideAgents, showAgents, stopFollowingAgents } from './age
 import { groupByPlan, learnDefaultLoads, planContext, planWords } from './plans.js';
 import { facts, loadFact } from './facts.js';
 import { workPanel } from './panel.js';
+import { callsMethod, initTargets, readTarget, showRefusal } from './targets.js';
 import { el, ms, time } from './format.js';
 
 const $ = (id) => document.getElementById(id);
@@ -52,7 +53,10 @@ async function init() {
   const lessonsShown = initLessons(strategies).catch(showError);
   $('strategy').append(...strategies.map((name) => el('option', { text: name, attrs: { value: name } })));
   $('history-strategy').append(...strategies.map((name) => el('option', { text: name, attrs: { value: name } })));
+  // Describing a target may take seconds (its protoc, its reflection): the charts do not wait for it.
+  const targetsShown = initTargets().catch(showError);
   const runs = await refresh().catch(showError);
+  await targetsShown;
   await lessonsShown;
   // A lesson experiment's runs are its card's to show: the live panels resume a run or suite of the run panel.
   await resume(runs?.find((run) => !run.experimentId)).catch(showError);
@@ -100,6 +104,10 @@ function readPlan() {
   $('agents').setCustomValidity($('agents').value !== '' && $('strategy').value === 'all'
     ? 'Agents share one strategy\'s run: pick a strategy, or leave Agents empty to run them all here.' : '');
   if (!form.reportValidity()) return null;
+  const target = readTarget();
+  if (!target) return null;
+  // A target's method takes its request from the JSON; the delay and payload are the built-in service's.
+  const builtIn = callsMethod() ? new Set(['delayMs', 'payloadBytes']) : new Set();
   const number = (id) => ($(id).value === '' ? undefined : Number($(id).value));
   const load = $('load').value || undefined;
   const settings = loadFact(load)?.settings ?? [];
@@ -111,8 +119,9 @@ function readPlan() {
     concurrency: number('concurrency'),
     rate: settings.includes('rate') ? number('rate') : undefined,
     stages: settings.includes('stages') && $('stages').value.trim() ? $('stages').value.trim() : undefined,
-    ...Object.fromEntries(settingFields().map(([setting, input]) => [setting.name, number(input.id)])),
+    ...Object.fromEntries(settingFields().filter(([setting]) => !builtIn.has(setting.name)).map(([setting, input]) => [setting.name, number(input.id)])),
     agents: number('agents'),
+    ...target,
     thresholds: thresholds.length ? thresholds : undefined,
   };
 }
@@ -135,6 +144,7 @@ async function start() {
     view = await api(`/api/${kind}`, { method: 'POST', body: kind === 'suites' ? plan : { ...plan, strategy } });
   } catch (failure) {
     panel.setBusy(false);
+    showRefusal(failure);
     throw failure;
   }
   showLivePanels(kind === 'suites' ? view.strategies : [strategy], liveWords(kind, view, !plan.load && plan.concurrency === undefined));

@@ -31,8 +31,10 @@ export function planContext(runs) {
 }
 
 // The fields fields() words itself, by their plan names; and those that change nothing a run measures (concurrency is in the load's words).
-const worded = new Set(['count', 'duration', 'load', 'concurrency', 'rate', 'stages', 'warmup', 'delayMs', 'payloadBytes', 'agents']);
-const notMeasured = new Set(['strategy', 'includeStatuses', 'percentiles', 'thresholds', 'shard']);
+const worded = new Set(['count', 'duration', 'load', 'concurrency', 'rate', 'stages', 'warmup', 'delayMs', 'payloadBytes', 'agents', 'target', 'call', 'data']);
+// The descriptors are the target's description, the same for every run of its call.
+const notMeasured = new Set(['strategy', 'includeStatuses', 'percentiles', 'thresholds', 'shard', 'descriptors']);
+const excerpt = (text, most = 60) => (text.length > most ? `${text.slice(0, most - 1)}…` : text);
 
 const countWords = (count) => `${whole(count)} call${count === 1 ? '' : 's'}`;
 
@@ -43,15 +45,22 @@ function fields(run, ownLoad) {
     : plan.load === 'closed' ? `closed, ${whole(plan.concurrency)} in flight`
       : plan.load === 'sequential' ? 'sequential'
         : `${plan.load}${plan.concurrency ? `, at most ${whole(plan.concurrency)} in flight` : ''}`;
+  // A target's method: its runs stand apart from the built-in service's and from other methods' and requests'.
+  const calls = plan.call ? [
+    ['target', `on ${plan.target ?? 'performance'}`, plan.target ?? 'performance'],
+    ['call', plan.call, plan.call],
+    ['data', plan.data ? `request ${excerpt(plan.data.replace(/\s+/g, ' '))}` : 'default request', plan.data ?? 'none'],
+  ] : [];
   const list = [
+    ...calls,
     ['count', plan.count === null ? null : countWords(plan.count), plan.count === null ? 'none' : whole(plan.count)],
     ['duration', plan.duration === null ? null : `${plan.duration} s`, plan.duration === null ? 'none' : `${plan.duration} s`],
     ['load', load, load],
     ['rate', plan.rate === null ? null : `${whole(plan.rate)} calls/s`, plan.rate === null ? 'none' : `${whole(plan.rate)} calls/s`],
     ['stages', plan.stages?.length ? plan.stages.map((stage) => `${stage.duration} s→${whole(stage.target)}/s`).join(', ') : null, plan.stages?.length ? plan.stages.map((stage) => `${stage.duration}:${stage.target}`).join(', ') : 'none'],
     ['warm-up', plan.warmup ? `${whole(plan.warmup)} warm-up calls` : null, whole(plan.warmup)],
-    ['delay', `delay ${whole(plan.delayMs)} ms`, `${whole(plan.delayMs)} ms`],
-    ['payload', `payload ${whole(plan.payloadBytes)} B`, `${whole(plan.payloadBytes)} B`],
+    ['delay', plan.call ? null : `delay ${whole(plan.delayMs)} ms`, `${whole(plan.delayMs)} ms`],
+    ['payload', plan.call ? null : `payload ${whole(plan.payloadBytes)} B`, `${whole(plan.payloadBytes)} B`],
     // N agent processes with their own channels measure something else than this gateway alone: never one plan.
     ['agents', plan.agents ? `${whole(plan.agents)} agent${plan.agents === 1 ? '' : 's'}` : null, plan.agents ? whole(plan.agents) : '—'],
   ];

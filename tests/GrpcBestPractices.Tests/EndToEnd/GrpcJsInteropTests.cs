@@ -54,7 +54,7 @@ public sealed class GrpcJsInteropTests(SystemFixture system)
         return JsonDocument.Parse(output).RootElement.Clone();
     }
 
-    private sealed class NodeServer : IAsyncDisposable
+    public sealed class NodeServer : IAsyncDisposable
     {
         private readonly Process _process;
 

@@ -16,7 +16,7 @@ public sealed class LoadTestCommandTests
         "--payload-bytes", "--percentiles", "--threshold", "--call-timeout", "--connect-timeout", "--silence-seconds", "--connect-failure-seconds", "--max-in-flight", "--json", "--report", "--plain",
         "--quiet", "--log-level", "--repetitions", "--run-id", "--shard", "--history-provider", "--history", "--help", "--version",
         "--insecure", "--call", "--proto", "--import-path", "--import-paths", "--protoset", "--data", "--data-file", "--list", "--cacert", "--cert", "--key",
-        "--authority", "--insecure-skip-verify", "--metadata", "--metadata-file", "--compression", "--enable-compression",
+        "--authority", "--insecure-skip-verify", "--metadata", "--metadata-file", "--compression", "--enable-compression", "--stream-call",
     ];
 
     [Fact]

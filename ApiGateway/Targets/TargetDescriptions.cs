@@ -1,0 +1,104 @@
+using System.Collections.Concurrent;
+using Grpc.Core;
+using LoadEngine;
+using LoadEngine.Clients;
+using LoadEngine.Targets.Described;
+using Microsoft.Extensions.Options;
+
+namespace ApiGateway.Targets;
+
+/// <summary>One method of a target as GET /api/targets lists it: its name, kind (ghz's words) and request JSON with every field.</summary>
+public sealed record TargetMethod(string Call, string Kind, string RequestTemplate);
+
+/// <summary>
+/// A configured target as GET /api/targets shows it: never its metadata or key paths. <see cref="Problem"/> says in one
+/// sentence why it cannot be loaded now (not reached, not described); null when <see cref="Reachable"/>.
+/// </summary>
+public sealed record TargetView(string Name, string Address, string DescribedBy, bool BuiltIn, bool Reachable, string? Problem, IReadOnlyList<TargetMethod> Methods);
+
+/// <summary>A target described, or the sentence why it could not be.</summary>
+public sealed record TargetDescription(DescribedTarget? Target, string? Problem);
+
+/// <summary>
+/// Describes each target on demand (its .proto files through protoc, its protoset, or its server reflection through its own
+/// engine's channel: the target's TLS and metadata), within a bounded time, and keeps the description until asked to
+/// describe again. A failure is not kept: the next request tries again.
+/// </summary>
+public sealed class TargetDescriptions(TargetEngines engines, IOptions<TargetsOptions> targets, IOptions<EngineOptions> engine, TargetsValidation paths)
+{
+    /// <summary>How long describing (reflection included) or reaching a target may take before it counts as unreachable.</summary>
+    public TimeSpan Timeout => engine.Value.ConnectTimeout + TimeSpan.FromSeconds(2);
+
+    private readonly ConcurrentDictionary<string, Task<DescribedTarget>> _described = new(StringComparer.OrdinalIgnoreCase);
+
+    /// <summary>The target's description; <paramref name="refresh"/> describes it again.</summary>
+    public async Task<TargetDescription> DescribeAsync(string name, bool refresh, CancellationToken cancellation)
+    {
+        if (refresh)
+        {
+            _described.TryRemove(name, out _);
+        }
+
+        var describing = _described.GetOrAdd(name, _ => DescribeNowAsync(name));
+        try
+        {
+            return new TargetDescription(await describing.WaitAsync(cancellation), null);
+        }
+        catch (Exception failed) when (failed is TargetDescriptionException or RpcException or TimeoutException or IOException or HttpRequestException)
+        {
+            _described.TryRemove(new KeyValuePair<string, Task<DescribedTarget>>(name, describing));
+            return new TargetDescription(null, $"Target '{name}' could not be described: {Sentence(failed)}");
+        }
+    }
+
+    /// <summary>Whether a call reaches the target within <see cref="Timeout"/>: any gRPC answer, even "unimplemented", does.</summary>
+    public async Task<string?> UnreachableAsync(string name, CancellationToken cancellation)
+    {
+        var channels = Channels(name);
+        using var channel = channels.CreateChannel(channels.CreateHandler());
+        var probe = new Method<byte[], byte[]>(MethodType.Unary, "grpc.health.v1.Health", "Check", Bytes, Bytes);
+        try
+        {
+            await channels.CreateInvoker(channel).AsyncUnaryCall(probe, null, new CallOptions(deadline: DateTime.UtcNow + Timeout, cancellationToken: cancellation), []);
+            return null;
+        }
+        catch (RpcException answered) when (answered.StatusCode is not (StatusCode.Unavailable or StatusCode.DeadlineExceeded or StatusCode.Internal or StatusCode.Cancelled))
+        {
+            return null;
+        }
+        catch (RpcException unreached)
+        {
+            return $"Target '{name}' at {AddressOf(name)} could not be reached: {Sentence(unreached)}";
+        }
+    }
+
+    public string AddressOf(string name) => Channels(name).ServerUri.ToString().TrimEnd('/');
+
+    /// <summary>Describes every target once, in the background, so the page's first look at them does not wait for protoc and the compiler.</summary>
+    public Task DescribeAllAsync(CancellationToken cancellation) =>
+        Task.WhenAll(targets.Value.Names.Select(name => DescribeAsync(name, refresh: false, cancellation)));
+
+    private async Task<DescribedTarget> DescribeNowAsync(string name)
+    {
+        var options = targets.Value.Targets.GetValueOrDefault(name);
+        var source = options is null
+            ? DescriptorSource.Reflection
+            : new DescriptorSource([.. options.Proto.Select(paths.FullPath)], [.. options.ImportPaths.Select(paths.FullPath)], options.Protoset is { Length: > 0 } set ? paths.FullPath(set) : null);
+        var channels = Channels(name);
+        using var channel = channels.CreateChannel(channels.CreateHandler());
+        using var timeout = new CancellationTokenSource(Timeout);
+        // protoc runs on a pool thread: describing from files never blocks the request's.
+        return await Task.Run(() => DescribedTarget.DescribeAsync(source, channels.CreateInvoker(channel), new CallOptions(deadline: DateTime.UtcNow + Timeout, cancellationToken: timeout.Token)));
+    }
+
+    /// <summary>The target's own channel factory: its address, TLS trust, client certificate, :authority and metadata.</summary>
+    private ChannelFactory Channels(string name) => engines.Services(name).GetRequiredService<ChannelFactory>();
+
+    private static string Sentence(Exception failed) => failed switch
+    {
+        RpcException rpc => $"{rpc.StatusCode}{(string.IsNullOrEmpty(rpc.Status.Detail) ? "" : ", " + rpc.Status.Detail.TrimEnd('.'))}.",
+        _ => failed.Message.EndsWith('.') ? failed.Message : failed.Message + ".",
+    };
+
+    private static readonly Marshaller<byte[]> Bytes = Marshallers.Create(bytes => bytes, bytes => bytes);
+}

@@ -1,5 +1,7 @@
 using System.Net;
 using System.Net.Http.Headers;
+using System.Net.Http.Json;
+using System.Text.Json;
 using System.Security.Cryptography;
 using GrpcBestPractices.Tests.Infrastructure;
 using Microsoft.AspNetCore.Builder;
@@ -67,6 +69,10 @@ public sealed class WorkAccessTests(ITestOutputHelper output)
             Assert.True(response.StatusCode == HttpStatusCode.OK, $"GET {path} answered {(int)response.StatusCode}");
         }
 
+        // Swagger UI's Authorize button: the document asks for a key on the work routes only.
+        var paths = (await http.GetFromJsonAsync<JsonElement>("/swagger/v1/swagger.json")).GetProperty("paths");
+        Assert.Equal("ApiKey", paths.GetProperty("/api/runs").GetProperty("post").GetProperty("security")[0].EnumerateObject().Single().Name);
+        Assert.False(paths.GetProperty("/api/runs").GetProperty("get").TryGetProperty("security", out _));
         Assert.True(await gateway.WaitForOutputAsync(line => line.Contains("Listening beyond loopback on http://0.0.0.0:", StringComparison.Ordinal), TimeSpan.FromSeconds(5)), gateway.Output);
         Assert.DoesNotContain(Key, gateway.Output, StringComparison.Ordinal);
     }

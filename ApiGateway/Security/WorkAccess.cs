@@ -150,7 +150,7 @@ public sealed partial class WorkRequirementHandler(ListenAddresses configured, I
 }
 
 /// <summary>The 401 and 403 of the work policy as application/problem+json with a sentence, after the schemes set WWW-Authenticate.</summary>
-public sealed class WorkRefusals : IAuthorizationMiddlewareResultHandler
+public sealed class WorkRefusals(IOptions<JwtAuthOptions> jwt) : IAuthorizationMiddlewareResultHandler
 {
     private readonly AuthorizationMiddlewareResultHandler _framework = new();
 
@@ -163,7 +163,7 @@ public sealed class WorkRefusals : IAuthorizationMiddlewareResultHandler
         }
 
         var problem = authorizeResult.Challenged
-            ? Unauthenticated(sent: ApiKeyRing.Presented(context.Request) is not null)
+            ? Unauthenticated(sent: ApiKeyRing.Presented(context.Request) is not null, jwt.Value.IsConfigured ? jwt.Value.Authority : null)
             : TypedResults.Problem(
                 statusCode: StatusCodes.Status403Forbidden,
                 title: "Not allowed to start work",
@@ -171,13 +171,13 @@ public sealed class WorkRefusals : IAuthorizationMiddlewareResultHandler
         await problem.ExecuteAsync(context);
     }
 
-    /// <summary>The 401: no key sent, or one that was not accepted (never quoted).</summary>
-    public static ProblemHttpResult Unauthenticated(bool sent) =>
+    /// <summary>The 401: no key sent, or one that was not accepted (never quoted), and how to send one.</summary>
+    public static ProblemHttpResult Unauthenticated(bool sent, string? authority = null) =>
         TypedResults.Problem(
             statusCode: StatusCodes.Status401Unauthorized,
             title: "Starting work needs a key",
             detail: (sent ? "The key or token sent was not accepted" : "No key was sent") +
                 ": this gateway listens beyond loopback, so starting, cancelling or deleting work needs one of its API keys as " +
-                $"'Authorization: Bearer <key>' or '{ApiKeyAuthentication.HeaderName}: <key>' (on the page, the key field at the top), or a bearer token " +
-                "from its identity provider when it has one. Reading runs stays open.");
+                $"'Authorization: Bearer <key>' or '{ApiKeyAuthentication.HeaderName}: <key>' (on the page, the key field at the top)" +
+                (authority is null ? "" : $", or a JWT from {authority} as 'Authorization: Bearer <token>'") + ". Reading runs stays open.");
 }

@@ -1,4 +1,10 @@
+using System.Security.Claims;
 using ApiGateway.Security;
+using Microsoft.AspNetCore.Authorization;
+using Microsoft.AspNetCore.Hosting.Server;
+using Microsoft.AspNetCore.Hosting.Server.Features;
+using Microsoft.AspNetCore.Http.Features;
+using Microsoft.Extensions.Logging.Abstractions;
 using Microsoft.Extensions.Configuration;
 using Microsoft.Extensions.Options;
 
@@ -113,6 +119,77 @@ public sealed class WorkAccessRulesTests
         Assert.Null(ring.Find(Key[..^1]));
         Assert.Null(ring.Find(Key + "0"));
         Assert.Null(ring.Find(""));
+    }
+
+    [Fact]
+    public void OnLoopbackAnyoneMayStartWork() =>
+        Assert.True(Decide("http://127.0.0.1:5080", ["http://127.0.0.1:5080"], new AuthOptions(), Anonymous).HasSucceeded);
+
+    [Fact]
+    public void BeyondLoopbackOnlyAnAuthenticatedCallerMayAndAnOpenGatewayLetsAnyone()
+    {
+        var guarded = new AuthOptions { ApiKeys = { ["ci"] = Key } };
+
+        Assert.False(Decide("http://0.0.0.0:5080", ["http://0.0.0.0:5080"], guarded, Anonymous).HasSucceeded);
+        Assert.True(Decide("http://0.0.0.0:5080", ["http://0.0.0.0:5080"], guarded, Caller(ApiKeyAuthentication.SchemeName)).HasSucceeded);
+        Assert.True(Decide("http://0.0.0.0:5080", ["http://0.0.0.0:5080"], new AuthOptions { AllowAnonymousBeyondLoopback = true }, Anonymous).HasSucceeded);
+    }
+
+    [Fact]
+    public void AnAddressKestrelBoundBeyondWhatConfigurationSaidFailsClosed() =>
+        Assert.False(Decide("http://127.0.0.1:5080", ["http://127.0.0.1:5080", "http://[::]:5081"], new AuthOptions(), Anonymous).HasSucceeded);
+
+    [Fact]
+    public void AJwtCallerWithoutTheRequiredRoleIsRefusedWithTheReasonAndAKeyNeedsNone()
+    {
+        var auth = new AuthOptions { RequiredRole = "load-tester" };
+
+        var refused = Decide("http://0.0.0.0:5080", ["http://0.0.0.0:5080"], auth, Caller("AuthenticationTypes.Federation", "reader"));
+
+        Assert.True(refused.HasFailed);
+        Assert.Contains("lacks the role 'load-tester'", Assert.Single(refused.FailureReasons).Message, StringComparison.Ordinal);
+        Assert.True(Decide("http://0.0.0.0:5080", ["http://0.0.0.0:5080"], auth, Caller("AuthenticationTypes.Federation", "load-tester")).HasSucceeded);
+        Assert.True(Decide("http://0.0.0.0:5080", ["http://0.0.0.0:5080"], auth, Caller(ApiKeyAuthentication.SchemeName)).HasSucceeded);
+    }
+
+    private static readonly ClaimsPrincipal Anonymous = new(new ClaimsIdentity());
+
+    private static ClaimsPrincipal Caller(string authenticationType, string? role = null) =>
+        new(new ClaimsIdentity(role is null ? [new Claim(ClaimTypes.Name, "ci")] : [new Claim(ClaimTypes.Name, "ci"), new Claim(ClaimTypes.Role, role)], authenticationType));
+
+    private static AuthorizationHandlerContext Decide(string configured, string[] bound, AuthOptions auth, ClaimsPrincipal user)
+    {
+        var requirement = new WorkRequirement();
+        var context = new AuthorizationHandlerContext([requirement], user, null);
+        var handler = new WorkRequirementHandler(ListenAddresses.FromConfiguration(Configuration(("urls", configured))), new BoundServer(bound), Options.Create(auth),
+            NullLogger<WorkRequirementHandler>.Instance);
+        handler.HandleAsync(context).GetAwaiter().GetResult();
+        return context;
+    }
+
+    /// <summary>What Kestrel reports once it has bound: only its addresses.</summary>
+    private sealed class BoundServer : IServer
+    {
+        public BoundServer(string[] addresses)
+        {
+            var feature = new ServerAddressesFeature();
+            foreach (var address in addresses)
+            {
+                feature.Addresses.Add(address);
+            }
+
+            Features.Set<IServerAddressesFeature>(feature);
+        }
+
+        public IFeatureCollection Features { get; } = new FeatureCollection();
+
+        public Task StartAsync<TContext>(IHttpApplication<TContext> application, CancellationToken cancellationToken) where TContext : notnull => Task.CompletedTask;
+
+        public Task StopAsync(CancellationToken cancellationToken) => Task.CompletedTask;
+
+        public void Dispose()
+        {
+        }
     }
 
     private static ValidateOptionsResult Validate(string urls, AuthOptions auth, JwtAuthOptions? jwt = null) =>

@@ -75,6 +75,8 @@ public sealed class WorkAccessTests(ITestOutputHelper output)
         Assert.False(paths.GetProperty("/api/runs").GetProperty("get").TryGetProperty("security", out _));
         Assert.True(await gateway.WaitForOutputAsync(line => line.Contains("Listening beyond loopback on http://0.0.0.0:", StringComparison.Ordinal), TimeSpan.FromSeconds(5)), gateway.Output);
         Assert.DoesNotContain(Key, gateway.Output, StringComparison.Ordinal);
+        // No cookies, so no Data Protection key ring made (and written under HOME) at start.
+        Assert.DoesNotContain("DataProtection", gateway.Output, StringComparison.Ordinal);
     }
 
     [Fact]

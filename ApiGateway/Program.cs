@@ -20,6 +20,7 @@ return await ServiceHost.RunAsync("gateway", async () =>
     builder.AddMetrics("gateway", EngineMetrics.MeterName, RunMetrics.MeterName);
     builder.AddGatewayOptions();
     builder.AddAllowedHosts();
+    builder.AddWorkAccess();
     builder.AddSlowClientLimits();
     builder.AddRunHistory();
     builder.AddAgentRuns();
@@ -37,6 +38,7 @@ return await ServiceHost.RunAsync("gateway", async () =>
     app.UseDashboardPage();
     app.UseExceptionHandler();
     app.UseStatusCodePages();
+    app.UseWorkAccess();
     app.UseSwaggerDocs();
     app.MapGatewayEndpoints();
     app.MapGatewayHealth();

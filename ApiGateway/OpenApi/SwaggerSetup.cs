@@ -24,6 +24,7 @@ public static class SwaggerSetup
             settings.OperationProcessors.Add(new MinimalApiMetadataProcessor());
             // After the content types are right: it writes examples into the application/problem+json bodies.
             settings.OperationProcessors.Add(new RouteParametersProcessor());
+            WorkSecurityProcessor.AddTo(settings);
         });
         return services;
     }

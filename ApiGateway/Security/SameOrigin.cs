@@ -12,11 +12,16 @@ namespace ApiGateway.Security;
 /// </summary>
 public static class SameOrigin
 {
-    /// <summary>Marks a route as one that does work: a request another site's page sent is a 403 problem, and the document says so.</summary>
+    /// <summary>
+    /// Marks a route as one that does work: a request another site's page sent is a 403 problem, beyond loopback a caller
+    /// without a key is a 401 (<see cref="WorkAccess"/>), and the document says both.
+    /// </summary>
     public static RouteHandlerBuilder SameOriginOnly(this RouteHandlerBuilder route) =>
         route.AddEndpointFilter(async (context, next) =>
                 ForeignSender(context.HttpContext.Request) is { } sender ? Refused(context.HttpContext.Request, sender) : await next(context))
-            .ProducesProblem(Refused("http://127.0.0.1:5080", "https://example.com"));
+            .RequireAuthorization(WorkAccess.Policy)
+            .ProducesProblem(Refused("http://127.0.0.1:5080", "https://example.com"))
+            .ProducesProblem(WorkRefusals.Unauthenticated(sent: false));
 
     /// <summary>
     /// Who sent a request from another origin, or null when it is ours: browsers say so in Sec-Fetch-Site (same-site

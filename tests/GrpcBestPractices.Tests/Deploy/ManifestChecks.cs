@@ -111,7 +111,8 @@ public static partial class ManifestChecks
 
     /// <summary>
     /// Every variable set on one of our apps is a setting that app reads, or a helper another value or argument expands
-    /// with $(NAME): a misspelt key is otherwise ignored without a word, and the app runs on its default.
+    /// with $(NAME): a misspelt key is otherwise ignored without a word, and the app runs on its default. An entry of a
+    /// setting that is a dictionary (Auth:ApiKeys:&lt;name&gt;) is read as that setting.
     /// </summary>
     public static IEnumerable<string> Environment(Manifest manifest, Func<string, IReadOnlySet<string>?> keysOfImage)
     {
@@ -127,7 +128,8 @@ public static partial class ManifestChecks
                 .SelectMany(text => Expansion().Matches(text ?? "").Select(match => match.Groups[1].Value)).ToHashSet();
             foreach (var name in variables.Select(variable => Manifest.Text(variable["name"]) ?? ""))
             {
-                if (!keys.Contains(AppSettingKeys.FromEnvironmentName(name)) && !expanded.Contains(name))
+                var key = AppSettingKeys.FromEnvironmentName(name);
+                if (!keys.Contains(key) && !keys.Contains(key[..Math.Max(0, key.LastIndexOf(':'))]) && !expanded.Contains(name))
                 {
                     yield return $"{manifest.Where} sets {name} on {Manifest.Text(container["name"])}, which that app does not read (as {AppSettingKeys.FromEnvironmentName(name)}) and nothing expands.";
                 }

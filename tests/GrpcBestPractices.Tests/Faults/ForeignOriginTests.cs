@@ -112,7 +112,8 @@ public sealed class ForeignOriginTests(SystemFixture system)
         Assert.Equal(HttpStatusCode.BadRequest, (await http.SendAsync(loopback)).StatusCode);
     }
 
-    private static HttpRequestMessage Request(string method, string path) => new(new HttpMethod(method), path)
+    /// <summary>A request to a work route; a POST that starts work carries the smallest run.</summary>
+    internal static HttpRequestMessage Request(string method, string path) => new(new HttpMethod(method), path)
     {
         // A run that slipped through would be short; a refused one never starts.
         Content = method == "POST" && !path.EndsWith("/cancel", StringComparison.Ordinal)

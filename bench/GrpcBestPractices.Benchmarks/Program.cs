@@ -6,9 +6,9 @@ using BenchmarkDotNet.Toolchains.InProcess.Emit;
 using GrpcBestPractices.Benchmarks;
 using Grpc.Net.Client;
 
-if (args is ["probe", var probeAddress, ..])
+if (args is ["probe", var probeAddress, .. var probeArguments])
 {
-    await Probe.RunAsync(probeAddress, args.Length > 2 ? int.Parse(args[2], CultureInfo.InvariantCulture) : 20000);
+    await Probe.RunAsync(ProbeOptions.Parse(probeAddress, probeArguments));
     return 0;
 }
 

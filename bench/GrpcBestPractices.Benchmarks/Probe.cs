@@ -19,7 +19,10 @@ namespace GrpcBestPractices.Benchmarks;
 /// </summary>
 public static class Probe
 {
-    private const string ArraysPerPartition = "DOTNET_SYSTEM_BUFFERS_SHAREDARRAYPOOL_MAXARRAYSPERPARTITION";
+    public const string ArraysPerPartition = "DOTNET_SYSTEM_BUFFERS_SHAREDARRAYPOOL_MAXARRAYSPERPARTITION";
+
+    /// <summary>What bench/run.sh --probe compares: the runtime's default (32), what the gateway and the CLI set (256), and more.</summary>
+    public static IReadOnlyList<string> PoolSizes { get; } = ["", "256", "1024"];
 
     public static async Task RunAsync(ProbeOptions options)
     {
@@ -50,11 +53,12 @@ public static class Probe
             await sampler.SettledAsync();
             var sizes = misses.Sizes;
             double PerCall(Func<ArrayPoolSize, long> count) => (double)sizes.Sum(count) / options.Count;
-            var made = string.Join(", ", sizes.Where(size => size.Allocated > 0).Take(4)
+            // A stray array (fewer than one per 100 calls) is the pool warming a size, not a miss per call.
+            var made = string.Join(", ", sizes.Where(size => size.Allocated * 100 >= options.Count).Take(4)
                 .Select(size => string.Create(CultureInfo.InvariantCulture, $"{size.Size} B × {(double)size.Allocated / options.Count:0.##}")));
             Console.WriteLine(string.Create(CultureInfo.InvariantCulture,
                 $"| {(inFlight == 0 ? "sequential" : inFlight)} | {rate:0} | {bytes:0} | {PerCall(s => s.Allocated):0.##} | {PerCall(s => s.AllocatedBytes):0} | {PerCall(s => s.Dropped):0.##} | {(made.Length == 0 ? "none" : made)} |"));
-            profiles.Add((inFlight, misses.Renters, sampler.Top(8).ToList()));
+            profiles.Add((inFlight, [.. misses.Renters.Where(r => r.Arrays * 100 >= options.Count)], sampler.Top(6).ToList()));
         }
 
         if (options.Engine)
@@ -62,18 +66,26 @@ public static class Probe
             await EngineAsync(options);
         }
 
+        // Who rented what the pool had to make, wherever it made any; the types allocated most, first and last row.
         foreach (var (inFlight, renters, types) in profiles)
         {
-            Console.WriteLine($"{(inFlight == 0 ? "sequential" : $"{inFlight} in flight")}: arrays the pool made, by renter");
-            foreach (var (size, renter, arrays) in renters.Take(6))
+            var name = inFlight == 0 ? "sequential" : $"{inFlight} in flight";
+            if (renters.Count > 0)
             {
-                Console.WriteLine($"  {arrays,6} × {size,6} B  {renter}");
+                Console.WriteLine($"{name}: arrays the pool made, by the method that rented them");
+                foreach (var (size, renter, arrays) in renters.Take(4))
+                {
+                    Console.WriteLine($"  {arrays,6} × {size,6} B  {renter}");
+                }
             }
 
-            Console.WriteLine("  allocation ticks (one about every 100 KB), by type:");
-            foreach (var (type, ticks) in types)
+            if (inFlight == profiles[0].InFlight || inFlight == profiles[^1].InFlight)
             {
-                Console.WriteLine($"  {ticks,6}  {type}");
+                Console.WriteLine($"{name}: allocation ticks (one about every 100 KB) by type");
+                foreach (var (type, ticks) in types)
+                {
+                    Console.WriteLine($"  {ticks,6}  {type}");
+                }
             }
         }
     }

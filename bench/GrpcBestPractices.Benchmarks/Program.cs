@@ -43,6 +43,22 @@ if (args is ["pingpong", var pingAddress])
 var options = Arguments.Parse(args);
 Cores.Pinned = options.Pinned;
 var root = options.Root;
+// The service's own HTTP/1.1, TLS and metrics listeners (fixed ports by default) are off: this benchmark runs two services at once.
+string[] onlyItsOwnListeners = ["--Protocols:Http1Url", "", "--Protocols:TlsUrl", "", "--Metrics:Url", ""];
+if (options.Probe is { } probeOptions)
+{
+    await using var probed = await App.StartAsync(root, "PerformanceService", Cores.Service, ["--urls", "http://127.0.0.1:0", .. onlyItsOwnListeners]);
+    Console.WriteLine(Cores.Describe);
+    // The runtime reads the pool's size once, from the environment: a process of its own for each size.
+    foreach (var arraysPerPartition in Probe.PoolSizes)
+    {
+        Console.WriteLine(await Command.RunAsync("dotnet", [typeof(Probe).Assembly.Location, "probe", probed.Url, .. probeOptions], timeout: TimeSpan.FromMinutes(15),
+            environment: new() { [Probe.ArraysPerPartition] = arraysPerPartition }));
+    }
+
+    return 0;
+}
+
 var work = Directory.CreateTempSubdirectory("grpcbp-bench-").FullName;
 var frame = Path.Combine(work, "request.bin");
 File.WriteAllBytes(frame, await InProcess.CaptureRequestBodyAsync(InProcess.Request));
@@ -53,8 +69,6 @@ Console.WriteLine($"Benchmark: {options.Count} sequential / {options.Count * 10}
 
 const string password = "bench";
 var certificate = InProcess.CreateCertificate(Path.Combine(work, "service.pfx"), password);
-// The service's own HTTP/1.1, TLS and metrics listeners (fixed ports by default) are off: this benchmark runs two services at once.
-string[] onlyItsOwnListeners = ["--Protocols:Http1Url", "", "--Protocols:TlsUrl", "", "--Metrics:Url", ""];
 await using var service = await App.StartAsync(root, "PerformanceService", Cores.Service, ["--urls", "http://127.0.0.1:0", .. onlyItsOwnListeners]);
 await using var tlsService = await App.StartAsync(root, "PerformanceService", Cores.Service, [.. onlyItsOwnListeners, "--urls", "http://127.0.0.1:0",
     "--Kestrel:Endpoints:Tls:Url", "https://127.0.0.1:0", "--Kestrel:Endpoints:Tls:Certificate:Path", Path.Combine(work, "service.pfx"),
@@ -193,6 +207,9 @@ internal sealed record Arguments(string Root, int Count, int Repetitions, bool S
     /// <summary>bench/run.sh started this process on core 1 of two or more (<see cref="Cores"/>).</summary>
     public bool Pinned { get; init; }
 
+    /// <summary>With --probe: only the probe, with the arguments after it (<see cref="ProbeOptions"/>), once per pool size.</summary>
+    public string[]? Probe { get; init; }
+
     public static Arguments Parse(string[] args)
     {
         string Value(string name, string fallback) => args.SkipWhile(a => a != name).Skip(1).FirstOrDefault() ?? fallback;
@@ -204,6 +221,7 @@ internal sealed record Arguments(string Root, int Count, int Repetitions, bool S
             double.Parse(Value("--open-seconds", "10"), CultureInfo.InvariantCulture))
         {
             Pinned = args.Contains("--pinned"),
+            Probe = args.Contains("--probe") ? [.. args.SkipWhile(a => a != "--probe").Skip(1)] : null,
         };
     }
 }

@@ -3,6 +3,7 @@ using LoadEngine.Protocols;
 using LoadEngine.Runs;
 using LoadEngine.Strategies;
 using LoadEngine.Targets;
+using LoadEngine.Targets.Described;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Options;
 
@@ -18,9 +19,14 @@ public sealed class RunCallsFactory(IServiceProvider scope)
         ? Compose(StrategyList.Resolve(scope, plan.Strategy), plan)
         : WorkloadStrategy.Create(plan, scope.GetRequiredService<IOptions<EngineOptions>>().Value, scope.GetRequiredService<ChannelFactory>());
 
-    /// <summary>A strategy's calls of the built-in service's method, under <paramref name="plan"/>.</summary>
+    /// <summary>A strategy's calls under <paramref name="plan"/>: of the described target's method when it names a call, else of the built-in service's.</summary>
     public static IRunCalls Compose(IChannelStrategy strategy, RunPlan plan)
     {
+        if (plan.Call is not null)
+        {
+            return DescribedPlan.Compose(strategy, plan);
+        }
+
         var oneStream = strategy.Info.Shape == CallShape.OneStream;
         var target = MonitorTarget.For(plan, oneStream);
         return oneStream ? new GrpcStream<Performance.PerformanceStatusRequest, Performance.PerformanceStatusResponse>(strategy, target) : new GrpcCalls<Performance.PerformanceStatusRequest, Performance.PerformanceStatusResponse>(strategy, target);

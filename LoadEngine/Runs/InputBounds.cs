@@ -26,10 +26,19 @@ public static class InputBounds
     /// <summary>A stage is "seconds:rate", two numbers.</summary>
     public const int MaxStageLength = 2 * MaxValueLength + 1;
 
+    /// <summary>A call's name, "pkg.Service/Method": gRPC's full method names are rarely a tenth of this.</summary>
+    public const int MaxCallLength = 512;
+
+    /// <summary>A call's request data (JSON, an array for a stream's messages): 64 KiB, as it is kept with every run's plan.</summary>
+    public const int MaxDataLength = 64 * 1024;
+
     /// <summary>The first value of <paramref name="input"/> beyond its bound, as the sentence its sender gets; null when all fit.</summary>
     public static string? Check(RunPlanInput input) =>
         TooLong("strategy", input.Strategy, MaxValueLength)
         ?? TooLong("workload", input.Workload, MaxValueLength)
+        ?? TooLong("target", input.Target, MaxValueLength)
+        ?? TooLong("call", input.Call, MaxCallLength)
+        ?? TooLong("data", input.Data, MaxDataLength)
         ?? Items("stages", input.Stages?.Count ?? 0, PlanLimits.MaxStages, "\"10:5000,20:5000\"")
         ?? Items("percentiles", input.Percentiles?.Count ?? 0, PlanLimits.MaxPercentiles, "\"50,90,99,99.9\"")
         ?? Thresholds(input.Thresholds);

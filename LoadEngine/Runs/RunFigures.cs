@@ -31,6 +31,9 @@ public sealed record RunFigures(
 {
     public long Succeeded => Calls - Failed;
 
+    /// <summary>The measured phase's first answer as JSON, when its target keeps one (a described method).</summary>
+    public string? FirstAnswer { get; init; }
+
     public RunStats ToStats(IReadOnlyList<double> percentiles) => new(
         Round(WallTimeMs),
         Round(WallTimeMs > 0 ? Succeeded / (WallTimeMs / 1000) : 0),
@@ -49,6 +52,7 @@ public sealed record RunFigures(
     {
         LatencyFromActualSend = FromActualSend is null ? null : Rounded(FromActualSend.Summarize(percentiles)),
         Sends = SendLag is null || Sends is null ? null : Sends.ToStats(SendLag),
+        FirstAnswer = FirstAnswer,
     };
 
     /// <summary>
@@ -83,7 +87,10 @@ public sealed record RunFigures(
             ServiceLoadFigures.Merge(parts.Select(part => part.Service)),
             parts.Sum(part => part.WarmupCalls),
             parts.Max(part => part.WarmupMs),
-            parts.All(part => part.Sends is not null) ? SendCounts.Merge(parts.Select(part => part.Sends!)) : null);
+            parts.All(part => part.Sends is not null) ? SendCounts.Merge(parts.Select(part => part.Sends!)) : null)
+        {
+            FirstAnswer = parts.Select(part => part.FirstAnswer).FirstOrDefault(answer => answer is not null),
+        };
     }
 
     internal static LatencySummary? Rounded(LatencySummary? s) => s is null

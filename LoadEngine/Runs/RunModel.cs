@@ -100,6 +100,25 @@ public sealed record RunPlan
     [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
     public int? Users { get; init; }
 
+    /// <summary>The configured target's name (the gateway's Targets section); null for the built-in PerformanceService.</summary>
+    [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
+    public string? Target { get; init; }
+
+    /// <summary>The target's method a strategy calls, "pkg.Service/Method"; null for the built-in service's own methods.</summary>
+    [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
+    public string? Call { get; init; }
+
+    /// <summary>The call's request data: one JSON object, or an array of them, with ghz's templates (<see cref="Targets.Described.CallData"/>).</summary>
+    [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
+    public string? Data { get; init; }
+
+    /// <summary>
+    /// The FileDescriptorSet the host described the target with (never a user's input): a stored plan carries it, so an
+    /// agent needs only the target's address to run its share.
+    /// </summary>
+    [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
+    public byte[]? Descriptors { get; init; }
+
     /// <summary>The contender of a workload run; null for the strategies.</summary>
     [JsonIgnore]
     public Contender? Contender => (Protocol, Serializer, HttpVersion, Security) is ({ } protocol, { } serializer, { } version, { } security)
@@ -218,6 +237,10 @@ public sealed record RunStats(
 
     /// <summary>Arrival-rate loads only: how well the schedule was kept.</summary>
     public SendStats? Sends { get; init; }
+
+    /// <summary>A described method's first answer of the measured phase, as proto3 JSON: the call did what its user meant. Null otherwise.</summary>
+    [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
+    public string? FirstAnswer { get; init; }
 
     /// <summary>The load generator's own garbage collections during the measured phase: a pause shows in the latency tail.</summary>
     public GcStats? ClientGc { get; init; }

@@ -18,6 +18,8 @@ public sealed class RunObservations(IAnswerSpool? answers = null)
     private readonly object _loadGate = new();
     private long _lastLoadSample;
     private ServiceLoadFigures _load = new(0, 0, 0, 0);
+    private int _answered;
+    private string? _firstAnswer;
 
     /// <summary>Where the answers go that the caller asked to keep; null when it asked for none.</summary>
     public IAnswerSpool? Answers { get; } = answers;
@@ -26,6 +28,21 @@ public sealed class RunObservations(IAnswerSpool? answers = null)
 
     /// <summary>A call was carried by the service's connection <paramref name="id"/>.</summary>
     public void CarriedBy(string id) => _connections.TryAdd(id, 0);
+
+    /// <summary>The phase's first answer as its target wrote it (a described method's, as JSON); null when the target keeps none.</summary>
+    public string? FirstAnswer => Volatile.Read(ref _firstAnswer);
+
+    /// <summary>An answer came; the first of the phase is kept as <paramref name="write"/> writes it, cut at <see cref="MaxFirstAnswer"/> characters.</summary>
+    public void Answered<T>(T answer, Func<T, string> write)
+    {
+        if (Volatile.Read(ref _answered) == 0 && Interlocked.Exchange(ref _answered, 1) == 0)
+        {
+            var text = write(answer);
+            Volatile.Write(ref _firstAnswer, text.Length <= MaxFirstAnswer ? text : $"{text[..MaxFirstAnswer]}… (cut at {MaxFirstAnswer} characters)");
+        }
+    }
+
+    public const int MaxFirstAnswer = 16 * 1024;
 
     /// <summary>The service's CPU (percent of the machine) and memory (MiB) as an answer reported them; kept at most every 10 ms.</summary>
     public void ServiceLoad(double cpuPercent, double memoryMegabytes)

@@ -62,6 +62,18 @@ public record RunPlanInput(
 
     public int? Users { get; init; }
 
+    /// <summary>The configured target a strategy calls, by name; left out, the built-in PerformanceService.</summary>
+    [StringLength(InputBounds.MaxValueLength)]
+    public string? Target { get; init; }
+
+    /// <summary>The target's method, "pkg.Service/Method"; left out, the built-in service's own.</summary>
+    [StringLength(InputBounds.MaxCallLength)]
+    public string? Call { get; init; }
+
+    /// <summary>The call's request: a JSON object, or an array of them (a stream's messages, or unary calls' in turn), with ghz's templates.</summary>
+    [StringLength(InputBounds.MaxDataLength)]
+    public string? Data { get; init; }
+
     /// <summary>
     /// The strategies one input is planned for, each under its own load (a suite, the CLI's "all"): a concurrency is then
     /// meant for those whose own load uses it, and the sequential ones leave it aside. A single run refuses it instead.
@@ -148,6 +160,11 @@ public static class RunPlanRules
             return false;
         }
 
+        if (!Targets.Described.DescribedPlan.TryRead(input, workload is not null, out error))
+        {
+            return false;
+        }
+
         var load = input.Load ?? workload?.Workload.DefaultLoad ?? StrategyList.Find(input.Strategy)!.DefaultLoad;
         if (!Setting(input.Count, "count", limits, out var count, out error)
             || !Seconds(input.Duration, limits.MaxRunSeconds, out error)
@@ -216,6 +233,9 @@ public static class RunPlanRules
             Clients = workload?.Clients,
             Variant = workload?.Variant,
             Users = workload?.Users,
+            Target = input.Target,
+            Call = input.Call?.Trim(),
+            Data = input.Data,
         };
         return RunMemoryEstimate.Fits(plan, limits.MaxRunMemoryBytes, out error);
     }

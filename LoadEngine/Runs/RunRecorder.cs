@@ -189,7 +189,10 @@ public sealed class RunRecorder
             warmupTime.TotalMilliseconds,
             _sendLag is null ? null : new SendCounts(
                 Interlocked.Read(ref _due), Interlocked.Read(ref _sent), Late, Dropped,
-                schedule?.RequestedRate ?? 0, schedule?.Sending.TotalMilliseconds ?? 0));
+                schedule?.RequestedRate ?? 0, schedule?.Sending.TotalMilliseconds ?? 0))
+        {
+            FirstAnswer = Observations.FirstAnswer,
+        };
     }
 
     private void RecordLatency(long index, long dueAt, long sentAt, long endedAt)

@@ -1,0 +1,135 @@
+using System.Text.Json;
+using Google.Protobuf;
+using Google.Protobuf.Reflection;
+using Grpc.Core;
+using LoadEngine.Calls;
+
+namespace LoadEngine.Targets.Described;
+
+/// <summary>
+/// A method's request data as ghz takes it: one JSON object, or an array whose objects a client or bidirectional stream
+/// sends in order (and unary and server-streaming calls take in turn by request number), in the proto3 JSON mapping.
+/// Data without a template is encoded once and reused; templated data is rendered and parsed per call.
+/// </summary>
+public sealed class CallData
+{
+    private static readonly JsonParser Parser = new(JsonParser.Settings.Default);
+
+    private readonly DescribedMethod _method;
+    private readonly IReadOnlyList<Entry> _entries;
+    private readonly IMessage[]? _fixed;
+
+    private CallData(DescribedMethod method, IReadOnlyList<Entry> entries)
+    {
+        _method = method;
+        _entries = entries;
+        _fixed = entries.All(entry => entry.Fixed is not null) ? [.. entries.Select(entry => entry.Fixed!)] : null;
+    }
+
+    /// <summary>Messages in the data: one for an object, the array's length for an array.</summary>
+    public int Count => _entries.Count;
+
+    /// <summary>Whether any message is rendered per call.</summary>
+    public bool IsTemplated => _fixed is null;
+
+    /// <summary>
+    /// The data <paramref name="json"/> gives <paramref name="method"/> (an empty request when there is none), checked now
+    /// by rendering its templates with sample values: JSON that does not fit names the field and the type it must be.
+    /// </summary>
+    public static CallData Parse(DescribedMethod method, string? json)
+    {
+        var type = method.Descriptor.InputType;
+        if (string.IsNullOrWhiteSpace(json))
+        {
+            return new CallData(method, [new Entry(type.Parser.ParseFrom(ByteString.Empty), null)]);
+        }
+
+        var entries = Elements(json).Select(text => Entry.Of(type, text)).ToList();
+        foreach (var entry in entries)
+        {
+            entry.Render(new CallValues(0, SampleWorker, method));
+        }
+
+        return new CallData(method, entries);
+    }
+
+    /// <summary>The WorkerID a template is checked with.</summary>
+    public const string SampleWorker = "g0c0";
+
+    /// <summary>The request of call <paramref name="number"/>: the data's messages taken in turn.</summary>
+    public IMessage Request(long number, string workerId) =>
+        _fixed is { } messages ? messages[(int)(number % messages.Length)] : Rendered(_entries[(int)(number % _entries.Count)], number, workerId);
+
+    /// <summary>The messages a client or bidirectional stream sends as call <paramref name="number"/>: all of them, in order.</summary>
+    public IReadOnlyList<IMessage> Messages(long number, string workerId) =>
+        _fixed ?? [.. _entries.Select(entry => Rendered(entry, number, workerId))];
+
+    private IMessage Rendered(Entry entry, long number, string workerId)
+    {
+        try
+        {
+            return entry.Render(new CallValues(number, workerId, _method));
+        }
+        catch (TargetDescriptionException problem)
+        {
+            // A rendering that no longer fits (a random value, say) fails this call only.
+            throw new CallFailedException(StatusCode.InvalidArgument, problem.Message, problem);
+        }
+    }
+
+    private static IEnumerable<string> Elements(string json)
+    {
+        JsonDocument document;
+        try
+        {
+            document = JsonDocument.Parse(json);
+        }
+        catch (JsonException) when (CallTemplate.HasAction(json) && json.TrimStart().StartsWith('{'))
+        {
+            // A template outside a string ({"id": {{.RequestNumber}}}) is JSON only once rendered, as ghz renders an object first.
+            return [json];
+        }
+        catch (JsonException problem)
+        {
+            throw new TargetDescriptionException(DataFit.NotJson("data is not JSON", problem), problem);
+        }
+
+        using (document)
+        {
+            return document.RootElement.ValueKind switch
+            {
+                JsonValueKind.Object => [json],
+                JsonValueKind.Array when document.RootElement.GetArrayLength() == 0 =>
+                    throw new TargetDescriptionException("data is an empty array; give one object, or an array of at least one."),
+                JsonValueKind.Array when document.RootElement.EnumerateArray().Any(item => item.ValueKind != JsonValueKind.Object) =>
+                    throw new TargetDescriptionException("data is an array whose items must each be a JSON object (one message each)."),
+                JsonValueKind.Array => [.. document.RootElement.EnumerateArray().Select(item => item.GetRawText())],
+                _ => throw new TargetDescriptionException($"data must be a JSON object, or an array of objects; it was {document.RootElement.ValueKind.ToString().ToLowerInvariant()}."),
+            };
+        }
+    }
+
+    private static IMessage Read(MessageDescriptor type, string json)
+    {
+        try
+        {
+            return Parser.Parse(json, type);
+        }
+        catch (Exception problem) when (problem is InvalidProtocolBufferException or FormatException or InvalidOperationException or ArgumentException)
+        {
+            throw new TargetDescriptionException(DataFit.Explain(type, json, problem), problem);
+        }
+    }
+
+    /// <summary>One message of the data: encoded once, or a template rendered and parsed per call.</summary>
+    private sealed record Entry(IMessage? Fixed, CallTemplate? Template)
+    {
+        public MessageDescriptor Type { get; private init; } = null!;
+
+        public static Entry Of(MessageDescriptor type, string json) => CallTemplate.HasAction(json)
+            ? new Entry(null, CallTemplate.Parse(json)) { Type = type }
+            : new Entry(Read(type, json), null) { Type = type };
+
+        public IMessage Render(CallValues values) => Fixed ?? Read(Type, Template!.Render(values));
+    }
+}

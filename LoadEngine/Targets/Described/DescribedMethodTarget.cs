@@ -1,0 +1,60 @@
+using Google.Protobuf;
+using Grpc.Core;
+using LoadEngine.Calls;
+using LoadEngine.Runs;
+
+namespace LoadEngine.Targets.Described;
+
+/// <summary>
+/// A described method as the engine calls it: each call's request (or a stream's messages) from the run's data, and each
+/// answer decoded by its marshaller; the run keeps its first answer as JSON so a user sees the call did what they meant.
+/// The built-in service's answers also say which connection carried them, as its own target reads them.
+/// </summary>
+public sealed class DescribedMethodTarget(DescribedMethod method, CallData data, string workerId) : IMethodTarget<IMessage, IMessage>
+{
+    private static readonly JsonFormatter Formatter = new(JsonFormatter.Settings.Default);
+
+    private readonly Action<IMessage, RunObservations>? _builtIn = BuiltInAnswers.Reader(method.Descriptor.OutputType);
+
+    public Method<IMessage, IMessage> Method => method.Method;
+
+    public DescribedMethod Described => method;
+
+    public IMessage Request(long index, RunPhase phase) => data.Request(index, workerId);
+
+    public IEnumerable<IMessage> Messages(long index, RunPhase phase) => data.Messages(index, workerId);
+
+    public void Check(IMessage answer, long index, RunObservations observations)
+    {
+        observations.Answered(answer, Formatter.Format);
+        _builtIn?.Invoke(answer, observations);
+    }
+
+    /// <summary>
+    /// The WorkerID ghz's templates see. The engine hands calls to its workers from one counter, so a call has no fixed
+    /// worker slot to name; a run's calls are told apart by their RequestNumber, and its agents by this: "g0c0" in one
+    /// process, "g{shard}c0" for an agent's share of a distributed run.
+    /// </summary>
+    public static string WorkerOf(RunPlan plan) => $"g{plan.Shard?.Index ?? 0}c0";
+
+    /// <summary>What the built-in PerformanceService's answers say beside their fields: the connection and the service's load.</summary>
+    private static class BuiltInAnswers
+    {
+        public static Action<IMessage, RunObservations>? Reader(Google.Protobuf.Reflection.MessageDescriptor type)
+        {
+            if (type.FullName != "performance.PerformanceStatusResponse")
+            {
+                return null;
+            }
+
+            var connection = type.FindFieldByName("connection_id").Accessor;
+            var cpu = type.FindFieldByName("cpu_percentage_usage").Accessor;
+            var memory = type.FindFieldByName("memory_usage").Accessor;
+            return (answer, observations) =>
+            {
+                observations.CarriedBy((string)connection.GetValue(answer));
+                observations.ServiceLoad(Convert.ToDouble(cpu.GetValue(answer)), Convert.ToDouble(memory.GetValue(answer)));
+            };
+        }
+    }
+}

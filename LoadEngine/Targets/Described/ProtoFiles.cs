@@ -1,0 +1,44 @@
+namespace LoadEngine.Targets.Described;
+
+/// <summary>.proto files as one FileDescriptorSet, their imports included: protoc --include_imports --descriptor_set_out.</summary>
+internal static class ProtoFiles
+{
+    public static byte[] Describe(IReadOnlyList<string> protos, IReadOnlyList<string> importPaths)
+    {
+        var files = protos.Select(Path.GetFullPath).ToList();
+        var paths = importPaths.Select(path => Path.TrimEndingDirectorySeparator(Path.GetFullPath(path))).ToList();
+        if (files.FirstOrDefault(file => !File.Exists(file)) is { } missing)
+        {
+            throw new TargetDescriptionException($"The proto file {missing} does not exist.");
+        }
+
+        if (paths.FirstOrDefault(path => !Directory.Exists(path)) is { } absent)
+        {
+            throw new TargetDescriptionException($"The import path {absent} is not a folder.");
+        }
+
+        // protoc names a file by the import path that holds it (as its errors and imports do); one outside every given path
+        // is found in its own folder, as ghz does.
+        var named = files.Select(file => paths.FirstOrDefault(path => file.StartsWith(path + Path.DirectorySeparatorChar, StringComparison.Ordinal)) is { } holder
+            ? (Path: holder, Name: Path.GetRelativePath(holder, file))
+            : (Path: Path.GetDirectoryName(file)!, Name: Path.GetFileName(file))).ToList();
+        var searched = paths.Concat(named.Select(file => file.Path)).Distinct(StringComparer.Ordinal).Append(ProtocTool.IncludeDirectory);
+        var output = Path.Combine(Path.GetTempPath(), $"loadtest-{Guid.NewGuid():N}.protoset");
+        try
+        {
+            ProtocTool.Run(
+                [
+                    "--include_imports",
+                    $"--descriptor_set_out={output}",
+                    .. searched.Select(path => $"--proto_path={path}"),
+                    .. named.Select(file => file.Name.Replace(Path.DirectorySeparatorChar, '/')),
+                ],
+                $"protoc could not compile {string.Join(", ", protos.Select(Path.GetFileName))}");
+            return File.ReadAllBytes(output);
+        }
+        finally
+        {
+            File.Delete(output);
+        }
+    }
+}

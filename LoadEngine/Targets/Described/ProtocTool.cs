@@ -1,0 +1,87 @@
+using System.Diagnostics;
+using System.Runtime.InteropServices;
+
+namespace LoadEngine.Targets.Described;
+
+/// <summary>
+/// protoc as Grpc.Tools ships it, copied beside this assembly (LoadEngine.csproj): the binary for this OS and architecture,
+/// and the include folder that holds the well-known types' .proto files.
+/// </summary>
+internal static class ProtocTool
+{
+    private static readonly TimeSpan Timeout = TimeSpan.FromSeconds(60);
+    private static readonly Lazy<string> Binary = new(Locate);
+
+    public static string Root { get; } = Path.Combine(AppContext.BaseDirectory, "protoc");
+
+    /// <summary>Where google/protobuf/*.proto are: always on protoc's import path.</summary>
+    public static string IncludeDirectory { get; } = Path.Combine(Root, "include");
+
+    /// <summary>Grpc.Tools' folder name for this machine (tools/&lt;os&gt;_&lt;arch&gt;), or null when it ships none.</summary>
+    public static string? PlatformFolder()
+    {
+        var arch = RuntimeInformation.OSArchitecture;
+        return arch switch
+        {
+            _ when OperatingSystem.IsMacOS() => "macosx_universal",
+            Architecture.X64 or Architecture.X86 or Architecture.Arm64 when OperatingSystem.IsLinux() => $"linux_{arch.ToString().ToLowerInvariant()}",
+            // Windows on Arm runs the x64 build under emulation; Grpc.Tools ships no arm64 one.
+            Architecture.X64 or Architecture.Arm64 when OperatingSystem.IsWindows() => "windows_x64",
+            Architecture.X86 when OperatingSystem.IsWindows() => "windows_x86",
+            _ => null,
+        };
+    }
+
+    /// <summary>Runs protoc with <paramref name="arguments"/>; a failure is a sentence that begins with <paramref name="what"/> and quotes protoc.</summary>
+    public static void Run(IReadOnlyList<string> arguments, string what)
+    {
+        using var process = new Process
+        {
+            StartInfo = new ProcessStartInfo(Binary.Value)
+            {
+                RedirectStandardError = true,
+                RedirectStandardOutput = true,
+                UseShellExecute = false,
+            },
+        };
+        foreach (var argument in arguments)
+        {
+            process.StartInfo.ArgumentList.Add(argument);
+        }
+
+        process.Start();
+        var errors = process.StandardError.ReadToEndAsync();
+        var output = process.StandardOutput.ReadToEndAsync();
+        if (!process.WaitForExit(Timeout))
+        {
+            process.Kill(entireProcessTree: true);
+            throw new TargetDescriptionException($"{what}: protoc did not finish within {Timeout.TotalSeconds:0} seconds.");
+        }
+
+        process.WaitForExit();
+        if (process.ExitCode != 0)
+        {
+            var said = (errors.Result + output.Result).Split('\n', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries);
+            throw new TargetDescriptionException($"{what}: {string.Join(" ", said.Take(3)).TrimEnd('.')}.");
+        }
+    }
+
+    private static string Locate()
+    {
+        var folder = PlatformFolder()
+            ?? throw new TargetDescriptionException($"Describing a target from .proto files needs protoc, and Grpc.Tools ships none for {RuntimeInformation.OSDescription} on {RuntimeInformation.OSArchitecture}: give a protoset (--protoset) or use server reflection instead.");
+        var path = Path.Combine(Root, "tools", folder, OperatingSystem.IsWindows() ? "protoc.exe" : "protoc");
+        if (!File.Exists(path))
+        {
+            throw new TargetDescriptionException($"protoc is missing from {Path.GetDirectoryName(path)}: this build of LoadEngine did not ship it for {folder}.");
+        }
+
+        // A NuGet package (the packed tool) loses the execute bit.
+        if (!OperatingSystem.IsWindows() && (File.GetUnixFileMode(path) & UnixFileMode.UserExecute) == 0)
+        {
+            File.SetUnixFileMode(path, File.GetUnixFileMode(path) | UnixFileMode.UserExecute | UnixFileMode.GroupExecute | UnixFileMode.OtherExecute);
+        }
+
+        return path;
+    }
+}

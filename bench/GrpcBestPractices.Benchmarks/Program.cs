@@ -29,6 +29,14 @@ if (args is ["engine-metrics", var engineAddress, ..])
     return 0;
 }
 
+if (args is ["described", var describedAddress, ..])
+{
+    LoadEngine.EngineProcess.SizeSharedArrayPoolForConcurrentStreams();
+    var (describedUs, stubUs) = await InProcess.DescribedAndStubAsync(Arguments.Parse(args).Root, describedAddress, args.Length > 2 ? int.Parse(args[2], CultureInfo.InvariantCulture) : 5000);
+    Console.WriteLine($"run engine per call, client-wrapper, sequential: descriptor path {describedUs:0.0} µs, generated stub {stubUs:0.0} µs, {describedUs / stubUs:0.000}×");
+    return 0;
+}
+
 if (args is ["pingpong", var pingAddress])
 {
     using var pingChannel = GrpcChannel.ForAddress(pingAddress);
@@ -94,6 +102,7 @@ await InProcess.PingPongMessagesPerSecondAsync(channel, 3000);
 await InProcess.ChannelPerCallP50MsAsync(service.Url, 100, () => new SocketsHttpHandler { UseProxy = false });
 await InProcess.ChannelPerCallP50MsAsync(tlsService.Url, 100, () => InProcess.TrustOnly(certificate));
 await InProcess.EngineOverBareLoopAsync(service.Url, 3000);
+await InProcess.DescribedAndStubAsync(root, service.Url, 3000);
 
 var samples = new Dictionary<string, List<double>>();
 void Add(string key, double value) => (samples.TryGetValue(key, out var list) ? list : samples[key] = []).Add(value);
@@ -130,6 +139,9 @@ for (var repetition = 1; repetition <= options.Repetitions; repetition++)
 
     Add("service.bytes", await InProcess.ServiceBytesPerCallAsync(service.Url, h2load, count));
     Add("engine.ratio", await InProcess.EngineOverBareLoopAsync(service.Url, count));
+    var (describedUs, stubUs) = await InProcess.DescribedAndStubAsync(root, service.Url, count);
+    Add("described.us", describedUs);
+    Add("stub.us", stubUs);
 }
 
 // The open model: the highest rate held within 1% for the open-seconds (achieved ÷ requested ≥ 0.99, nothing dropped):
@@ -176,6 +188,7 @@ var rows = new List<Row>
     new("channel per call p50, TLS", M("channel.tls.new"), "ms", "channel per call p50, h2c", M("channel.h2c.new"), "–", null),
     new("service bytes allocated per unary call", M("service.bytes"), "B", "target", 1024, "≤ 1×", r => r <= 1),
     new($"run engine ÷ bare await loop, same channel and process ({count} sequential calls in 10 interleaved blocks; median)", M("engine.ratio"), "", "1 (no overhead)", 1, "≤ 1.05×", r => r <= 1.05),
+    new($"run engine per call, descriptor path: performance.Monitor/GetPerformance from performance.proto (client-wrapper, {count} sequential calls in 10 alternating blocks; median)", M("described.us"), "µs", "generated-stub path (MonitorTarget), same run, strategy and load", M("stub.us"), "≤ 1.10×", r => r <= 1.10),
 };
 
 if (!options.SkipMicrobenchmarks)

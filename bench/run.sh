@@ -3,6 +3,10 @@
 # from npm) when missing, starts its own service(s) and gateway on free loopback ports, and prints one table:
 # each figure beside a reference measured in the same run, their ratio, and the target where there is one.
 #   bench/run.sh [--count N (5000)] [--repetitions N (3)] [--open-seconds S (10)] [--skip-microbenchmarks]
+#   bench/run.sh --probe [CALLS (20000)] [--in-flight 0,1,2,10,100,400] [--payload-bytes N] [--engine]
+#     only the probe (docs/benchmarks.md, "Where 40 KB per call goes at 100 in flight"): a bare Grpc.Net.Client's bytes
+#     per call at each number in flight (0 = sequential) and what ArrayPool<byte>.Shared had to make anew, once with the
+#     runtime's pool size and once with each larger one; --engine adds the run engine's own calls.
 # Separate from the tests: it takes a few minutes and its figures depend on the machine.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -15,7 +15,21 @@ public sealed class AllocationSampler : EventListener
     public IEnumerable<(string Type, long Ticks)> Top(int count) =>
         _ticks.OrderByDescending(pair => pair.Value).Take(count).Select(pair => (pair.Key, pair.Value));
 
-    public void Reset() => _ticks.Clear();
+    /// <summary>The runtime hands its events over on a thread of its own: waits (2 s at most) until no tick arrived for 200 ms.</summary>
+    public async Task SettledAsync()
+    {
+        for (var (last, waited) = (-1L, 0); waited < 2000; waited += 200)
+        {
+            var now = _ticks.Values.Sum();
+            if (now == last)
+            {
+                return;
+            }
+
+            last = now;
+            await Task.Delay(200);
+        }
+    }
 
     protected override void OnEventSourceCreated(EventSource eventSource)
     {

@@ -10,6 +10,7 @@ using Grpc.Net.Client;
 using LoadEngine;
 using LoadEngine.Calls;
 using LoadEngine.Clients;
+using LoadEngine.Targets.Described;
 using LoadEngine.Strategies;
 using Microsoft.Extensions.Options;
 using Performance;
@@ -200,6 +201,44 @@ public static class InProcess
         return Statistics.Median(ratios);
     }
 
+    /// <summary>
+    /// The run engine's time per call on the built-in service through the descriptor path (the plan names
+    /// performance.Monitor/GetPerformance and carries the descriptors of the shipped performance.proto, so the calls are
+    /// Roslyn-compiled messages behind a <c>Method&lt;IMessage, IMessage&gt;</c>) and through the generated stub's
+    /// (MonitorTarget), same strategy, channel and sequential load, in ten blocks whose order alternates, so machine
+    /// drift falls on both alike. Returns the median µs per call of each.
+    /// </summary>
+    public static async Task<(double DescribedUs, double StubUs)> DescribedAndStubAsync(string root, string address, int count)
+    {
+        const int Blocks = 10;
+        using var engine = new EngineUnderTest(address, Math.Max(1, count / Blocks));
+        var proto = Path.Combine(root, "GrpcDependencies", "Protos", "performance.proto");
+        using var channel = GrpcChannel.ForAddress(address);
+        var described = await DescribedTarget.DescribeAsync(new DescriptorSource([proto], [Path.GetDirectoryName(proto)!], null), channel.CreateCallInvoker(), new CallOptions());
+        // The stub's request: the same client name and answer size, given as data (fixed, so built once as the stub's are per call).
+        var plan = engine.Plan with { Call = "performance.Monitor/GetPerformance", Descriptors = described.DescriptorSet, Data = """{"clientName": "client-wrapper #1", "payloadBytes": 100}""" };
+        var calls = engine.Compose(plan);
+        await engine.RunAsync();
+        await engine.RunAsync(calls, plan);
+        var (describedUs, stubUs) = (new double[Blocks], new double[Blocks]);
+        for (var block = 0; block < Blocks; block++)
+        {
+            double PerCallUs(RunStats stats) => stats.WallTimeMs * 1000 / stats.Calls;
+            if (block % 2 == 0)
+            {
+                stubUs[block] = PerCallUs(await engine.RunAsync());
+                describedUs[block] = PerCallUs(await engine.RunAsync(calls, plan));
+            }
+            else
+            {
+                describedUs[block] = PerCallUs(await engine.RunAsync(calls, plan));
+                stubUs[block] = PerCallUs(await engine.RunAsync());
+            }
+        }
+
+        return (Statistics.Median(describedUs), Statistics.Median(stubUs));
+    }
+
     /// <summary>Bytes the service allocated per call while h2load made <paramref name="count"/> sequential calls.</summary>
     public static async Task<double> ServiceBytesPerCallAsync(string address, H2Load h2load, int count)
     {
@@ -255,9 +294,14 @@ public sealed class EngineUnderTest : IDisposable
 
     public RunPlan Plan { get; }
 
-    public async Task<RunStats> RunAsync()
+    /// <summary>The calls of another plan (the same strategy, on the same channel), for <see cref="RunAsync(IRunCalls, RunPlan)"/>.</summary>
+    public IRunCalls Compose(RunPlan plan) => RunCallsFactory.Compose(new ClientWrapperStrategy(Wrapper), plan);
+
+    public Task<RunStats> RunAsync() => RunAsync(_calls, Plan);
+
+    public async Task<RunStats> RunAsync(IRunCalls calls, RunPlan plan)
     {
-        var run = await _engine.ExecuteAsync(_calls, new RunRecord(Guid.NewGuid(), Plan, RunState.Running, DateTimeOffset.UtcNow, null, null, null, null), new LiveRun(), CancellationToken.None);
+        var run = await _engine.ExecuteAsync(calls, new RunRecord(Guid.NewGuid(), plan, RunState.Running, DateTimeOffset.UtcNow, null, null, null, null), new LiveRun(), CancellationToken.None);
         return run.State == RunState.Completed ? run.Stats! : throw new InvalidOperationException($"The engine run ended {run.State}: {run.Error}");
     }
 

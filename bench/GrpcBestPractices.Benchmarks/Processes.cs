@@ -105,12 +105,26 @@ public sealed partial class App : IAsyncDisposable
 /// <summary>Runs a command to its end (bounded) and returns what it printed.</summary>
 public static class Command
 {
-    public static async Task<string> RunAsync(string file, IEnumerable<string> arguments, string? workingDirectory = null, TimeSpan? timeout = null)
+    /// <summary><paramref name="environment"/>'s variables are set for the command, an empty value unset.</summary>
+    public static async Task<string> RunAsync(string file, IEnumerable<string> arguments, string? workingDirectory = null, TimeSpan? timeout = null,
+        Dictionary<string, string>? environment = null)
     {
         var start = new ProcessStartInfo(file) { RedirectStandardOutput = true, RedirectStandardError = true, WorkingDirectory = workingDirectory ?? Environment.CurrentDirectory };
         foreach (var argument in arguments)
         {
             start.ArgumentList.Add(argument);
+        }
+
+        foreach (var (name, value) in environment ?? [])
+        {
+            if (value.Length > 0)
+            {
+                start.Environment[name] = value;
+            }
+            else
+            {
+                start.Environment.Remove(name);
+            }
         }
 
         using var process = Process.Start(start) ?? throw new InvalidOperationException($"{file} could not start");

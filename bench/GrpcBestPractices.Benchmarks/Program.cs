@@ -6,9 +6,9 @@ using BenchmarkDotNet.Toolchains.InProcess.Emit;
 using GrpcBestPractices.Benchmarks;
 using Grpc.Net.Client;
 
-if (args is ["probe", var probeAddress, ..])
+if (args is ["probe", var probeAddress, .. var probeArguments])
 {
-    await Probe.RunAsync(probeAddress, args.Length > 2 ? int.Parse(args[2], CultureInfo.InvariantCulture) : 20000);
+    await Probe.RunAsync(ProbeOptions.Parse(probeAddress, probeArguments));
     return 0;
 }
 
@@ -29,6 +29,14 @@ if (args is ["engine-metrics", var engineAddress, ..])
     return 0;
 }
 
+if (args is ["described", var describedAddress, ..])
+{
+    LoadEngine.EngineProcess.SizeSharedArrayPoolForConcurrentStreams();
+    var (describedUs, stubUs) = await InProcess.DescribedAndStubAsync(Arguments.Parse(args).Root, describedAddress, args.Length > 2 ? int.Parse(args[2], CultureInfo.InvariantCulture) : 5000);
+    Console.WriteLine($"run engine per call, client-wrapper, sequential: descriptor path {describedUs:0.0} µs, generated stub {stubUs:0.0} µs, {describedUs / stubUs:0.000}×");
+    return 0;
+}
+
 if (args is ["pingpong", var pingAddress])
 {
     using var pingChannel = GrpcChannel.ForAddress(pingAddress);
@@ -43,6 +51,22 @@ if (args is ["pingpong", var pingAddress])
 var options = Arguments.Parse(args);
 Cores.Pinned = options.Pinned;
 var root = options.Root;
+// The service's own HTTP/1.1, TLS and metrics listeners (fixed ports by default) are off: this benchmark runs two services at once.
+string[] onlyItsOwnListeners = ["--Protocols:Http1Url", "", "--Protocols:TlsUrl", "", "--Metrics:Url", ""];
+if (options.Probe is { } probeOptions)
+{
+    await using var probed = await App.StartAsync(root, "PerformanceService", Cores.Service, ["--urls", "http://127.0.0.1:0", .. onlyItsOwnListeners]);
+    Console.WriteLine(Cores.Describe);
+    // The runtime reads the pool's size once, from the environment: a process of its own for each size.
+    foreach (var arraysPerPartition in Probe.PoolSizes)
+    {
+        Console.WriteLine(await Command.RunAsync("dotnet", [typeof(Probe).Assembly.Location, "probe", probed.Url, .. probeOptions], timeout: TimeSpan.FromMinutes(15),
+            environment: new() { [Probe.ArraysPerPartition] = arraysPerPartition }));
+    }
+
+    return 0;
+}
+
 var work = Directory.CreateTempSubdirectory("grpcbp-bench-").FullName;
 var frame = Path.Combine(work, "request.bin");
 File.WriteAllBytes(frame, await InProcess.CaptureRequestBodyAsync(InProcess.Request));
@@ -53,8 +77,6 @@ Console.WriteLine($"Benchmark: {options.Count} sequential / {options.Count * 10}
 
 const string password = "bench";
 var certificate = InProcess.CreateCertificate(Path.Combine(work, "service.pfx"), password);
-// The service's own HTTP/1.1, TLS and metrics listeners (fixed ports by default) are off: this benchmark runs two services at once.
-string[] onlyItsOwnListeners = ["--Protocols:Http1Url", "", "--Protocols:TlsUrl", "", "--Metrics:Url", ""];
 await using var service = await App.StartAsync(root, "PerformanceService", Cores.Service, ["--urls", "http://127.0.0.1:0", .. onlyItsOwnListeners]);
 await using var tlsService = await App.StartAsync(root, "PerformanceService", Cores.Service, [.. onlyItsOwnListeners, "--urls", "http://127.0.0.1:0",
     "--Kestrel:Endpoints:Tls:Url", "https://127.0.0.1:0", "--Kestrel:Endpoints:Tls:Certificate:Path", Path.Combine(work, "service.pfx"),
@@ -80,6 +102,7 @@ await InProcess.PingPongMessagesPerSecondAsync(channel, 3000);
 await InProcess.ChannelPerCallP50MsAsync(service.Url, 100, () => new SocketsHttpHandler { UseProxy = false });
 await InProcess.ChannelPerCallP50MsAsync(tlsService.Url, 100, () => InProcess.TrustOnly(certificate));
 await InProcess.EngineOverBareLoopAsync(service.Url, 3000);
+await InProcess.DescribedAndStubAsync(root, service.Url, 3000);
 
 var samples = new Dictionary<string, List<double>>();
 void Add(string key, double value) => (samples.TryGetValue(key, out var list) ? list : samples[key] = []).Add(value);
@@ -116,6 +139,9 @@ for (var repetition = 1; repetition <= options.Repetitions; repetition++)
 
     Add("service.bytes", await InProcess.ServiceBytesPerCallAsync(service.Url, h2load, count));
     Add("engine.ratio", await InProcess.EngineOverBareLoopAsync(service.Url, count));
+    var (describedUs, stubUs) = await InProcess.DescribedAndStubAsync(root, service.Url, count);
+    Add("described.us", describedUs);
+    Add("stub.us", stubUs);
 }
 
 // The open model: the highest rate held within 1% for the open-seconds (achieved ÷ requested ≥ 0.99, nothing dropped):
@@ -162,6 +188,7 @@ var rows = new List<Row>
     new("channel per call p50, TLS", M("channel.tls.new"), "ms", "channel per call p50, h2c", M("channel.h2c.new"), "–", null),
     new("service bytes allocated per unary call", M("service.bytes"), "B", "target", 1024, "≤ 1×", r => r <= 1),
     new($"run engine ÷ bare await loop, same channel and process ({count} sequential calls in 10 interleaved blocks; median)", M("engine.ratio"), "", "1 (no overhead)", 1, "≤ 1.05×", r => r <= 1.05),
+    new($"run engine per call, descriptor path: performance.Monitor/GetPerformance from performance.proto (client-wrapper, {count} sequential calls in 10 alternating blocks; median)", M("described.us"), "µs", "generated-stub path (MonitorTarget), same run, strategy and load", M("stub.us"), "≤ 1.10×", r => r <= 1.10),
 };
 
 if (!options.SkipMicrobenchmarks)
@@ -193,6 +220,9 @@ internal sealed record Arguments(string Root, int Count, int Repetitions, bool S
     /// <summary>bench/run.sh started this process on core 1 of two or more (<see cref="Cores"/>).</summary>
     public bool Pinned { get; init; }
 
+    /// <summary>With --probe: only the probe, with the arguments after it (<see cref="ProbeOptions"/>), once per pool size.</summary>
+    public string[]? Probe { get; init; }
+
     public static Arguments Parse(string[] args)
     {
         string Value(string name, string fallback) => args.SkipWhile(a => a != name).Skip(1).FirstOrDefault() ?? fallback;
@@ -204,6 +234,7 @@ internal sealed record Arguments(string Root, int Count, int Repetitions, bool S
             double.Parse(Value("--open-seconds", "10"), CultureInfo.InvariantCulture))
         {
             Pinned = args.Contains("--pinned"),
+            Probe = args.Contains("--probe") ? [.. args.SkipWhile(a => a != "--probe").Skip(1)] : null,
         };
     }
 }

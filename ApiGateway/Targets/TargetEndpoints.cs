@@ -1,4 +1,5 @@
 using ApiGateway.Endpoints;
+using Microsoft.AspNetCore.Http.HttpResults;
 using Microsoft.Extensions.Options;
 
 namespace ApiGateway.Targets;
@@ -24,8 +25,17 @@ public static class TargetEndpoints
         return app;
     }
 
-    private static async Task<IReadOnlyList<TargetView>> ListAsync(string? refresh, IOptions<TargetsOptions> targets, TargetDescriptions descriptions, CancellationToken cancellation) =>
-        await Task.WhenAll(targets.Value.Names.Select(name => ViewAsync(name, targets.Value.Targets.GetValueOrDefault(name), refresh == "true", descriptions, cancellation)));
+    private static async Task<Results<Ok<TargetView[]>, ProblemHttpResult>> ListAsync(
+        string? refresh, IOptions<TargetsOptions> targets, TargetDescriptions descriptions, CancellationToken cancellation)
+    {
+        if (refresh is not (null or "true" or "false"))
+        {
+            return Errors.ProblemResponses.InvalidParameters($"refresh was '{LoadEngine.Runs.Excerpt.Of(refresh)}'; it must be true (describe every target again) or false.");
+        }
+
+        return TypedResults.Ok(await Task.WhenAll(targets.Value.Names.Select(name =>
+            ViewAsync(name, targets.Value.Targets.GetValueOrDefault(name), refresh == "true", descriptions, cancellation))));
+    }
 
     private static async Task<TargetView> ViewAsync(string name, TargetOptions? options, bool refresh, TargetDescriptions descriptions, CancellationToken cancellation)
     {

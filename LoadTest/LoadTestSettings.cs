@@ -106,8 +106,9 @@ public sealed record LoadTestSettings(
         }
 
         // Each plan setting is read from its option by name (--delay-ms for delayMs), so a new setting needs only its option; the strategy is set per plan.
+        // The plan's target is a gateway's configured target by name; the CLI's --target is the address itself.
         var options = parsed.CommandResult.Command.Options.OfType<Option<string>>().ToDictionary(option => option.Name);
-        var text = RunPlanText.Fields.Where(field => field != "strategy")
+        var text = RunPlanText.Fields.Where(field => field is not ("strategy" or "target"))
             .ToDictionary(field => field, field => options.TryGetValue(LoadTestCommand.OptionName(field), out var option) ? parsed.GetValue(option) : null);
         // The CLI's plans name no configured target (--target is the address itself), and the data may come from a file or stdin.
         text["target"] = null;

@@ -27,6 +27,11 @@ internal static class RunSection
         html.Append("<h3>Key figures</h3>");
         HtmlMarkup.Facts(html, "figures", KeyFigures(stats));
         HtmlMarkup.Facts(html, "facts", MoreFigures(stats));
+        if (stats.FirstAnswer is { } answer)
+        {
+            html.Append("<h3>First answer</h3><pre class=\"answer\">").Append(Escape(answer)).Append("</pre>");
+        }
+
         html.Append("<div class=\"tables\">");
         WriteLatency(html, stats);
         WriteSends(html, stats.Sends);
@@ -43,6 +48,8 @@ internal static class RunSection
     private static IEnumerable<(string, string?)> PlanFacts(RunRecord run)
     {
         var plan = run.Plan;
+        yield return ("Target", plan.Target);
+        yield return ("Call", plan.Call);
         yield return ("Load model", LoadFact.Of(plan.Load).Words);
         yield return ("Bounded by", Bound(plan));
         yield return ("Concurrency", !LoadFact.Of(plan.Load).UsesConcurrency ? null : $"{Whole(plan.Concurrency)} in flight at most");
@@ -72,6 +79,7 @@ internal static class RunSection
     {
         yield return ("Warm-up", $"{Whole(stats.WarmupCalls)} calls in {Number(stats.WarmupMs)} ms");
         yield return ("Allocated per call", $"{Number(stats.AllocatedBytesPerCall)} bytes");
+        yield return ("Answers per call", stats.AnswersPerCall is { } answers ? Number(answers) : null);
         var service = stats.Service;
         yield return ("Service CPU", service.Samples == 0 ? null : $"{Number(service.CpuMeanPercent)} % mean, {Number(service.CpuMaxPercent)} % max ({Whole(service.Samples)} samples)");
         yield return ("Service memory", service.MemoryMaxMegabytes is { } memory ? $"{Number(memory)} MiB at most" : null);

@@ -34,6 +34,9 @@ public sealed record RunFigures(
     /// <summary>The measured phase's first answer as JSON, when its target keeps one (a described method).</summary>
     public string? FirstAnswer { get; init; }
 
+    /// <summary>Answer messages the target counted (a described method's: each message of a stream); 0 when it counts none.</summary>
+    public long Answers { get; init; }
+
     public RunStats ToStats(IReadOnlyList<double> percentiles) => new(
         Round(WallTimeMs),
         Round(WallTimeMs > 0 ? Succeeded / (WallTimeMs / 1000) : 0),
@@ -53,6 +56,7 @@ public sealed record RunFigures(
         LatencyFromActualSend = FromActualSend is null ? null : Rounded(FromActualSend.Summarize(percentiles)),
         Sends = SendLag is null || Sends is null ? null : Sends.ToStats(SendLag),
         FirstAnswer = FirstAnswer,
+        AnswersPerCall = Answers > 0 && Calls > 0 ? Round((double)Answers / Calls) : null,
     };
 
     /// <summary>
@@ -90,6 +94,7 @@ public sealed record RunFigures(
             parts.All(part => part.Sends is not null) ? SendCounts.Merge(parts.Select(part => part.Sends!)) : null)
         {
             FirstAnswer = parts.Select(part => part.FirstAnswer).FirstOrDefault(answer => answer is not null),
+            Answers = parts.Sum(part => part.Answers),
         };
     }
 

@@ -242,6 +242,10 @@ public sealed record RunStats(
     [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
     public string? FirstAnswer { get; init; }
 
+    /// <summary>A described method's answer messages ÷ calls: a server or bidirectional stream's messages per call. Null otherwise.</summary>
+    [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
+    public double? AnswersPerCall { get; init; }
+
     /// <summary>The load generator's own garbage collections during the measured phase: a pause shows in the latency tail.</summary>
     public GcStats? ClientGc { get; init; }
 

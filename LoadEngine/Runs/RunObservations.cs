@@ -19,6 +19,7 @@ public sealed class RunObservations(IAnswerSpool? answers = null)
     private long _lastLoadSample;
     private ServiceLoadFigures _load = new(0, 0, 0, 0);
     private int _answered;
+    private long _answers;
     private string? _firstAnswer;
 
     /// <summary>Where the answers go that the caller asked to keep; null when it asked for none.</summary>
@@ -35,6 +36,7 @@ public sealed class RunObservations(IAnswerSpool? answers = null)
     /// <summary>An answer came; the first of the phase is kept as <paramref name="write"/> writes it, cut at <see cref="MaxFirstAnswer"/> characters.</summary>
     public void Answered<T>(T answer, Func<T, string> write)
     {
+        Interlocked.Increment(ref _answers);
         if (Volatile.Read(ref _answered) == 0 && Interlocked.Exchange(ref _answered, 1) == 0)
         {
             var text = write(answer);
@@ -43,6 +45,9 @@ public sealed class RunObservations(IAnswerSpool? answers = null)
     }
 
     public const int MaxFirstAnswer = 16 * 1024;
+
+    /// <summary>Answers counted by <see cref="Answered"/>: a server stream's messages each count.</summary>
+    public long AnswerMessages => Interlocked.Read(ref _answers);
 
     /// <summary>The service's CPU (percent of the machine) and memory (MiB) as an answer reported them; kept at most every 10 ms.</summary>
     public void ServiceLoad(double cpuPercent, double memoryMegabytes)

@@ -45,7 +45,7 @@ public static class RunPlanText
 
         // Every value is bounded before it is read: a list by its items, as it is written.
         error = plan.Select(pair => (Field: pair.Key, Text: pair.Value!.GetValue<string>()))
-            .Select(pair => pair.Field is "stages" or "percentiles" ? Refused(pair.Field, pair.Text, limits, null) : InputBounds.TooLong(pair.Field, pair.Text, InputBounds.MaxValueLength))
+            .Select(pair => pair.Field is "stages" or "percentiles" ? Refused(pair.Field, pair.Text, limits, null) : InputBounds.TooLong(pair.Field, pair.Text, InputBounds.MaxLength(pair.Field)))
             .FirstOrDefault(problem => problem is not null) ?? string.Empty;
         if (thresholds is not null)
         {

@@ -192,6 +192,7 @@ public sealed class RunRecorder
                 schedule?.RequestedRate ?? 0, schedule?.Sending.TotalMilliseconds ?? 0))
         {
             FirstAnswer = Observations.FirstAnswer,
+            Answers = Observations.AnswerMessages,
         };
     }
 

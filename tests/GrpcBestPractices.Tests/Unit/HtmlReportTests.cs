@@ -15,6 +15,23 @@ public sealed partial class HtmlReportTests
     private static readonly DateTimeOffset GeneratedAt = SampleRuns.Started.AddMinutes(5);
 
     [Fact]
+    public void ADescribedMethodsRunShowsItsCallAndItsFirstAnswerAsText()
+    {
+        var run = SampleRuns.Completed("client-wrapper");
+        run = run with
+        {
+            Plan = run.Plan with { Target = "shop", Call = "shop.v1.Orders/Place" },
+            Stats = run.Stats! with { FirstAnswer = "{ \"orderId\": \"<b>o-1</b>\" }" },
+        };
+
+        var report = Parse(HtmlReport.Render(ReportContent.ForRun(run, GeneratedAt, "http://127.0.0.1:5000")));
+
+        Assert.Contains("Target shop", report.Text);
+        Assert.Contains("Call shop.v1.Orders/Place", report.Text);
+        Assert.Contains("<h3>First answer</h3><pre class=\"answer\">{ &quot;orderId&quot;: &quot;&lt;b&gt;o-1&lt;/b&gt;&quot; }</pre>", report.Html);
+    }
+
+    [Fact]
     public void ARunReportShowsThePlanTheKeyFiguresEveryPercentileAndTheVerdict()
     {
         var run = SampleRuns.Completed("client-wrapper");

@@ -110,8 +110,7 @@ public sealed record LoadTestSettings(
         var options = parsed.CommandResult.Command.Options.OfType<Option<string>>().ToDictionary(option => option.Name);
         var text = RunPlanText.Fields.Where(field => field is not ("strategy" or "target"))
             .ToDictionary(field => field, field => options.TryGetValue(LoadTestCommand.OptionName(field), out var option) ? parsed.GetValue(option) : null);
-        // The CLI's plans name no configured target (--target is the address itself), and the data may come from a file or stdin.
-        text["target"] = null;
+        // The data may come from a file or stdin.
         text["data"] = data;
         if (!RunPlanText.TryRead(text, parsed.GetValue(command.Thresholds), limits, out var input, out error))
         {

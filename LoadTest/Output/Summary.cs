@@ -46,12 +46,6 @@ public static class Summary
             console.MarkupLine($"[yellow]{Markup.Escape($"{run.Plan.Strategy} against {target}: {run.Note}")}[/]");
         }
 
-        // A described method's first answer shows the call did what its user meant.
-        foreach (var run in result.Runs.Where(run => run.Stats?.FirstAnswer is not null))
-        {
-            console.WriteLine($"{run.Plan.Strategy}'s first answer from {run.Plan.Call}: {run.Stats!.FirstAnswer}");
-        }
-
         foreach (var note in notes)
         {
             console.WriteLine(note);

@@ -37,7 +37,14 @@ public readonly record struct CallFailure(StatusCode Status, string Detail, stri
     private static CallFailure Of(StatusCode status, string detail, Exception? cause) =>
         Find<System.Security.Authentication.AuthenticationException>(cause) is { } tls
             ? new CallFailure(status, detail, $"the TLS handshake failed ({tls.Message.TrimEnd('.')})", Refused: false, Handshake: true)
-            : new CallFailure(status, detail, Describe(detail, cause), IsRefused(cause));
+            : Find<IOException>(cause) is { } io && io.Message.Contains("HTTP/2 handshake", StringComparison.Ordinal)
+                ? new CallFailure(status, detail, PrefaceRefused, Refused: false, Handshake: true)
+                : new CallFailure(status, detail, Describe(detail, cause), IsRefused(cause));
+
+    // grpc-dotnet's detail strings the whole exception chain together; this is what it means.
+    private const string PrefaceRefused =
+        "the server closed the connection before the HTTP/2 handshake completed (a TLS server that requires a client certificate does so " +
+        "when it gets none it trusts, under TLS 1.3 after the TLS handshake; so does a server that does not speak HTTP/2)";
 
     private static T? Find<T>(Exception? error)
         where T : Exception
@@ -60,9 +67,17 @@ public readonly record struct CallFailure(StatusCode Status, string Detail, stri
     /// </summary>
     private static string Describe(string detail, Exception? cause)
     {
-        detail = detail.TrimEnd('.');
-        var because = cause?.Message.TrimEnd('.');
+        detail = FirstLine(detail);
+        var because = cause is null ? null : FirstLine(cause.Message);
         return string.IsNullOrEmpty(because) || detail.Contains(because, StringComparison.Ordinal) ? detail : $"{detail} ({because})";
+    }
+
+    // A failure is one sentence on one line: an exception's message may run on over several (a closed HTTP/2 handshake's does).
+    private static string FirstLine(string text)
+    {
+        var trimmed = text.Trim();
+        var end = trimmed.IndexOfAny(['\r', '\n']);
+        return (end < 0 ? trimmed : trimmed[..end]).TrimEnd('.');
     }
 
     /// <summary>Whether <paramref name="error"/> or an exception beneath it is the socket's refusal: nothing listens at the address.</summary>

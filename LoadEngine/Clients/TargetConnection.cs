@@ -169,7 +169,7 @@ public sealed class TargetConnection
                 var bytes = new byte[value.Length];
                 if (!Convert.TryFromBase64String(value, bytes, out var written))
                 {
-                    error = $"{names.Metadata} '{given}' ends in -bin, so its value must be base64; '{value}' is not.";
+                    error = $"{names.Metadata} '{given}' ends in -bin, so its value must be base64; it is not (the value is not shown).";
                     return false;
                 }
 

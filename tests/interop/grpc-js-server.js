@@ -5,7 +5,9 @@ const path = require('path');
 
 const proto = path.join(__dirname, '..', '..', 'GrpcDependencies', 'Protos', 'performance.proto');
 const { Monitor } = grpc.loadPackageDefinition(loader.loadSync(proto, { keepCase: true, defaults: true })).performance;
-const answer = (request) => {
+// connection_id names the client's ip:port as this server sees it: one per TCP connection, so the engine's connection
+// counts hold against this server as against the built-in one.
+const answer = (request, peer) => {
   const size = request.payload_bytes || 100;
   return {
     cpu_percentage_usage: 1.5,
@@ -14,7 +16,7 @@ const answer = (request) => {
     active_connections: 1,
     data_load_1: Buffer.alloc(size, 1),
     data_load_2: Buffer.alloc(size, 2),
-    connection_id: 'grpc-js',
+    connection_id: `grpc-js ${peer}`,
   };
 };
 
@@ -22,9 +24,9 @@ const server = new grpc.Server();
 server.addService(Monitor.service, {
   GetPerformance: (call, callback) => call.request.delay_ms < 0
     ? callback({ code: grpc.status.INVALID_ARGUMENT, details: 'delay_ms must not be negative' })
-    : setTimeout(() => callback(null, answer(call.request)), call.request.delay_ms),
+    : setTimeout(() => callback(null, answer(call.request, call.getPeer())), call.request.delay_ms),
   GetManyPerformanceStats: (call) => {
-    call.on('data', (request) => call.write(answer(request)));
+    call.on('data', (request) => call.write(answer(request, call.getPeer())));
     call.on('end', () => call.end());
   },
 });

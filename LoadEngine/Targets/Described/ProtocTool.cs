@@ -69,7 +69,7 @@ internal static class ProtocTool
     private static string Locate()
     {
         var folder = PlatformFolder()
-            ?? throw new TargetDescriptionException($"Describing a target from .proto files needs protoc, and Grpc.Tools ships none for {RuntimeInformation.OSDescription} on {RuntimeInformation.OSArchitecture}: give a protoset (--protoset) or use server reflection instead.");
+            ?? throw new TargetDescriptionException($"Describing a target from .proto files needs protoc, and Grpc.Tools ships none for {RuntimeInformation.OSDescription} on {RuntimeInformation.OSArchitecture}: give a protoset (the CLI's --protoset, the gateway's Targets:<name>:Protoset) or use server reflection instead.");
         var path = Path.Combine(Root, "tools", folder, OperatingSystem.IsWindows() ? "protoc.exe" : "protoc");
         if (!File.Exists(path))
         {

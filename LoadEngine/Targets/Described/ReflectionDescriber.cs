@@ -37,7 +37,7 @@ internal static class ReflectionDescriber
         }
         catch (RpcException problem) when (problem.StatusCode == StatusCode.Unimplemented)
         {
-            throw new TargetDescriptionException("The target does not offer server reflection (grpc.reflection.v1 or v1alpha): give its .proto files (--proto) or a protoset (--protoset).", problem);
+            throw new TargetDescriptionException("The target does not offer server reflection (grpc.reflection.v1 or v1alpha): describe it with its .proto files or a protoset instead (the CLI's --proto or --protoset; the gateway's Targets:<name>:Proto or :Protoset).", problem);
         }
         catch (RpcException problem)
         {

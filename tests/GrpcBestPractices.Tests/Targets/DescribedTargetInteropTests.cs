@@ -77,7 +77,7 @@ public sealed class DescribedTargetInteropTests(ITestOutputHelper output)
 
         var problem = await Assert.ThrowsAsync<TargetDescriptionException>(() => DescribeAsync(target, DescriptorSource.Reflection));
 
-        Assert.Equal("The target does not offer server reflection (grpc.reflection.v1 or v1alpha): give its .proto files (--proto) or a protoset (--protoset).", problem.Message);
+        Assert.Equal("The target does not offer server reflection (grpc.reflection.v1 or v1alpha): describe it with its .proto files or a protoset instead (the CLI's --proto or --protoset; the gateway's Targets:<name>:Proto or :Protoset).", problem.Message);
     }
 
     [Fact]

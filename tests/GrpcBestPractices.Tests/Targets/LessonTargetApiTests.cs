@@ -55,7 +55,7 @@ public sealed class LessonTargetApiTests(TargetApiTests.Fixture system, ITestOut
 
         Assert.True(experiment.GetProperty("state").GetString() == "Completed", experiment.ToString());
         output.WriteLine(experiment.GetProperty("verdict").GetProperty("sentence").GetString());
-        // The grpc-js server's answers carry connection_id too ("grpc-js" on every call): not the built-in service's count.
+        // The grpc-js server's answers carry connection_id too: the lesson still trusts only the built-in service's own count.
         Assert.StartsWith("Not judged: connections used were not measured on grpcjs", experiment.GetProperty("checks")[1].GetProperty("sentence").GetString());
         Assert.All(experiment.GetProperty("samples").EnumerateArray(), sample => Assert.False(sample.GetProperty("figures").TryGetProperty("connectionsUsed", out _)));
     }

@@ -1,6 +1,7 @@
 using System.Text.Json;
 using GrpcBestPractices.Tests.Infrastructure;
 using LoadTest;
+using Xunit.Abstractions;
 
 namespace GrpcBestPractices.Tests.Targets;
 
@@ -10,7 +11,7 @@ namespace GrpcBestPractices.Tests.Targets;
 /// authority its certificate names, and mTLS with a client certificate; each seen by the server in what it echoes.
 /// </summary>
 [Trait("Category", "Process")]
-public sealed class LoadTestCliInteropTests
+public sealed class LoadTestCliInteropTests(ITestOutputHelper output)
 {
     private const string GetItem = GrpcJsTarget.Service + "/GetItem";
 
@@ -53,7 +54,7 @@ public sealed class LoadTestCliInteropTests
         var result = await CliProcess.RunAsync("--target", target.Url, "--call", GetItem, "--count", "5");
 
         Assert.True(result.ExitCode == ExitCodes.Usage, result.ToString());
-        Assert.Contains("The target does not offer server reflection (grpc.reflection.v1 or v1alpha): give its .proto files (--proto) or a protoset (--protoset).", result.Error);
+        Assert.Contains("The target does not offer server reflection (grpc.reflection.v1 or v1alpha): describe it with its .proto files or a protoset instead (the CLI's --proto or --protoset; the gateway's Targets:<name>:Proto or :Protoset).", result.Error);
     }
 
     [Fact]
@@ -107,6 +108,11 @@ public sealed class LoadTestCliInteropTests
         // so the client sees the HTTP/2 preface fail rather than a handshake error.
         Assert.True(anonymous.ExitCode == ExitCodes.NotCompleted, anonymous.ToString());
         Assert.Contains("client-wrapper failed against " + target.Address + ": The service is unreachable", anonymous.Output);
+        // One sentence on one line, not the client's exception chain.
+        output.WriteLine(anonymous.Output);
+        Assert.All(anonymous.Output.Split('\n').Where(line => line.Contains("The service is unreachable", StringComparison.Ordinal)),
+            failure => Assert.DoesNotContain("Exception", failure));
+        Assert.DoesNotContain("   at ", anonymous.Output);
         Assert.Single((await target.StatsAsync()).Methods["GetItem"].Peers);
     }
 

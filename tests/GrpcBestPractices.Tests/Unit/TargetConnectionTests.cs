@@ -115,7 +115,7 @@ public sealed class TargetConnectionTests : IDisposable
         { "compression", "--compression was 'brotli'; it must be gzip, or left out for none." },
         { "authority", "--authority was 'a b'; it must be a host name, optionally with a port, e.g. api.example.com or localhost:5001." },
         { "reserved-key", "--metadata key 'grpc-timeout' cannot be sent: a key is letters, digits, '-', '_' and '.', and neither grpc-* nor host, te, content-type, user-agent, connection, which the call sets itself." },
-        { "bin-not-base64", "--metadata 'trace-bin' ends in -bin, so its value must be base64; 'not base64!' is not." },
+        { "bin-not-base64", "--metadata 'trace-bin' ends in -bin, so its value must be base64; it is not (the value is not shown)." },
         { "binary-value", "--metadata 'x-tenant' has a value with characters outside printable ASCII; binary values go under a key ending in -bin, in base64." },
     };
 

@@ -176,7 +176,7 @@ public static class HtmlReport
                 Cell.Number(Number(run.Stats?.Latency?.P99Ms)),
                 Cell.Number(Whole(run.Stats?.Failed)),
                 Cell.Number(Percent(run.Stats?.ErrorRate)),
-                Cell.Number(Whole(run.Stats?.ConnectionsUsed)),
+                Cell.Number(run.Stats is { ConnectionsCounted: false } ? "not measured" : Whole(run.Stats?.ConnectionsUsed)),
                 Cell.Outcome(Judgements.Of(run)),
             ]));
 

@@ -72,7 +72,7 @@ internal static class RunSection
         yield return ("Failed", Whole(stats.Failed));
         yield return ("Error rate", Percent(stats.ErrorRate));
         yield return ("First call", stats.FirstCallMs is { } first ? $"{Number(first)} ms" : "—");
-        yield return ("Connections", Whole(stats.ConnectionsUsed));
+        yield return ("Connections", stats.ConnectionsCounted ? Whole(stats.ConnectionsUsed) : "not measured");
     }
 
     private static IEnumerable<(string, string?)> MoreFigures(RunStats stats)

@@ -226,6 +226,13 @@ public sealed record RunStats(
     int WarmupCalls,
     double WarmupMs)
 {
+    /// <summary>
+    /// Whether <see cref="ConnectionsUsed"/> was measured: the built-in service's answers name the connection that carried
+    /// them (and a workload's contender counts its own), but another service's answers do not, so a run whose calls
+    /// succeeded with no connection counted did not count them; shown as "not measured", never as 0.
+    /// </summary>
+    public bool ConnectionsCounted => ConnectionsUsed > 0 || Succeeded == 0;
+
     /// <summary>Failed ÷ calls (0 with no calls).</summary>
     public double ErrorRate => Calls == 0 ? 0 : Math.Round((double)Failed / Calls, 6);
 

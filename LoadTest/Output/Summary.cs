@@ -80,7 +80,7 @@ public static class Summary
                 Figures.Ms(latency?.P90Ms),
                 Figures.Ms(latency?.P99Ms),
                 Figures.Ms(latency?.MaxMs),
-                stats is null ? "-" : Figures.Whole(stats.ConnectionsUsed),
+                stats is not { ConnectionsCounted: true } ? "-" : Figures.Whole(stats.ConnectionsUsed),
                 run.Verdict switch
                 {
                     null => "-",

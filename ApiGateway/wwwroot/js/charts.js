@@ -308,11 +308,12 @@ export function showLatest(group, latest, missing) {
   connections.data.labels = strategies;
   connections.data.datasets = [{
     label: 'connections used',
-    data: latest.map((run) => run.stats.connectionsUsed),
+    // Another service's answers do not name their connection: such a run's count is missing, not 0.
+    data: latest.map((run) => (run.stats.connectionsCounted === false ? null : run.stats.connectionsUsed)),
     backgroundColor: colours,
   }];
   connections.update();
-  describe('chart-connections', 'Connections used: ' + latest.map((run) => `${run.plan.strategy} ${run.stats.connectionsUsed}`).join(', '));
+  describe('chart-connections', 'Connections used: ' + latest.map((run) => `${run.plan.strategy} ${run.stats.connectionsCounted === false ? 'not measured' : run.stats.connectionsUsed}`).join(', '));
 }
 
 /** runs: one strategy's completed runs under one plan, oldest first. */

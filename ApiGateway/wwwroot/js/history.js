@@ -61,7 +61,7 @@ function row(run) {
     el('td', { text: whole(run.plan.count), className: 'num' }),
     el('td', { text: planWords(run, ownLoad), className: 'plan' }),
     el('td', { text: whole(stats?.failed), className: 'num minor' }),
-    el('td', { text: whole(stats?.connectionsUsed), className: 'num minor' }),
+    el('td', { text: stats?.connectionsCounted === false ? 'not measured' : whole(stats?.connectionsUsed), className: 'num minor' }),
     verdictCell(run),
     el('td', { text: dateTime(run.startedAt), className: 'minor' }),
     el('td', {}, [overTime(run)]),

@@ -40,9 +40,19 @@ internal static class MessageCompiler
             var setPath = Path.Combine(folder.FullName, "set.protoset");
             File.WriteAllBytes(setPath, bytes);
             var output = Directory.CreateDirectory(Path.Combine(folder.FullName, "cs")).FullName;
-            ProtocTool.Run(
-                [$"--descriptor_set_in={setPath}", $"--csharp_out={output}", "--csharp_opt=file_extension=.g.cs,base_namespace=", .. generated.Select(file => file.Name)],
-                "protoc could not write C# for the target's descriptors");
+            try
+            {
+                ProtocTool.Run(
+                    [$"--descriptor_set_in={setPath}", $"--csharp_out={output}", "--csharp_opt=file_extension=.g.cs,base_namespace=", .. generated.Select(file => file.Name)],
+                    "protoc could not write C# for the target's descriptors");
+            }
+            catch (TargetDescriptionException problem) when (problem.Message.Contains("which is not imported by", StringComparison.Ordinal))
+            {
+                // @grpc/reflection serves proto-loader's rebuilt files, which name no imports (grpc/grpc-node#3034); grpcurl and ghz fail on them too.
+                throw new TargetDescriptionException(
+                    problem.Message + " Its descriptors do not list their imports, as grpc-js's @grpc/reflection serves them (grpc/grpc-node#3034): " +
+                    "describe the target with its .proto files or a protoset instead.", problem);
+            }
             var trees = Directory.EnumerateFiles(output, "*.g.cs", SearchOption.AllDirectories)
                 .Select(path => CSharpSyntaxTree.ParseText(File.ReadAllText(path), CSharpParseOptions.Default, path))
                 .ToList();

@@ -68,6 +68,7 @@ public sealed class DescribedTargetInteropTests(ITestOutputHelper output)
 
         // @grpc/reflection serves proto-loader's regenerated files, which name no imports (grpc/grpc-node#3034); grpcurl fails the same way.
         Assert.StartsWith("protoc could not write C# for the target's descriptors: interop_inventory.proto: \"google.protobuf.Timestamp\" seems to be defined in \"google_protobuf.proto\", which is not imported", problem.Message);
+        Assert.EndsWith("Its descriptors do not list their imports, as grpc-js's @grpc/reflection serves them (grpc/grpc-node#3034): describe the target with its .proto files or a protoset instead.", problem.Message);
     }
 
     [Fact]

@@ -81,9 +81,14 @@ public sealed class TargetDescriptions(TargetEngines engines, IOptions<TargetsOp
     private async Task<DescribedTarget> DescribeNowAsync(string name)
     {
         var options = targets.Value.Targets.GetValueOrDefault(name);
-        var source = options is null
-            ? DescriptorSource.Reflection
-            : new DescriptorSource([.. options.Proto.Select(paths.FullPath)], [.. options.ImportPaths.Select(paths.FullPath)], options.Protoset is { Length: > 0 } set ? paths.FullPath(set) : null);
+        if (options is null)
+        {
+            // The built-in service's contracts are compiled into this process already: no protoc, no compiler (whose
+            // assemblies and heap would stay with the gateway for its life).
+            return BuiltIn;
+        }
+
+        var source = new DescriptorSource([.. options.Proto.Select(paths.FullPath)], [.. options.ImportPaths.Select(paths.FullPath)], options.Protoset is { Length: > 0 } set ? paths.FullPath(set) : null);
         var channels = Channels(name);
         using var channel = channels.CreateChannel(channels.CreateHandler());
         using var timeout = new CancellationTokenSource(Timeout);
@@ -99,6 +104,10 @@ public sealed class TargetDescriptions(TargetEngines engines, IOptions<TargetsOp
         RpcException rpc => $"{rpc.StatusCode}{(string.IsNullOrEmpty(rpc.Status.Detail) ? "" : ", " + rpc.Status.Detail.TrimEnd('.'))}.",
         _ => failed.Message.EndsWith('.') ? failed.Message : failed.Message + ".",
     };
+
+    /// <summary>The built-in PerformanceService's two contracts, as GrpcDependencies generated them.</summary>
+    private static DescribedTarget BuiltIn => DescribedTarget.FromGenerated(
+        [Performance.PerformanceReflection.Descriptor, Workloads.ContractFirst.WorkloadsReflection.Descriptor]);
 
     private static readonly Marshaller<byte[]> Bytes = Marshallers.Create(bytes => bytes, bytes => bytes);
 }

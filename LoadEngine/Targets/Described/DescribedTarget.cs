@@ -57,6 +57,41 @@ public sealed class DescribedTarget
     }
 
     /// <summary>
+    /// A target whose contracts this process already has as generated classes (the built-in service's): described from
+    /// them, with no protoc and no compiler, and kept so a plan that carries this set calls through the same classes.
+    /// </summary>
+    public static DescribedTarget FromGenerated(IReadOnlyList<FileDescriptor> files)
+    {
+        var all = new List<FileDescriptor>();
+        foreach (var file in files)
+        {
+            AddWithImports(file, all);
+        }
+
+        var set = new FileDescriptorSet();
+        set.File.AddRange(all.Select(file => FileDescriptorProto.Parser.ParseFrom(file.SerializedData)));
+        var bytes = set.ToByteArray();
+        var key = Convert.ToHexString(SHA256.HashData(bytes));
+        return Compiled.GetOrAdd(key, _ => new Lazy<DescribedTarget>(() => FromFiles(files, bytes))).Value;
+    }
+
+    // Imports first, as protoc orders a set with --include_imports.
+    private static void AddWithImports(FileDescriptor file, List<FileDescriptor> into)
+    {
+        if (into.Contains(file))
+        {
+            return;
+        }
+
+        foreach (var import in file.Dependencies)
+        {
+            AddWithImports(import, into);
+        }
+
+        into.Add(file);
+    }
+
+    /// <summary>
     /// The method <paramref name="call"/> names, as "pkg.Service/Method" or "pkg.Service.Method"; a method the target does not
     /// have is a sentence that lists those it has.
     /// </summary>

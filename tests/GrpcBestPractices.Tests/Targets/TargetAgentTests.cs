@@ -28,6 +28,6 @@ public sealed class TargetAgentTests(TargetApiTests.Fixture system) : IClassFixt
         Assert.Contains($"client-wrapper calling {Unary}", agent.Output);
         Assert.True(run.GetProperty("state").GetString() == "Completed", run.ToString());
         Assert.Equal((40L, 0L), (run.GetProperty("stats").GetProperty("calls").GetInt64(), run.GetProperty("stats").GetProperty("failed").GetInt64()));
-        Assert.Contains("\"connectionId\": \"grpc-js\"", run.GetProperty("stats").GetProperty("firstAnswer").GetString()!.Replace("\":\"", "\": \""));
+        Assert.Contains("\"connectionId\": \"grpc-js 127.0.0.1:", run.GetProperty("stats").GetProperty("firstAnswer").GetString()!.Replace("\":\"", "\": \""));
     }
 }

@@ -49,9 +49,13 @@ internal static class ProtocTool
             process.StartInfo.ArgumentList.Add(argument);
         }
 
+        // protoc's lines are gathered as they come (no task is waited on): WaitForExit() returns once both streams have ended.
+        var said = new System.Collections.Concurrent.ConcurrentQueue<string>();
+        process.ErrorDataReceived += (_, line) => Keep(said, line.Data);
+        process.OutputDataReceived += (_, line) => Keep(said, line.Data);
         process.Start();
-        var errors = process.StandardError.ReadToEndAsync();
-        var output = process.StandardOutput.ReadToEndAsync();
+        process.BeginErrorReadLine();
+        process.BeginOutputReadLine();
         if (!process.WaitForExit(Timeout))
         {
             process.Kill(entireProcessTree: true);
@@ -61,8 +65,15 @@ internal static class ProtocTool
         process.WaitForExit();
         if (process.ExitCode != 0)
         {
-            var said = (errors.Result + output.Result).Split('\n', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries);
             throw new TargetDescriptionException($"{what}: {string.Join(" ", said.Take(3)).TrimEnd('.')}.");
+        }
+    }
+
+    private static void Keep(System.Collections.Concurrent.ConcurrentQueue<string> said, string? line)
+    {
+        if (!string.IsNullOrWhiteSpace(line))
+        {
+            said.Enqueue(line.Trim());
         }
     }
 

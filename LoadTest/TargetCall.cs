@@ -114,7 +114,7 @@ public sealed record TargetCall(DescriptorSource Source, string? Call, bool List
 
             notes = [.. refused.Select(pair => $"{pair.plan.Strategy} left out: {pair.why}")];
             var left = settings.Plans.Except(refused.Select(pair => pair.plan)).ToList();
-            described = settings with { Plans = [.. left.Select(plan => plan with { Descriptors = target.DescriptorSet })] };
+            described = settings with { Plans = [.. left.Select(target.Describing)] };
             return true;
         }
         catch (TargetDescriptionException problem)

@@ -67,7 +67,7 @@ public sealed class TargetPlans(IOptions<TargetsOptions> targets, TargetDescript
             return ([], Unavailable(unreachable));
         }
 
-        var withDescriptors = plans.Select(plan => plan with { Descriptors = target.DescriptorSet }).ToList();
+        var withDescriptors = plans.Select(target.Describing).ToList();
         if (!strategiesAsked)
         {
             // A suite of every strategy runs those that can call the method; streaming-call only on a bidirectional one.

@@ -113,6 +113,13 @@ public sealed record RunPlan
     public string? Data { get; init; }
 
     /// <summary>
+    /// The SHA-256 (hex) of the FileDescriptorSet the host described the target with: what names the set in a stored plan
+    /// and in every answer, and what the compiled set is cached by.
+    /// </summary>
+    [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
+    public string? DescriptorSet { get; init; }
+
+    /// <summary>
     /// The FileDescriptorSet the host described the target with (never a user's input): a stored plan carries it, so an
     /// agent needs only the target's address to run its share.
     /// </summary>

@@ -216,7 +216,7 @@ public static class InProcess
         using var channel = GrpcChannel.ForAddress(address);
         var described = await DescribedTarget.DescribeAsync(new DescriptorSource([proto], [Path.GetDirectoryName(proto)!], null), channel.CreateCallInvoker(), new CallOptions());
         // The stub's request: the same client name and answer size, given as data (fixed, so built once as the stub's are per call).
-        var plan = engine.Plan with { Call = "performance.Monitor/GetPerformance", Descriptors = described.DescriptorSet, Data = """{"clientName": "client-wrapper #1", "payloadBytes": 100}""" };
+        var plan = described.Describing(engine.Plan) with { Call = "performance.Monitor/GetPerformance", Data = """{"clientName": "client-wrapper #1", "payloadBytes": 100}""" };
         var calls = engine.Compose(plan);
         await engine.RunAsync();
         await engine.RunAsync(calls, plan);

@@ -3,6 +3,7 @@ using System.Security.Cryptography;
 using Google.Protobuf;
 using Google.Protobuf.Reflection;
 using Grpc.Core;
+using LoadEngine.Runs;
 
 namespace LoadEngine.Targets.Described;
 
@@ -18,8 +19,15 @@ public sealed class DescribedTarget
     private DescribedTarget(byte[] set, IReadOnlyList<DescribedMethod> methods)
     {
         DescriptorSet = set;
+        Hash = Convert.ToHexString(SHA256.HashData(set));
         Methods = methods;
     }
+
+    /// <summary>The SHA-256 of <see cref="DescriptorSet"/>, in hex: what a plan names the set by (<see cref="RunPlan.DescriptorSet"/>).</summary>
+    public string Hash { get; }
+
+    /// <summary><paramref name="plan"/> calling this target: the set's bytes and its hash.</summary>
+    public RunPlan Describing(RunPlan plan) => plan with { Descriptors = DescriptorSet, DescriptorSet = Hash };
 
     /// <summary>The FileDescriptorSet (every file, its imports included) as bytes: what a stored plan carries.</summary>
     public byte[] DescriptorSet { get; }

@@ -157,7 +157,7 @@ public static class LessonsMode
         }
 
         var (target, problem) = await described.DescribeAsync(services.GetRequiredService<ChannelFactory>(), settings.Engine, cancellation);
-        return target is null ? (null, problem) : (new LessonCall(null, settings.Target, target.DescriptorSet, call, described.Data, streamCall), null);
+        return target is null ? (null, problem) : (new LessonCall(null, settings.Target, target, call, described.Data, streamCall), null);
     }
 
     private static int Usage(TextWriter error, string sentence)

@@ -49,11 +49,12 @@ public static class LoadTestCli
 
     private static async Task<int> RunAsync(LoadTestSettings settings, TextWriter output, TextWriter error, Interrupt interrupt)
     {
+        DescribedTarget? target = null;
         if (settings.Described is { } call)
         {
             // Described once, before any run, with the engine's own channel settings; --list ends here.
             await using var services = LoadTestRunner.BuildServices(settings);
-            var (target, problem) = await call.DescribeAsync(services.GetRequiredService<ChannelFactory>(), settings.Engine, interrupt.Token);
+            (target, var problem) = await call.DescribeAsync(services.GetRequiredService<ChannelFactory>(), settings.Engine, interrupt.Token);
             if (target is null)
             {
                 return Usage(error, problem);
@@ -80,7 +81,10 @@ public static class LoadTestCli
             notes.ToList().ForEach(output.WriteLine);
         }
 
-        return await RunPlansAsync(settings, output, interrupt);
+        var exitCode = await RunPlansAsync(settings, output, interrupt);
+        // The target owns its compiled classes: held until every run that calls them has ended.
+        GC.KeepAlive(target);
+        return exitCode;
     }
 
     private static async Task<int> RunPlansAsync(LoadTestSettings settings, TextWriter output, Interrupt interrupt)

@@ -60,7 +60,8 @@ public sealed record TargetCall(DescriptorSource Source, string? Call, bool List
         try
         {
             var options = new CallOptions(deadline: DateTime.UtcNow + engine.ConnectTimeout + engine.CallTimeout, cancellationToken: cancellation);
-            return (await DescribedTarget.DescribeAsync(Source, channels.CreateInvoker(channel), options), string.Empty);
+            // What it compiles is kept in the user's cache folder: the next run against the same descriptors starts at once.
+            return (await DescribedTarget.DescribeAsync(Source, channels.CreateInvoker(channel), options, CompiledSetCache.ForUser()), string.Empty);
         }
         catch (TargetDescriptionException problem)
         {
@@ -68,6 +69,11 @@ public sealed record TargetCall(DescriptorSource Source, string? Call, bool List
             return (null, problem.InnerException is { } cause && CallFailure.From(cause) is { } failure && (failure.Handshake || failure.Status == StatusCode.Unavailable)
                 ? $"{channels.ServerUri.GetLeftPart(UriPartial.Authority)} could not be described by its server reflection: {failure.Described}."
                 : problem.Message);
+        }
+        catch (Exception unexpected) when (!cancellation.IsCancellationRequested)
+        {
+            // Whatever a target serves ends in a sentence and exit 2, never a crash; its text is not quoted (it may be anything).
+            return (null, $"{channels.ServerUri.GetLeftPart(UriPartial.Authority)} could not be described: describing it failed unexpectedly ({unexpected.GetType().Name}).");
         }
     }
 

@@ -185,7 +185,7 @@ public static class LessonApi
             return (null, TargetPlans.Unavailable(unreachable));
         }
 
-        return (new LessonCall(checkedInput.Target, new Uri(descriptions.AddressOf(name)), target.DescriptorSet, checkedInput.Call!.Trim(), checkedInput.Data, request.StreamCall,
+        return (new LessonCall(checkedInput.Target, new Uri(descriptions.AddressOf(name)), target, checkedInput.Call!.Trim(), checkedInput.Data, request.StreamCall,
             BuiltIn: string.Equals(name, TargetsOptions.BuiltIn, StringComparison.OrdinalIgnoreCase)), null);
     }
 

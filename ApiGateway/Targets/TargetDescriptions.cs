@@ -21,32 +21,56 @@ public sealed record TargetDescription(DescribedTarget? Target, string? Problem)
 
 /// <summary>
 /// Describes each target on demand (its .proto files through protoc, its protoset, or its server reflection through its own
-/// engine's channel: the target's TLS and metadata), within a bounded time, and keeps the description until asked to
-/// describe again. A failure is not kept: the next request tries again.
+/// engine's channel: the target's TLS and metadata), within <see cref="DescribeLimits"/>, and keeps the description until
+/// asked to describe again. A describe under way is joined, never doubled; a failure is the target's own sentence, not
+/// kept (the next request tries again), and never reaches another target. A replaced description's compiled classes are
+/// unloaded once no run uses them.
 /// </summary>
-public sealed class TargetDescriptions(TargetEngines engines, IOptions<TargetsOptions> targets, IOptions<EngineOptions> engine, TargetsValidation paths)
+public sealed partial class TargetDescriptions(
+    TargetEngines engines, IOptions<TargetsOptions> targets, IOptions<EngineOptions> engine, TargetsValidation paths, ILogger<TargetDescriptions> logger)
 {
-    /// <summary>How long describing (reflection included) or reaching a target may take before it counts as unreachable.</summary>
+    /// <summary>How long server reflection, or reaching a target, may take before it counts as unreachable.</summary>
     public TimeSpan Timeout => engine.Value.ConnectTimeout + TimeSpan.FromSeconds(2);
 
-    private readonly ConcurrentDictionary<string, Task<DescribedTarget>> _described = new(StringComparer.OrdinalIgnoreCase);
+    private readonly Lock _gate = new();
+    private readonly Dictionary<string, Task<DescribedTarget>> _described = new(StringComparer.OrdinalIgnoreCase);
 
-    /// <summary>The target's description; <paramref name="refresh"/> describes it again.</summary>
+    /// <summary>The target's description; <paramref name="refresh"/> describes it again (joining a describe already under way).</summary>
     public async Task<TargetDescription> DescribeAsync(string name, bool refresh, CancellationToken cancellation)
     {
-        if (refresh)
+        Task<DescribedTarget> describing;
+        lock (_gate)
         {
-            _described.TryRemove(name, out _);
+            if (!_described.TryGetValue(name, out describing!) || (refresh && describing.IsCompleted))
+            {
+                describing = Task.Run(() => DescribeNowAsync(name));
+                _described[name] = describing;
+            }
         }
 
-        var describing = _described.GetOrAdd(name, _ => DescribeNowAsync(name));
         try
         {
             return new TargetDescription(await describing.WaitAsync(cancellation), null);
         }
-        catch (Exception failed) when (failed is TargetDescriptionException or RpcException or TimeoutException or IOException or HttpRequestException)
+        catch (OperationCanceledException) when (cancellation.IsCancellationRequested)
         {
-            _described.TryRemove(new KeyValuePair<string, Task<DescribedTarget>>(name, describing));
+            throw;
+        }
+        catch (Exception failed)
+        {
+            lock (_gate)
+            {
+                if (_described.TryGetValue(name, out var current) && current == describing)
+                {
+                    _described.Remove(name);
+                }
+            }
+
+            if (failed is not (TargetDescriptionException or RpcException or TimeoutException or IOException or HttpRequestException or OperationCanceledException))
+            {
+                LogUnexpected(logger, name, failed);
+            }
+
             return new TargetDescription(null, $"Target '{name}' could not be described: {Sentence(failed)}");
         }
     }
@@ -91,9 +115,8 @@ public sealed class TargetDescriptions(TargetEngines engines, IOptions<TargetsOp
         var source = new DescriptorSource([.. options.Proto.Select(paths.FullPath)], [.. options.ImportPaths.Select(paths.FullPath)], options.Protoset is { Length: > 0 } set ? paths.FullPath(set) : null);
         var channels = Channels(name);
         using var channel = channels.CreateChannel(channels.CreateHandler());
-        using var timeout = new CancellationTokenSource(Timeout);
-        // protoc runs on a pool thread: describing from files never blocks the request's.
-        return await Task.Run(() => DescribedTarget.DescribeAsync(source, channels.CreateInvoker(channel), new CallOptions(deadline: DateTime.UtcNow + Timeout, cancellationToken: timeout.Token)));
+        // Reflection has the reachability probe's deadline; reflection, protoc and the compiler together DescribeLimits.Time.
+        return await DescribedTarget.DescribeAsync(source, channels.CreateInvoker(channel), new CallOptions(deadline: DateTime.UtcNow + Timeout));
     }
 
     /// <summary>The target's own channel factory: its address, TLS trust, client certificate, :authority and metadata.</summary>
@@ -101,9 +124,13 @@ public sealed class TargetDescriptions(TargetEngines engines, IOptions<TargetsOp
 
     private static string Sentence(Exception failed) => failed switch
     {
-        RpcException rpc => $"{rpc.StatusCode}{(string.IsNullOrEmpty(rpc.Status.Detail) ? "" : ", " + rpc.Status.Detail.TrimEnd('.'))}.",
-        _ => failed.Message.EndsWith('.') ? failed.Message : failed.Message + ".",
+        RpcException rpc => $"{rpc.StatusCode}{(string.IsNullOrEmpty(rpc.Status.Detail) ? "" : ", " + DescriptorAllowlist.Shown(rpc.Status.Detail, 200).TrimEnd('.'))}.",
+        TargetDescriptionException or TimeoutException or IOException or HttpRequestException => failed.Message.EndsWith('.') ? failed.Message : failed.Message + ".",
+        _ => $"describing it failed unexpectedly ({failed.GetType().Name}); the gateway's log has the details, and the next request describes it again.",
     };
+
+    [LoggerMessage(Level = LogLevel.Warning, Message = "Describing target {Target} failed unexpectedly")]
+    private static partial void LogUnexpected(ILogger logger, string target, Exception exception);
 
     /// <summary>The built-in PerformanceService's two contracts, as GrpcDependencies generated them.</summary>
     private static DescribedTarget BuiltIn => DescribedTarget.FromGenerated(

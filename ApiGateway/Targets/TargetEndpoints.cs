@@ -1,15 +1,24 @@
 using ApiGateway.Endpoints;
+using ApiGateway.Security;
 using Microsoft.AspNetCore.Http.HttpResults;
 using Microsoft.Extensions.Options;
 
 namespace ApiGateway.Targets;
 
-/// <summary>GET /api/targets: each configured target, how it is described, its methods and whether it can be reached now.</summary>
+/// <summary>
+/// GET /api/targets: each configured target, how it is described, its methods and whether it can be reached now; POST
+/// /api/targets/{name}/refresh describes one again (work: protoc and the compiler), guarded as starting work is.
+/// </summary>
 public static class TargetEndpoints
 {
     private static readonly RouteParameters Parameters = new(
     [
-        RouteParameter.OneOf("refresh", ["true", "false"], "false", "true describes every target again (its .proto files, protoset or reflection); otherwise a description is kept from the first time."),
+        RouteParameter.OneOf("refresh", ["false"], "false", "A description is kept from the first time; POST /api/targets/{name}/refresh describes a target again."),
+    ]);
+
+    private static readonly RouteParameters RefreshParameters = new(
+    [
+        new RouteParameter("name", typeof(string), "The target's name, as GET /api/targets lists it.") { InPath = true, MaxLength = 64, Example = TargetsOptions.BuiltIn },
     ]);
 
     public static IEndpointRouteBuilder MapTargetEndpoints(this IEndpointRouteBuilder app)
@@ -22,19 +31,43 @@ public static class TargetEndpoints
                 "Start a run on one with POST /api/runs {\"target\": \"inventory\", \"call\": \"inventory.Stock/Get\", \"data\": {\"sku\": \"A1\"}, \"strategy\": \"client-wrapper\"}. " +
                 "Metadata and key files are never shown. " + Parameters.Describe())
             .WithParameters(Parameters);
+        app.MapPost("/api/targets/{name}/refresh", RefreshAsync)
+            .SameOriginOnly()
+            .WithTags("Targets")
+            .WithSummary("Describe one target again: its .proto files, protoset or server reflection, then protoc and the compiler.")
+            .WithDescription("Answers the target as GET /api/targets lists it, with the new description or, when it could not be described, the sentence " +
+                "why (the previous description is not kept then). A refresh already under way for the target is joined, not repeated. Describing is work " +
+                "the gateway does on the target's word, so it is guarded as starting a run is: same origin, and beyond loopback a key. " + RefreshParameters.Describe())
+            .WithParameters(RefreshParameters);
         return app;
     }
 
     private static async Task<Results<Ok<TargetView[]>, ProblemHttpResult>> ListAsync(
         string? refresh, IOptions<TargetsOptions> targets, TargetDescriptions descriptions, CancellationToken cancellation)
     {
-        if (refresh is not (null or "true" or "false"))
+        if (refresh is not (null or "false"))
         {
-            return Errors.ProblemResponses.InvalidParameters($"refresh was '{LoadEngine.Runs.Excerpt.Of(refresh)}'; it must be true (describe every target again) or false.");
+            return Errors.ProblemResponses.InvalidParameters(refresh == "true"
+                ? "Describing a target again is work, so it is POST /api/targets/{name}/refresh; GET /api/targets lists the targets as described."
+                : $"refresh was '{LoadEngine.Runs.Excerpt.Of(refresh)}'; GET /api/targets takes none (POST /api/targets/{{name}}/refresh describes a target again).");
         }
 
         return TypedResults.Ok(await Task.WhenAll(targets.Value.Names.Select(name =>
-            ViewAsync(name, targets.Value.Targets.GetValueOrDefault(name), refresh == "true", descriptions, cancellation))));
+            ViewAsync(name, targets.Value.Targets.GetValueOrDefault(name), refresh: false, descriptions, cancellation))));
+    }
+
+    private static async Task<Results<Ok<TargetView>, ProblemHttpResult>> RefreshAsync(
+        string name, IOptions<TargetsOptions> targets, TargetDescriptions descriptions, CancellationToken cancellation)
+    {
+        if (targets.Value.Names.FirstOrDefault(known => string.Equals(known, name, StringComparison.OrdinalIgnoreCase)) is not { } configured)
+        {
+            return TypedResults.Problem(
+                statusCode: StatusCodes.Status404NotFound,
+                title: "No such target",
+                detail: $"No target is configured as '{LoadEngine.Runs.Excerpt.Of(name)}'; the configured targets are: {string.Join(", ", targets.Value.Names)}.");
+        }
+
+        return TypedResults.Ok(await ViewAsync(configured, targets.Value.Targets.GetValueOrDefault(configured), refresh: true, descriptions, cancellation));
     }
 
     private static async Task<TargetView> ViewAsync(string name, TargetOptions? options, bool refresh, TargetDescriptions descriptions, CancellationToken cancellation)

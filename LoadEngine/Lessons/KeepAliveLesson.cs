@@ -227,7 +227,7 @@ internal sealed class DescribedCall(DescribedMethod method, CallData data)
 
     public static DescribedCall Of(LessonCall call)
     {
-        var method = DescribedTarget.FromDescriptorSet(call.Descriptors).Find(call.Call);
+        var method = call.Described.Find(call.Call);
         return new DescribedCall(method, CallData.Parse(method, call.Data));
     }
 

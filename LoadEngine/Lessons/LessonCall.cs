@@ -6,12 +6,12 @@ namespace LoadEngine.Lessons;
 
 /// <summary>
 /// The user's method a lesson runs on instead of the built-in service's: a configured target (by name, null for the
-/// built-in service reached through its descriptors), its address, the descriptors its host described it with, a unary
+/// built-in service reached through its descriptors), its address, the target as its host described it, a unary
 /// method and its data, and for the streaming lesson the bidirectional method of the same types (named, or found).
 /// <see cref="BuiltIn"/> is the host's word that the target is the built-in service, whose answers say which connection
 /// carried each call; any other service's are not trusted to, even when its contract has the same field.
 /// </summary>
-public sealed record LessonCall(string? Target, Uri Address, byte[] Descriptors, string Call, string? Data, string? StreamCall = null, bool BuiltIn = false)
+public sealed record LessonCall(string? Target, Uri Address, DescribedTarget Described, string Call, string? Data, string? StreamCall = null, bool BuiltIn = false)
 {
     /// <summary>The target in a sentence: its name, or its address when it has none.</summary>
     public string Name => Target ?? Address.ToString().TrimEnd('/');
@@ -40,7 +40,7 @@ public static class LessonOnTarget
 
         try
         {
-            var target = DescribedTarget.FromDescriptorSet(call.Descriptors);
+            var target = call.Described;
             var unary = target.Find(call.Call);
             if (unary.Kind != MethodType.Unary)
             {

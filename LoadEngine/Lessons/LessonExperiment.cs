@@ -83,7 +83,7 @@ public sealed record LessonPlan(LessonDefinition Lesson, int Repetitions, IReadO
 
             if (call is not null)
             {
-                armPlan = Targets.Described.DescribedTarget.FromDescriptorSet(call.Descriptors).Describing(armPlan);
+                armPlan = call.Described.Describing(armPlan);
                 if (Targets.Described.DescribedPlan.Problem(armPlan) is { } problem)
                 {
                     error = problem;

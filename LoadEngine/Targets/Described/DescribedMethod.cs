@@ -11,9 +11,10 @@ namespace LoadEngine.Targets.Described;
 /// </summary>
 public sealed class DescribedMethod
 {
-    internal DescribedMethod(MethodDescriptor descriptor)
+    internal DescribedMethod(MethodDescriptor descriptor, DescribedTarget target)
     {
         Descriptor = descriptor;
+        Target = target;
         Call = $"{descriptor.Service.FullName}/{descriptor.Name}";
         Kind = (descriptor.IsClientStreaming, descriptor.IsServerStreaming) switch
         {
@@ -25,6 +26,9 @@ public sealed class DescribedMethod
         Method = new Method<IMessage, IMessage>(Kind, descriptor.Service.FullName, descriptor.Name, Marshaller(descriptor.InputType), Marshaller(descriptor.OutputType));
         RequestTemplate = MessageTemplate.Json(descriptor.InputType);
     }
+
+    /// <summary>The target that declares it: held by every run that calls it, so its compiled classes stay loaded while they are used.</summary>
+    public DescribedTarget Target { get; }
 
     /// <summary>"pkg.Service/Method".</summary>
     public string Call { get; }
@@ -50,9 +54,15 @@ public sealed class DescribedMethod
 
     public override string ToString() => Call;
 
+    /// <summary>
+    /// Encodes any message, and decodes answers with the type's parser, held weakly: a channel kept for the app's life caches
+    /// every Method it has called, and must not keep a replaced set's classes loaded through it. The parser lives as long as
+    /// this method (its descriptor holds it), and so as long as any run that calls it.
+    /// </summary>
     private static Marshaller<IMessage> Marshaller(MessageDescriptor type)
     {
-        var parser = type.Parser;
+        var parser = new WeakReference<MessageParser>(type.Parser);
+        var name = type.FullName;
         return Marshallers.Create<IMessage>(
             (message, context) =>
             {
@@ -60,6 +70,8 @@ public sealed class DescribedMethod
                 message.WriteTo(context.GetBufferWriter());
                 context.Complete();
             },
-            context => parser.ParseFrom(context.PayloadAsReadOnlySequence()));
+            context => parser.TryGetTarget(out var alive)
+                ? alive.ParseFrom(context.PayloadAsReadOnlySequence())
+                : throw new InvalidOperationException($"{name}'s classes were unloaded with the set that described them."));
     }
 }

@@ -100,9 +100,7 @@ public static partial class DescribedPlan
 
     private static DescribedMethod Method(RunPlan plan, out CallData data)
     {
-        var descriptors = plan.Descriptors
-            ?? throw new TargetDescriptionException($"The plan calls {plan.Call} but carries no descriptors of {plan.Target ?? "its target"}: the host describes the target before the run.");
-        var method = DescribedTarget.FromDescriptorSet(descriptors).Find(plan.Call!);
+        var method = DescribedTarget.Of(plan).Find(plan.Call!);
         data = CallData.Parse(method, plan.Data);
         return method;
     }

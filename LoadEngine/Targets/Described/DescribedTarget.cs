@@ -10,58 +10,135 @@ namespace LoadEngine.Targets.Described;
 /// <summary>
 /// A gRPC service the project did not write, described by a FileDescriptorSet (from .proto files through protoc, a
 /// protoset, or server reflection): every method of every service it declares, callable by the engine with real message
-/// types compiled from the set. One set is compiled once per process.
+/// types compiled from the set. Every set is rebuilt by <see cref="DescriptorAllowlist"/> first (wherever it came from, a
+/// stored plan included), named by the SHA-256 of what was rebuilt, and compiled once per process while anything uses it:
+/// its classes live in a collectible load context owned by this target, unloaded once nothing holds the target.
 /// </summary>
 public sealed class DescribedTarget
 {
-    private static readonly ConcurrentDictionary<string, Lazy<DescribedTarget>> Compiled = new(StringComparer.Ordinal);
+    private static readonly Lock Gate = new();
 
-    private DescribedTarget(byte[] set, IReadOnlyList<DescribedMethod> methods)
+    // One cache, by hash: a set compiled while anything still holds its target, a compile under way (a second describe of
+    // the same set joins it), and the built-in contracts, which are this process's own classes and never unloaded.
+    private static readonly Dictionary<string, WeakReference<DescribedTarget>> Made = new(StringComparer.Ordinal);
+    private static readonly Dictionary<string, Task<DescribedTarget>> Making = new(StringComparer.Ordinal);
+    private static readonly ConcurrentDictionary<string, DescribedTarget> Generated = new(StringComparer.Ordinal);
+
+    // Held only to be kept: its classes are unloaded when this target is collected.
+    private readonly CompiledSet? _compiled;
+
+    private DescribedTarget(byte[] set, string hash, IReadOnlyList<FileDescriptor> files, CompiledSet? compiled)
     {
         DescriptorSet = set;
-        Hash = Convert.ToHexString(SHA256.HashData(set));
-        Methods = methods;
+        Hash = hash;
+        _compiled = compiled;
+        Methods = files
+            .SelectMany(file => file.Services)
+            .Where(service => !service.FullName.StartsWith("grpc.reflection.", StringComparison.Ordinal))
+            .SelectMany(service => service.Methods)
+            .Select(method => new DescribedMethod(method, this))
+            .ToList();
     }
+
+    /// <summary>The FileDescriptorSet (every file, its imports included) as <see cref="DescriptorAllowlist"/> rebuilt it.</summary>
+    public byte[] DescriptorSet { get; }
 
     /// <summary>The SHA-256 of <see cref="DescriptorSet"/>, in hex: what a plan names the set by (<see cref="RunPlan.DescriptorSet"/>).</summary>
     public string Hash { get; }
 
-    /// <summary><paramref name="plan"/> calling this target: the set's bytes and its hash.</summary>
-    public RunPlan Describing(RunPlan plan) => plan with { Descriptors = DescriptorSet, DescriptorSet = Hash };
-
-    /// <summary>The FileDescriptorSet (every file, its imports included) as bytes: what a stored plan carries.</summary>
-    public byte[] DescriptorSet { get; }
-
     /// <summary>Every method of every service in the set but server reflection's own, in the order the files declare them.</summary>
     public IReadOnlyList<DescribedMethod> Methods { get; }
 
+    /// <summary>Whether its classes were compiled from the set (and are unloaded with it), rather than this process's own.</summary>
+    internal bool Compiled => _compiled?.Collectible == true;
+
+    /// <summary><paramref name="plan"/> calling this target: the set's bytes and its hash.</summary>
+    public RunPlan Describing(RunPlan plan) => plan with { Descriptors = DescriptorSet, DescriptorSet = Hash };
+
     /// <summary>
     /// Describes a target from <paramref name="source"/>: its .proto files or protoset, or (when it names neither) the
-    /// server reflection reached through <paramref name="invoker"/>, which is used for nothing else (null will do for files).
+    /// server reflection reached through <paramref name="invoker"/>, which is used for nothing else (null will do for
+    /// files). Reflection, protoc and the compiler together get <paramref name="budget"/> (<see cref="DescribeLimits.Time"/>
+    /// by default); a compiled image is read from and written to <paramref name="cache"/> when one is given.
     /// </summary>
-    public static async Task<DescribedTarget> DescribeAsync(DescriptorSource source, CallInvoker? invoker, CallOptions options)
+    public static async Task<DescribedTarget> DescribeAsync(DescriptorSource source, CallInvoker? invoker, CallOptions options, CompiledSetCache? cache = null, TimeSpan? budget = null)
     {
-        var set = source.UsesReflection ? await ReflectionDescriber.DescribeAsync(invoker ?? throw new ArgumentNullException(nameof(invoker), "Server reflection needs the target's invoker."), options)
-            : string.IsNullOrEmpty(source.Protoset) ? ProtoFiles.Describe(source.Protos, source.ImportPaths)
-            : ReadProtoset(source.Protoset);
-        return FromDescriptorSet(set);
-    }
-
-    /// <summary>The target a FileDescriptorSet describes; compiled once per distinct set in this process.</summary>
-    public static DescribedTarget FromDescriptorSet(byte[] set)
-    {
-        var key = Convert.ToHexString(SHA256.HashData(set));
-        var made = Compiled.GetOrAdd(key, _ => new Lazy<DescribedTarget>(() => Compile(set, key)));
+        using var limit = CancellationTokenSource.CreateLinkedTokenSource(options.CancellationToken);
+        limit.CancelAfter(budget ?? DescribeLimits.Time);
         try
         {
-            return made.Value;
+            var set = source.UsesReflection ? await ReflectionDescriber.DescribeAsync(invoker ?? throw new ArgumentNullException(nameof(invoker), "Server reflection needs the target's invoker."), options.WithCancellationToken(limit.Token))
+                : string.IsNullOrEmpty(source.Protoset) ? await ProtoFiles.DescribeAsync(source.Protos, source.ImportPaths, limit.Token)
+                : await ReadProtosetAsync(source.Protoset, limit.Token);
+            return await FromDescriptorSetAsync(set, limit.Token, cache);
         }
-        catch (TargetDescriptionException)
+        catch (Exception stopped) when (limit.IsCancellationRequested && !options.CancellationToken.IsCancellationRequested && stopped is OperationCanceledException or RpcException or TargetDescriptionException)
         {
-            // A set that failed is not kept: the next attempt (a fixed file, a server back up) tries again.
-            Compiled.TryRemove(new KeyValuePair<string, Lazy<DescribedTarget>>(key, made));
-            throw;
+            throw OverBudget(budget ?? DescribeLimits.Time, stopped);
         }
+    }
+
+    /// <summary>
+    /// The target a FileDescriptorSet describes, whoever served or stored it: rebuilt from the allowlist, then found by its
+    /// hash or compiled (a compile of the same set under way is joined). <paramref name="cancellation"/> stops the compile.
+    /// </summary>
+    public static Task<DescribedTarget> FromDescriptorSetAsync(byte[] set, CancellationToken cancellation, CompiledSetCache? cache = null) =>
+        FromSafeAsync(DescriptorAllowlist.Rebuild(set), cancellation, cache);
+
+    /// <summary>
+    /// <see cref="FromDescriptorSetAsync"/> for a caller that cannot wait asynchronously: immediate when the set is compiled
+    /// already (the host describes a target before its plans run), blocking on the compiler otherwise.
+    /// </summary>
+    public static DescribedTarget FromDescriptorSet(byte[] set)
+    {
+        var safe = DescriptorAllowlist.Rebuild(set);
+        if (WithHash(safe.Hash) is { } found)
+        {
+            return found;
+        }
+
+        using var limit = new CancellationTokenSource(DescribeLimits.Time);
+        try
+        {
+            return FromSafeAsync(safe, limit.Token, null).GetAwaiter().GetResult();
+        }
+        catch (OperationCanceledException stopped) when (limit.IsCancellationRequested)
+        {
+            throw OverBudget(DescribeLimits.Time, stopped);
+        }
+    }
+
+    /// <summary>The target a plan's <see cref="RunPlan.DescriptorSet"/> names when this process has it compiled; null otherwise.</summary>
+    public static DescribedTarget? WithHash(string hash)
+    {
+        if (Generated.TryGetValue(hash, out var own))
+        {
+            return own;
+        }
+
+        lock (Gate)
+        {
+            return Made.TryGetValue(hash, out var made) && made.TryGetTarget(out var target) ? target : null;
+        }
+    }
+
+    /// <summary>
+    /// The target a plan calls: found by the hash it names, else compiled from the bytes it carries (which must be the set
+    /// the hash names: a stored plan's set is read back untrusted).
+    /// </summary>
+    public static DescribedTarget Of(RunPlan plan)
+    {
+        if (plan.DescriptorSet is { } hash && WithHash(hash) is { } found)
+        {
+            return found;
+        }
+
+        var descriptors = plan.Descriptors
+            ?? throw new TargetDescriptionException($"The plan calls {plan.Call} but carries no descriptors of {plan.Target ?? "its target"}: the host describes the target before the run.");
+        var target = FromDescriptorSet(descriptors);
+        return plan.DescriptorSet is null || string.Equals(plan.DescriptorSet, target.Hash, StringComparison.OrdinalIgnoreCase)
+            ? target
+            : throw new TargetDescriptionException($"The plan's descriptor set is not the one it names ({Excerpt(plan.DescriptorSet)}): it was changed after the plan was made.");
     }
 
     /// <summary>
@@ -78,12 +155,11 @@ public sealed class DescribedTarget
 
         var set = new FileDescriptorSet();
         set.File.AddRange(all.Select(file => FileDescriptorProto.Parser.ParseFrom(file.SerializedData)));
-        var bytes = set.ToByteArray();
-        var key = Convert.ToHexString(SHA256.HashData(bytes));
-        return Compiled.GetOrAdd(key, _ => new Lazy<DescribedTarget>(() => FromFiles(files, bytes))).Value;
+        var safe = DescriptorAllowlist.Rebuild(set.ToByteArray());
+        return Generated.GetOrAdd(safe.Hash, _ => new DescribedTarget(safe.Bytes, safe.Hash, files, null));
     }
 
-    // Imports first, as protoc orders a set with --include_imports.
+    // Imports first, as protoc orders a set with --include_imports; the generated contracts' imports are few and shallow.
     private static void AddWithImports(FileDescriptor file, List<FileDescriptor> into)
     {
         if (into.Contains(file))
@@ -114,40 +190,78 @@ public sealed class DescribedTarget
                 : $"The target has no method {call}; it has {string.Join(", ", Methods.Select(method => method.Call))}.");
     }
 
-    private static DescribedTarget Compile(byte[] bytes, string key)
+    private static async Task<DescribedTarget> FromSafeAsync(SafeDescriptorSet safe, CancellationToken cancellation, CompiledSetCache? cache)
     {
-        FileDescriptorSet set;
+        if (WithHash(safe.Hash) is { } found)
+        {
+            return found;
+        }
+
+        Task<DescribedTarget> making;
+        lock (Gate)
+        {
+            if (Made.TryGetValue(safe.Hash, out var made) && made.TryGetTarget(out var target))
+            {
+                return target;
+            }
+
+            if (!Making.TryGetValue(safe.Hash, out making!))
+            {
+                // Started off the lock: the compile removes itself from Making when it ends, however it ends.
+                making = Task.Run(() => CompileAsync(safe, cache, cancellation), cancellation);
+                Making[safe.Hash] = making;
+            }
+        }
+
+        return await making.WaitAsync(cancellation);
+    }
+
+    private static async Task<DescribedTarget> CompileAsync(SafeDescriptorSet safe, CompiledSetCache? cache, CancellationToken cancellation)
+    {
         try
         {
-            set = FileDescriptorSet.Parser.ParseFrom(bytes);
+            var compiled = await MessageCompiler.CompileAsync(safe, cache, cancellation);
+            var target = new DescribedTarget(safe.Bytes, safe.Hash, compiled.Files, compiled);
+            lock (Gate)
+            {
+                foreach (var dead in Made.Where(entry => !entry.Value.TryGetTarget(out _)).Select(entry => entry.Key).ToList())
+                {
+                    Made.Remove(dead);
+                }
+
+                Made[safe.Hash] = new WeakReference<DescribedTarget>(target);
+            }
+
+            return target;
         }
-        catch (InvalidProtocolBufferException problem)
+        finally
         {
-            throw new TargetDescriptionException($"The target's descriptors are not a FileDescriptorSet ({problem.Message.TrimEnd('.')}).", problem);
+            lock (Gate)
+            {
+                Making.Remove(safe.Hash);
+            }
         }
-
-        return FromFiles(MessageCompiler.Compile(set, bytes, $"Described.{key[..16]}"), bytes);
     }
 
-    /// <summary>The target that <paramref name="files"/>, compiled already, describe.</summary>
-    internal static DescribedTarget FromFiles(IReadOnlyList<FileDescriptor> files, byte[] set)
-    {
-        var methods = files
-            .SelectMany(file => file.Services)
-            .Where(service => !service.FullName.StartsWith("grpc.reflection.", StringComparison.Ordinal))
-            .SelectMany(service => service.Methods)
-            .Select(method => new DescribedMethod(method))
-            .ToList();
-        return new DescribedTarget(set, methods);
-    }
+    /// <summary>The target that <paramref name="files"/>, compiled already, describe (the fast tests' generated classes).</summary>
+    internal static DescribedTarget FromFiles(IReadOnlyList<FileDescriptor> files, byte[] set) =>
+        new(set, Convert.ToHexString(SHA256.HashData(set)), files, null);
 
-    private static byte[] ReadProtoset(string path)
+    private static TargetDescriptionException OverBudget(TimeSpan budget, Exception stopped) =>
+        new($"Describing the target took longer than {budget.TotalSeconds:0.#} seconds, the most reflection, protoc and the compiler may take together; a set this slow to describe is refused.", stopped);
+
+    private static string Excerpt(string text) => text.Length <= 16 ? text : text[..16] + "…";
+
+    private static async Task<byte[]> ReadProtosetAsync(string path, CancellationToken cancellation)
     {
-        if (!File.Exists(path))
+        var file = new FileInfo(path);
+        if (!file.Exists)
         {
             throw new TargetDescriptionException($"The protoset {path} does not exist.");
         }
 
-        return File.ReadAllBytes(path);
+        return file.Length > DescribeLimits.Bytes
+            ? throw new TargetDescriptionException($"The protoset {path} is {file.Length:N0} bytes; at most {DescribeLimits.Bytes:N0} bytes of descriptors are described.")
+            : await File.ReadAllBytesAsync(path, cancellation);
     }
 }

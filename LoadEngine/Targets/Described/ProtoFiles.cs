@@ -3,7 +3,7 @@ namespace LoadEngine.Targets.Described;
 /// <summary>.proto files as one FileDescriptorSet, their imports included: protoc --include_imports --descriptor_set_out.</summary>
 internal static class ProtoFiles
 {
-    public static byte[] Describe(IReadOnlyList<string> protos, IReadOnlyList<string> importPaths)
+    public static async Task<byte[]> DescribeAsync(IReadOnlyList<string> protos, IReadOnlyList<string> importPaths, CancellationToken cancellation)
     {
         var files = protos.Select(Path.GetFullPath).ToList();
         var paths = importPaths.Select(path => Path.TrimEndingDirectorySeparator(Path.GetFullPath(path))).ToList();
@@ -26,15 +26,16 @@ internal static class ProtoFiles
         var output = Path.Combine(Path.GetTempPath(), $"loadtest-{Guid.NewGuid():N}.protoset");
         try
         {
-            ProtocTool.Run(
+            await ProtocTool.RunAsync(
                 [
                     "--include_imports",
                     $"--descriptor_set_out={output}",
                     .. searched.Select(path => $"--proto_path={path}"),
                     .. named.Select(file => file.Name.Replace(Path.DirectorySeparatorChar, '/')),
                 ],
-                $"protoc could not compile {string.Join(", ", protos.Select(Path.GetFileName))}");
-            return File.ReadAllBytes(output);
+                $"protoc could not compile {string.Join(", ", protos.Select(Path.GetFileName))}",
+                cancellation);
+            return await File.ReadAllBytesAsync(output, cancellation);
         }
         finally
         {

@@ -32,8 +32,11 @@ internal static class ProtocTool
         };
     }
 
-    /// <summary>Runs protoc with <paramref name="arguments"/>; a failure is a sentence that begins with <paramref name="what"/> and quotes protoc.</summary>
-    public static void Run(IReadOnlyList<string> arguments, string what)
+    /// <summary>
+    /// Runs protoc with <paramref name="arguments"/> (awaited, never blocked on); a failure is a sentence that begins with
+    /// <paramref name="what"/> and quotes protoc. <paramref name="cancellation"/> (the describe's time budget) kills it.
+    /// </summary>
+    public static async Task RunAsync(IReadOnlyList<string> arguments, string what, CancellationToken cancellation)
     {
         using var process = new Process
         {
@@ -49,20 +52,27 @@ internal static class ProtocTool
             process.StartInfo.ArgumentList.Add(argument);
         }
 
-        // protoc's lines are gathered as they come (no task is waited on): WaitForExit() returns once both streams have ended.
+        // protoc's lines are gathered as they come; WaitForExitAsync returns once both streams have ended.
         var said = new System.Collections.Concurrent.ConcurrentQueue<string>();
         process.ErrorDataReceived += (_, line) => Keep(said, line.Data);
         process.OutputDataReceived += (_, line) => Keep(said, line.Data);
         process.Start();
         process.BeginErrorReadLine();
         process.BeginOutputReadLine();
-        if (!process.WaitForExit(Timeout))
+        using var limit = CancellationTokenSource.CreateLinkedTokenSource(cancellation);
+        limit.CancelAfter(Timeout);
+        try
+        {
+            await process.WaitForExitAsync(limit.Token);
+        }
+        catch (OperationCanceledException)
         {
             process.Kill(entireProcessTree: true);
+            await process.WaitForExitAsync(CancellationToken.None);
+            cancellation.ThrowIfCancellationRequested();
             throw new TargetDescriptionException($"{what}: protoc did not finish within {Timeout.TotalSeconds:0} seconds.");
         }
 
-        process.WaitForExit();
         if (process.ExitCode != 0)
         {
             throw new TargetDescriptionException($"{what}: {string.Join(" ", said.Take(3)).TrimEnd('.')}.");

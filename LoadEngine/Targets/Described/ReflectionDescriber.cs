@@ -41,15 +41,22 @@ internal static class ReflectionDescriber
         }
         catch (RpcException problem)
         {
-            throw new TargetDescriptionException($"The target's server reflection failed: {problem.StatusCode}{(string.IsNullOrEmpty(problem.Status.Detail) ? "" : ", " + problem.Status.Detail.TrimEnd('.'))}.", problem);
+            throw new TargetDescriptionException($"The target's server reflection failed: {problem.StatusCode}{(string.IsNullOrEmpty(problem.Status.Detail) ? "" : ", " + DescriptorAllowlist.Shown(problem.Status.Detail, 200).TrimEnd('.'))}.", problem);
         }
     }
 
     private static async Task<byte[]> DescribeAsync(CallInvoker invoker, Method<ServerReflectionRequest, ServerReflectionResponse> method, CallOptions options)
     {
         using var call = invoker.AsyncDuplexStreamingCall(method, null, options);
-        async Task<ServerReflectionResponse> AskAsync(ServerReflectionRequest request)
+        var asked = 0;
+        async Task<ServerReflectionResponse> AskAsync(ServerReflectionRequest request, ServerReflectionResponse.MessageResponseOneofCase expected)
         {
+            // Each question must bring a file or a list: a server that keeps answering with nothing new runs out of questions.
+            if (++asked > 2 * DescribeLimits.Files)
+            {
+                throw new TargetDescriptionException($"The target's server reflection needed more than {2 * DescribeLimits.Files:N0} questions; at most {DescribeLimits.Files:N0} files are described.");
+            }
+
             await call.RequestStream.WriteAsync(request);
             if (!await call.ResponseStream.MoveNext(options.CancellationToken))
             {
@@ -58,71 +65,85 @@ internal static class ReflectionDescriber
 
             var answer = call.ResponseStream.Current;
             return answer.MessageResponseCase == ServerReflectionResponse.MessageResponseOneofCase.ErrorResponse
-                ? throw new TargetDescriptionException($"The target's server reflection refused {Asked(request)}: {(StatusCode)answer.ErrorResponse.ErrorCode}, {answer.ErrorResponse.ErrorMessage.TrimEnd('.')}.")
-                : answer;
+                ? throw new TargetDescriptionException($"The target's server reflection refused {Asked(request)}: {(StatusCode)answer.ErrorResponse.ErrorCode}, {DescriptorAllowlist.Shown(answer.ErrorResponse.ErrorMessage, 200).TrimEnd('.')}.")
+                : answer.MessageResponseCase == expected ? answer
+                : throw new TargetDescriptionException($"The target's server reflection answered {Asked(request)} with {Kind(answer.MessageResponseCase)} instead of {Kind(expected)}.");
         }
 
-        var services = (await AskAsync(new ServerReflectionRequest { ListServices = "" })).ListServicesResponse.Service
-            .Select(service => service.Name)
-            .Where(name => !name.StartsWith("grpc.reflection.", StringComparison.Ordinal))
-            .ToList();
+        var listed = (await AskAsync(new ServerReflectionRequest { ListServices = "" }, ServerReflectionResponse.MessageResponseOneofCase.ListServicesResponse)).ListServicesResponse.Service;
+        if (listed.Count > DescribeLimits.Files)
+        {
+            throw new TargetDescriptionException($"The target's server reflection lists {listed.Count:N0} services; at most {DescribeLimits.Files:N0} files are described.");
+        }
+
+        var services = listed.Select(service => service.Name).Where(name => !name.StartsWith("grpc.reflection.", StringComparison.Ordinal)).ToList();
         var files = new Dictionary<string, FileDescriptorProto>(StringComparer.Ordinal);
+        var order = new List<FileDescriptorProto>();
+        var bytes = 0L;
         void Keep(ServerReflectionResponse answer)
         {
-            foreach (var bytes in answer.FileDescriptorResponse.FileDescriptorProto)
+            foreach (var served in answer.FileDescriptorResponse.FileDescriptorProto)
             {
-                var file = FileDescriptorProto.Parser.ParseFrom(bytes);
-                files.TryAdd(file.Name, file);
+                bytes += served.Length;
+                if (bytes > DescribeLimits.Bytes || files.Count >= DescribeLimits.Files)
+                {
+                    throw new TargetDescriptionException(bytes > DescribeLimits.Bytes
+                        ? $"The target's server reflection sent more than {DescribeLimits.Bytes:N0} bytes of descriptors; at most {DescribeLimits.Bytes:N0} bytes of descriptors are described."
+                        : $"The target's server reflection sent more than {DescribeLimits.Files:N0} files; at most {DescribeLimits.Files:N0} files are described.");
+                }
+
+                FileDescriptorProto file;
+                try
+                {
+                    file = FileDescriptorProto.Parser.ParseFrom(served);
+                }
+                catch (InvalidProtocolBufferException problem)
+                {
+                    throw new TargetDescriptionException($"The target's server reflection sent a file that is not a FileDescriptorProto ({problem.Message.TrimEnd('.')}).", problem);
+                }
+
+                if (files.TryAdd(file.Name, file))
+                {
+                    order.Add(file);
+                }
             }
         }
 
         foreach (var service in services)
         {
-            Keep(await AskAsync(new ServerReflectionRequest { FileContainingSymbol = service }));
+            Keep(await AskAsync(new ServerReflectionRequest { FileContainingSymbol = service }, ServerReflectionResponse.MessageResponseOneofCase.FileDescriptorResponse));
         }
 
         while (files.Values.SelectMany(file => file.Dependency).FirstOrDefault(name => !files.ContainsKey(name)) is { } missing)
         {
             var before = files.Count;
-            Keep(await AskAsync(new ServerReflectionRequest { FileByFilename = missing }));
+            Keep(await AskAsync(new ServerReflectionRequest { FileByFilename = missing }, ServerReflectionResponse.MessageResponseOneofCase.FileDescriptorResponse));
             if (!files.ContainsKey(missing) && files.Count == before)
             {
-                throw new TargetDescriptionException($"The target's server reflection did not give {missing}, which its services import.");
+                throw new TargetDescriptionException($"The target's server reflection did not give {DescriptorAllowlist.Shown(missing)}, which its services import.");
             }
         }
 
         await call.RequestStream.CompleteAsync();
+        // As served: DescriptorAllowlist checks, bounds and orders every file before anything else reads them.
         var set = new FileDescriptorSet();
-        set.File.AddRange(InImportOrder(files));
+        set.File.AddRange(order);
         return set.ToByteArray();
     }
 
-    /// <summary>Every file after the files it imports, as protoc writes a set.</summary>
-    private static IEnumerable<FileDescriptorProto> InImportOrder(Dictionary<string, FileDescriptorProto> files)
+    private static string Kind(ServerReflectionResponse.MessageResponseOneofCase kind) => kind switch
     {
-        var written = new HashSet<string>(StringComparer.Ordinal);
-        IEnumerable<FileDescriptorProto> After(FileDescriptorProto file)
-        {
-            if (!written.Add(file.Name))
-            {
-                yield break;
-            }
-
-            foreach (var import in file.Dependency.Where(files.ContainsKey).SelectMany(name => After(files[name])))
-            {
-                yield return import;
-            }
-
-            yield return file;
-        }
-
-        return files.Values.SelectMany(After).ToList();
-    }
+        ServerReflectionResponse.MessageResponseOneofCase.ListServicesResponse => "a list of services",
+        ServerReflectionResponse.MessageResponseOneofCase.FileDescriptorResponse => "files",
+        ServerReflectionResponse.MessageResponseOneofCase.AllExtensionNumbersResponse => "extension numbers",
+        ServerReflectionResponse.MessageResponseOneofCase.ErrorResponse => "an error",
+        _ => "an empty answer",
+    };
 
     private static string Asked(ServerReflectionRequest request) => request.MessageRequestCase switch
     {
-        ServerReflectionRequest.MessageRequestOneofCase.FileContainingSymbol => $"the file of {request.FileContainingSymbol}",
-        ServerReflectionRequest.MessageRequestOneofCase.FileByFilename => request.FileByFilename,
+        ServerReflectionRequest.MessageRequestOneofCase.FileContainingSymbol => $"the file of {DescriptorAllowlist.Shown(request.FileContainingSymbol)}",
+        ServerReflectionRequest.MessageRequestOneofCase.FileByFilename => DescriptorAllowlist.Shown(request.FileByFilename),
         _ => "its list of services",
     };
 

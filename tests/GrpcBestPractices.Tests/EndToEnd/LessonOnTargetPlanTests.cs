@@ -3,6 +3,7 @@ using Google.Protobuf.Reflection;
 using LoadEngine;
 using LoadEngine.Lessons;
 using LoadEngine.Runs;
+using LoadEngine.Targets.Described;
 
 namespace GrpcBestPractices.Tests.EndToEnd;
 
@@ -19,14 +20,16 @@ public sealed class LessonOnTargetPlanTests
     /// <summary>The built-in service's contract as a host describes it: the FileDescriptorSet of performance.proto.</summary>
     public static byte[] Performance { get; } = SetOf(global::Performance.PerformanceReflection.Descriptor);
 
-    private static readonly byte[] Workloads = SetOf(global::Workloads.ContractFirst.WorkloadsReflection.Descriptor);
+    private static readonly DescribedTarget PerformanceTarget = DescribedTarget.FromDescriptorSet(Performance);
+
+    private static readonly DescribedTarget Workloads = DescribedTarget.FromDescriptorSet(SetOf(global::Workloads.ContractFirst.WorkloadsReflection.Descriptor));
 
     private static readonly Uri Address = new("http://127.0.0.1:50051");
 
     [Fact]
     public void TheStreamingLessonCarriesTheSameRequestsOnTheBidirectionalMethodOfTheSameTypes()
     {
-        var call = new LessonCall("monitor", Address, Performance, GetPerformance, """{"clientName": "lesson {{.RequestNumber}}"}""");
+        var call = new LessonCall("monitor", Address, PerformanceTarget, GetPerformance, """{"clientName": "lesson {{.RequestNumber}}"}""");
 
         Assert.True(LessonPlan.TryCreate(LessonList.Streaming, "2", PlanLimits.Defaults, new EngineOptions(), call, out var plan, out var error), error);
 
@@ -36,7 +39,8 @@ public sealed class LessonOnTargetPlanTests
         Assert.All(plan.Plans.Values, arm =>
         {
             Assert.Equal(("monitor", call.Data, 0), (arm.Target, arm.Data, arm.DelayMs));
-            Assert.Same(Performance, arm.Descriptors);
+            Assert.Same(PerformanceTarget.DescriptorSet, arm.Descriptors);
+            Assert.Equal(PerformanceTarget.Hash, arm.DescriptorSet);
         });
         var record = plan.NewRecord();
         Assert.Equal(("monitor", GetPerformance, "performance.Monitor/GetManyPerformanceStats"), (record.Target, record.Call, record.StreamCall));
@@ -46,7 +50,7 @@ public sealed class LessonOnTargetPlanTests
     public void ATargetWithoutSuchAStreamCannotRunTheStreamingLessonAndAStreamCallOfAnotherKindIsRefused()
     {
         var book = new LessonCall("books", Address, Workloads, "workloads.Workloads/GetBook", null);
-        var wrongStream = new LessonCall("monitor", Address, Performance, GetPerformance, null, StreamCall: "performance.Monitor/GetPerformance");
+        var wrongStream = new LessonCall("monitor", Address, PerformanceTarget, GetPerformance, null, StreamCall: "performance.Monitor/GetPerformance");
 
         Assert.False(LessonPlan.TryCreate(LessonList.Streaming, null, PlanLimits.Defaults, new EngineOptions(), book, out _, out var none));
         Assert.False(LessonPlan.TryCreate(LessonList.Streaming, null, PlanLimits.Defaults, new EngineOptions(), wrongStream, out _, out var wrong));
@@ -80,7 +84,7 @@ public sealed class LessonOnTargetPlanTests
     [Fact]
     public void OnATargetTheArmsThatLoadTheBuiltInServicesOwnListenersSayWhyTheyDoNotRun()
     {
-        var h2c = new LessonCall("monitor", Address, Performance, GetPerformance, null);
+        var h2c = new LessonCall("monitor", Address, PerformanceTarget, GetPerformance, null);
         var tls = h2c with { Address = new Uri("https://127.0.0.1:50052") };
 
         Assert.True(LessonPlan.TryCreate(LessonList.ReuseChannel, null, PlanLimits.Defaults, new EngineOptions(), tls, out var reuse, out _));

@@ -32,6 +32,12 @@ public sealed class CliProcess : IDisposable
         start.StandardOutputEncoding = Encoding.UTF8;
         start.WorkingDirectory = AppProcess.RepositoryRoot;
         start.Environment["CONFIGURATION"] = AppProcess.Configuration;
+        // The CLI keeps what it compiles in the user's cache folder: under test, one beside the test assembly, never the user's.
+        if (!start.Environment.ContainsKey("XDG_CACHE_HOME"))
+        {
+            start.Environment["XDG_CACHE_HOME"] = CacheFolder;
+        }
+
         _process = new Process { StartInfo = start };
         _process.OutputDataReceived += (_, e) =>
         {
@@ -51,6 +57,9 @@ public sealed class CliProcess : IDisposable
         _process.BeginOutputReadLine();
         _process.BeginErrorReadLine();
     }
+
+    /// <summary>The cache folder every CLI under test writes its compiled descriptor sets to ($XDG_CACHE_HOME).</summary>
+    public static string CacheFolder { get; } = Path.Combine(AppContext.BaseDirectory, "cli-cache");
 
     public static string Assembly { get; } = Path.Combine(AppProcess.RepositoryRoot, "LoadTest", "bin", AppProcess.Configuration, "net10.0", "LoadTest.dll");
 

@@ -21,7 +21,7 @@ public sealed class TargetApiTests(TargetApiTests.Fixture system) : IClassFixtur
     [Fact]
     public async Task TargetsAreListedWithHowTheyAreDescribedTheirMethodsAndWhetherTheyCanBeReached()
     {
-        var targets = (await system.Http.GetJsonAsync("/api/targets?refresh=true")).EnumerateArray().ToDictionary(target => target.GetProperty("name").GetString()!);
+        var targets = (await system.Http.GetJsonAsync("/api/targets")).EnumerateArray().ToDictionary(target => target.GetProperty("name").GetString()!);
 
         Assert.Equal(["performance", "again", "gone", "grpcjs"], targets.Keys);
         Assert.True(targets["performance"].GetProperty("builtIn").GetBoolean());
@@ -39,6 +39,37 @@ public sealed class TargetApiTests(TargetApiTests.Fixture system) : IClassFixtur
         Assert.False(targets["gone"].GetProperty("reachable").GetBoolean());
         Assert.StartsWith("Target 'gone' at http://127.0.0.1:", targets["gone"].GetProperty("problem").GetString());
         Assert.DoesNotContain("secret-token", targets["gone"].ToString());
+    }
+
+    [Fact]
+    public async Task ARefreshIsAPostForOneTargetThatOtherSitesCannotSendAndAGetAskingForOneIsRefused()
+    {
+        var refreshes = await Task.WhenAll(Enumerable.Range(0, 3).Select(_ => system.Http.PostJsonAsync("/api/targets/again/refresh", "")));
+        using var unknown = await system.Http.PostJsonAsync("/api/targets/nowhere/refresh", "");
+        using var gone = await system.Http.PostJsonAsync("/api/targets/gone/refresh", "");
+        using var asGet = await system.Http.GetAsync("/api/targets?refresh=true");
+        using var foreign = new HttpRequestMessage(HttpMethod.Post, "/api/targets/again/refresh") { Headers = { { "Origin", "https://elsewhere.example" } } };
+        using var fromElsewhere = await system.Http.SendAsync(foreign);
+
+        foreach (var refreshed in refreshes)
+        {
+            Assert.Equal(HttpStatusCode.OK, refreshed.StatusCode);
+            var view = JsonDocument.Parse(await refreshed.Content.ReadAsStringAsync()).RootElement;
+            Assert.Equal(("again", true), (view.GetProperty("name").GetString(), view.GetProperty("reachable").GetBoolean()));
+            Assert.Contains(view.GetProperty("methods").EnumerateArray(), method => method.GetProperty("call").GetString() == Unary);
+            refreshed.Dispose();
+        }
+
+        Assert.Equal(HttpStatusCode.NotFound, unknown.StatusCode);
+        Assert.Contains("the configured targets are: performance, again, gone, grpcjs", (await SystemFixture.ReadProblemAsync(unknown)).GetProperty("detail").GetString());
+        // A target that cannot be described is its own sentence in a 200: the refresh was done, and the others are untouched.
+        Assert.Equal(HttpStatusCode.OK, gone.StatusCode);
+        Assert.StartsWith("Target 'gone' at http://127.0.0.1:", JsonDocument.Parse(await gone.Content.ReadAsStringAsync()).RootElement.GetProperty("problem").GetString());
+        Assert.Equal(HttpStatusCode.BadRequest, asGet.StatusCode);
+        Assert.Contains("POST /api/targets/{name}/refresh", (await SystemFixture.ReadProblemAsync(asGet)).GetProperty("detail").GetString());
+        Assert.Equal(HttpStatusCode.Forbidden, fromElsewhere.StatusCode);
+        var targets = (await system.Http.GetJsonAsync("/api/targets")).EnumerateArray().ToDictionary(target => target.GetProperty("name").GetString()!);
+        Assert.True(targets["grpcjs"].GetProperty("reachable").GetBoolean(), targets["grpcjs"].ToString());
     }
 
     [Theory]

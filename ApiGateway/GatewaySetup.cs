@@ -7,6 +7,7 @@ using Microsoft.Extensions.Options;
 using ApiGateway.Endpoints;
 using ApiGateway.Lessons;
 using ApiGateway.Runs;
+using ApiGateway.Security;
 using ApiGateway.Targets;
 using Microsoft.AspNetCore.Hosting.Server;
 using Microsoft.AspNetCore.Hosting.Server.Features;
@@ -51,15 +52,17 @@ public static partial class GatewaySetup
     /// </summary>
     public static IEndpointRouteBuilder MapGatewayEndpoints(this IEndpointRouteBuilder app)
     {
-        app.MapStrategyEndpoints();
-        app.MapRunApi();
-        app.MapRunExport();
-        app.MapLessonEndpoints();
-        app.MapLessonApi();
-        app.MapGatewayStatus();
-        app.MapWorkloadEndpoints();
-        app.MapComparisonEndpoints();
-        app.MapTargetEndpoints();
+        // Beyond loopback each of them needs the key, reads and event streams as much as work (docs/security.md).
+        var routes = app.MapGroup("").NeedsKeyBeyondLoopback();
+        routes.MapStrategyEndpoints();
+        routes.MapRunApi();
+        routes.MapRunExport();
+        routes.MapLessonEndpoints();
+        routes.MapLessonApi();
+        routes.MapGatewayStatus();
+        routes.MapWorkloadEndpoints();
+        routes.MapComparisonEndpoints();
+        routes.MapTargetEndpoints();
         return app;
     }
 

@@ -38,11 +38,13 @@ return await ServiceHost.RunAsync("gateway", async () =>
     app.UseDashboardPage();
     app.UseExceptionHandler();
     app.UseStatusCodePages();
-    app.UseWorkAccess();
+    // The page's files (above) and Swagger UI with its document hold no data, so they load before a key is typed.
     app.UseSwaggerDocs();
+    app.UseWorkAccess();
     app.MapGatewayEndpoints();
-    app.MapGatewayHealth();
-    app.MapMetrics();
+    // Probes and scrapers: no plan, data or answer in either, so no key beyond loopback.
+    app.MapGatewayHealth().AllowAnonymous();
+    app.MapMetrics().AllowAnonymous();
     app.LogSwaggerUrlOnStart();
     return app;
 });

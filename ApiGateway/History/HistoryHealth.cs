@@ -32,11 +32,8 @@ public sealed class HistoryHealthCheck(IHistoryBackend history, DurableRunStore 
 public static class HistoryHealth
 {
     /// <summary>GET /health: 200 when every check is healthy, 503 otherwise; JSON naming each check and what is wrong.</summary>
-    public static IEndpointRouteBuilder MapGatewayHealth(this IEndpointRouteBuilder app)
-    {
+    public static IEndpointConventionBuilder MapGatewayHealth(this IEndpointRouteBuilder app) =>
         app.MapHealthChecks("/health", new HealthCheckOptions { ResponseWriter = WriteAsync });
-        return app;
-    }
 
     private static Task WriteAsync(HttpContext context, HealthReport report)
     {

@@ -9,16 +9,17 @@ using NSwag.Generation.Processors.Security;
 namespace ApiGateway.OpenApi;
 
 /// <summary>
-/// The document's two ways to send a key (Swagger UI's Authorize button), required on the operations that carry the
-/// work policy (<see cref="WorkAccess"/>): the header X-Api-Key, or a bearer token, which is a key or a JWT.
+/// The document's two ways to send a key (Swagger UI's Authorize button), required on every operation but those open to
+/// anyone (<see cref="WorkAccess"/>: beyond loopback every route needs one): the header X-Api-Key, or a bearer token,
+/// which is a key or a JWT.
 /// </summary>
 public sealed class WorkSecurityProcessor : IOperationProcessor
 {
     private const string ApiKey = "ApiKey";
     private const string Bearer = "Bearer";
-    private const string OnlyBeyondLoopback = "Needed only when the gateway listens beyond loopback, to start, cancel or delete work.";
+    private const string OnlyBeyondLoopback = "Needed only when the gateway listens beyond loopback, on every route but /health and /metrics.";
 
-    /// <summary>The schemes, defined once for the document, and this processor that requires them where the policy is.</summary>
+    /// <summary>The schemes, defined once for the document, and this processor that requires them on every operation.</summary>
     public static void AddTo(NSwag.Generation.OpenApiDocumentGeneratorSettings settings)
     {
         settings.DocumentProcessors.Add(new SecurityDefinitionAppender(ApiKey, new OpenApiSecurityScheme
@@ -39,8 +40,9 @@ public sealed class WorkSecurityProcessor : IOperationProcessor
 
     public bool Process(OperationProcessorContext context)
     {
+        // As the fallback policy has it: a route that says nothing needs the key too.
         if (context is AspNetCoreOperationProcessorContext { ApiDescription: { } api }
-            && api.ActionDescriptor.EndpointMetadata.OfType<IAuthorizeData>().Any(authorize => authorize.Policy == WorkAccess.Policy))
+            && !api.ActionDescriptor.EndpointMetadata.OfType<IAllowAnonymous>().Any())
         {
             context.OperationDescription.Operation.Security =
             [

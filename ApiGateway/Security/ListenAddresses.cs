@@ -5,7 +5,7 @@ namespace ApiGateway.Security;
 
 /// <summary>
 /// The addresses the gateway listens on, as Kestrel reads them from configuration, and which of them reach beyond this
-/// machine: starting work from another machine is a privilege (see <see cref="WorkAccess"/>).
+/// machine: from another machine every route but /health and /metrics needs a key (see <see cref="WorkAccess"/>).
 /// </summary>
 public sealed class ListenAddresses(IReadOnlyList<string> addresses)
 {

@@ -13,15 +13,13 @@ namespace ApiGateway.Security;
 public static class SameOrigin
 {
     /// <summary>
-    /// Marks a route as one that does work: a request another site's page sent is a 403 problem, beyond loopback a caller
-    /// without a key is a 401 (<see cref="WorkAccess"/>), and the document says both.
+    /// Marks a route as one that does work: a request another site's page sent is a 403 problem, and the document says so.
+    /// (Beyond loopback it needs the key as every route does: <see cref="WorkAccess"/>.)
     /// </summary>
     public static RouteHandlerBuilder SameOriginOnly(this RouteHandlerBuilder route) =>
         route.AddEndpointFilter(async (context, next) =>
                 ForeignSender(context.HttpContext.Request) is { } sender ? Refused(context.HttpContext.Request, sender) : await next(context))
-            .RequireAuthorization(WorkAccess.Policy)
-            .ProducesProblem(Refused("http://127.0.0.1:5080", "https://example.com"))
-            .ProducesProblem(WorkRefusals.Unauthenticated(sent: false));
+            .ProducesProblem(Refused("http://127.0.0.1:5080", "https://example.com"));
 
     /// <summary>
     /// Who sent a request from another origin, or null when it is ours: browsers say so in Sec-Fetch-Site (same-site

@@ -1,3 +1,4 @@
+using ApiGateway.OpenApi;
 using GrpcBestPractices.ServiceDefaults;
 using Microsoft.AspNetCore.Authentication;
 using Microsoft.AspNetCore.Authentication.JwtBearer;
@@ -11,22 +12,24 @@ using Microsoft.Extensions.Options;
 namespace ApiGateway.Security;
 
 /// <summary>
-/// Who may start, cancel or delete work. On loopback, anyone on this machine, as before. Listening beyond loopback, only
-/// a caller ASP.NET Core's authentication accepts: one of the configured API keys (<c>Authorization: Bearer</c> or
-/// <c>X-Api-Key</c>), or a JWT from the configured authority (with <c>Auth:RequiredRole</c> when set); the gateway does
-/// not start beyond loopback without one of them unless <c>Auth:AllowAnonymousBeyondLoopback</c> says so.
-/// Every route marked <see cref="SameOrigin.SameOriginOnly"/> carries the policy; reading stays open.
+/// Who may use the gateway. On loopback, anyone on this machine, as before. Listening beyond loopback, every route but
+/// /health and /metrics answers only a caller ASP.NET Core's authentication accepts: one of the configured API keys
+/// (<c>Authorization: Bearer</c> or <c>X-Api-Key</c>), or a JWT from the configured authority (with
+/// <c>Auth:RequiredRole</c> when set). Reads need it as much as work: a run's plan, request data, descriptors and first
+/// answer, and a target's address and methods, are the team's own. The gateway does not start beyond loopback without
+/// one of them unless <c>Auth:AllowAnonymousBeyondLoopback</c> says so. Routes that do work are also kept from other
+/// sites' pages (<see cref="SameOrigin.SameOriginOnly"/>).
 /// </summary>
 public static partial class WorkAccess
 {
-    public const string Policy = "StartsWork";
+    public const string Policy = "KeyBeyondLoopback";
 
     /// <summary>The scheme the policy authenticates with: it hands each request to the API keys or to JwtBearer.</summary>
     public const string Scheme = "KeyOrToken";
 
     /// <summary>The sentence a gateway open beyond loopback is refused with at start.</summary>
     public static string OpenBeyondLoopback(IEnumerable<string> addresses) =>
-        $"The gateway listens beyond loopback ({string.Join(", ", addresses)}), where starting work needs authentication: set an API key " +
+        $"The gateway listens beyond loopback ({string.Join(", ", addresses)}), where every route but /health and /metrics needs authentication: set an API key " +
         $"({AuthOptions.Section}:ApiKeys:<name>, {AuthOptions.ShortestKey} characters or more), or {JwtAuthOptions.Section}:Authority and " +
         $"{JwtAuthOptions.Section}:Audience, or set {AuthOptions.Section}:AllowAnonymousBeyondLoopback=true to leave it open to anyone who reaches it.";
 
@@ -46,14 +49,26 @@ public static partial class WorkAccess
             .AddScheme<AuthenticationSchemeOptions, ApiKeyAuthentication>(ApiKeyAuthentication.SchemeName, null)
             .AddJwtBearer()
             .AddPolicyScheme(Scheme, "API key or bearer token", options => options.ForwardDefaultSelector = SchemeFor);
+        var keyBeyondLoopback = new AuthorizationPolicyBuilder(Scheme).AddRequirements(new WorkRequirement()).Build();
         builder.Services.AddAuthorizationBuilder()
-            .AddPolicy(Policy, policy => policy.AddAuthenticationSchemes(Scheme).AddRequirements(new WorkRequirement()));
+            .AddPolicy(Policy, keyBeyondLoopback)
+            // Whatever names no policy needs the key too: a route mapped outside the gateway's group, a path no route matches.
+            .SetFallbackPolicy(keyBeyondLoopback);
         builder.Services.AddSingleton<IAuthorizationHandler, WorkRequirementHandler>();
         builder.Services.AddSingleton<IAuthorizationMiddlewareResultHandler, WorkRefusals>();
         return builder;
     }
 
-    /// <summary>Says at start who may start work, then authenticates and authorizes the routes that do.</summary>
+    /// <summary>
+    /// Every route of <paramref name="routes"/> needs the key beyond loopback (as the fallback policy has it anyway), and
+    /// the OpenAPI document says so with the 401 it answers.
+    /// </summary>
+    public static RouteGroupBuilder NeedsKeyBeyondLoopback(this RouteGroupBuilder routes) =>
+        routes.RequireAuthorization(Policy)
+            .WithMetadata(new ProblemExample(WorkRefusals.Unauthenticated(sent: false).ProblemDetails))
+            .ProducesProblem(StatusCodes.Status401Unauthorized);
+
+    /// <summary>Says at start who may use the gateway, then authenticates and authorizes every route after it.</summary>
     public static WebApplication UseWorkAccess(this WebApplication app)
     {
         var listening = app.Services.GetRequiredService<ListenAddresses>();
@@ -98,14 +113,14 @@ public static partial class WorkAccess
         public IConfiguration AuthenticationConfiguration { get; } = configuration.GetSection("Authentication");
     }
 
-    [LoggerMessage(Level = LogLevel.Warning, Message = "Auth:AllowAnonymousBeyondLoopback is true: anyone who reaches {Addresses} may start, cancel and delete work")]
+    [LoggerMessage(Level = LogLevel.Warning, Message = "Auth:AllowAnonymousBeyondLoopback is true: anyone who reaches {Addresses} may read every run and target and start, cancel and delete work")]
     private static partial void LogOpen(ILogger logger, string addresses);
 
-    [LoggerMessage(Level = LogLevel.Information, Message = "Listening beyond loopback on {Addresses}: starting, cancelling or deleting work needs {Accepted}")]
+    [LoggerMessage(Level = LogLevel.Information, Message = "Listening beyond loopback on {Addresses}: every route but /health and /metrics needs {Accepted}")]
     private static partial void LogGuarded(ILogger logger, string addresses, string accepted);
 }
 
-/// <summary>The policy's one requirement: beyond loopback, an authenticated caller (with the required role, for a JWT).</summary>
+/// <summary>The policy's one requirement: beyond loopback, an authenticated caller (with the required role, for a JWT), whatever the route.</summary>
 public sealed class WorkRequirement : IAuthorizationRequirement;
 
 public sealed partial class WorkRequirementHandler(ListenAddresses configured, IServer server, IOptions<AuthOptions> options, ILogger<WorkRequirementHandler> logger)
@@ -138,18 +153,18 @@ public sealed partial class WorkRequirementHandler(ListenAddresses configured, I
             }
             else
             {
-                context.Fail(new AuthorizationFailureReason(this, $"The token is valid but lacks the role '{auth.RequiredRole}' that {AuthOptions.Section}:RequiredRole asks of whoever starts, cancels or deletes work."));
+                context.Fail(new AuthorizationFailureReason(this, $"The token is valid but lacks the role '{auth.RequiredRole}' that {AuthOptions.Section}:RequiredRole asks of every caller of this gateway beyond loopback."));
             }
         }
 
         return Task.CompletedTask;
     }
 
-    [LoggerMessage(Level = LogLevel.Error, Message = "Kestrel bound {Addresses} beyond loopback though configuration named none; routes that start work now need authentication")]
+    [LoggerMessage(Level = LogLevel.Error, Message = "Kestrel bound {Addresses} beyond loopback though configuration named none; every route but /health and /metrics now needs authentication")]
     private static partial void LogBoundBeyondConfigured(ILogger logger, string addresses);
 }
 
-/// <summary>The 401 and 403 of the work policy as application/problem+json with a sentence, after the schemes set WWW-Authenticate.</summary>
+/// <summary>The 401 and 403 of the key policy as application/problem+json with a sentence, after the schemes set WWW-Authenticate.</summary>
 public sealed class WorkRefusals(IOptions<JwtAuthOptions> jwt) : IAuthorizationMiddlewareResultHandler
 {
     private readonly AuthorizationMiddlewareResultHandler _framework = new();
@@ -166,8 +181,8 @@ public sealed class WorkRefusals(IOptions<JwtAuthOptions> jwt) : IAuthorizationM
             ? Unauthenticated(sent: ApiKeyRing.Presented(context.Request) is not null, jwt.Value.IsConfigured ? jwt.Value.Authority : null)
             : TypedResults.Problem(
                 statusCode: StatusCodes.Status403Forbidden,
-                title: "Not allowed to start work",
-                detail: authorizeResult.AuthorizationFailure?.FailureReasons.FirstOrDefault()?.Message ?? "This caller may not start, cancel or delete work.");
+                title: "Not allowed here",
+                detail: authorizeResult.AuthorizationFailure?.FailureReasons.FirstOrDefault()?.Message ?? "This caller may not use this gateway.");
         await problem.ExecuteAsync(context);
     }
 
@@ -175,9 +190,9 @@ public sealed class WorkRefusals(IOptions<JwtAuthOptions> jwt) : IAuthorizationM
     public static ProblemHttpResult Unauthenticated(bool sent, string? authority = null) =>
         TypedResults.Problem(
             statusCode: StatusCodes.Status401Unauthorized,
-            title: "Starting work needs a key",
+            title: "This gateway needs a key",
             detail: (sent ? "The key or token sent was not accepted" : "No key was sent") +
-                ": this gateway listens beyond loopback, so starting, cancelling or deleting work needs one of its API keys as " +
+                ": this gateway listens beyond loopback, so every route but /health and /metrics (reading runs and targets too) needs one of its API keys as " +
                 $"'Authorization: Bearer <key>' or '{ApiKeyAuthentication.HeaderName}: <key>' (on the page, the key field at the top)" +
-                (authority is null ? "" : $", or a JWT from {authority} as 'Authorization: Bearer <token>'") + ". Reading runs stays open.");
+                (authority is null ? "" : $", or a JWT from {authority} as 'Authorization: Bearer <token>'") + ".");
 }

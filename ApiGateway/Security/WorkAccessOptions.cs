@@ -3,8 +3,8 @@ using Microsoft.Extensions.Options;
 namespace ApiGateway.Security;
 
 /// <summary>
-/// Who may start, cancel or delete work when the gateway listens beyond loopback. Section <c>Auth</c>. On loopback none of
-/// it is needed: only this machine reaches the gateway.
+/// Who may use the gateway (read runs and targets, start, cancel or delete work) when it listens beyond loopback. Section
+/// <c>Auth</c>. On loopback none of it is needed: only this machine reaches the gateway.
 /// </summary>
 public sealed class AuthOptions
 {
@@ -19,10 +19,10 @@ public sealed class AuthOptions
     /// </summary>
     public Dictionary<string, string> ApiKeys { get; set; } = [];
 
-    /// <summary>Leaves work open to anyone who reaches the gateway beyond loopback: said by name, and warned of at start.</summary>
+    /// <summary>Leaves every route open to anyone who reaches the gateway beyond loopback: said by name, and warned of at start.</summary>
     public bool AllowAnonymousBeyondLoopback { get; set; }
 
-    /// <summary>A role a JWT caller must have to start work (403 without it); API keys are granted by the operator and need none.</summary>
+    /// <summary>A role a JWT caller must have for any route beyond loopback (403 without it); API keys are granted by the operator and need none.</summary>
     public string? RequiredRole { get; set; }
 }
 

@@ -1,6 +1,6 @@
-// The history table, compare-two and export links.
+// The history table, compare-two and export links (each downloads with the key, never one in its URL).
 
-import { api, showError } from './api.js';
+import { api, downloadsWithKey, showError } from './api.js';
 import { colourOf, showSeries } from './charts.js';
 import { dateTime, el, ms, whole } from './format.js';
 import { planDifferences, planWords } from './plans.js';
@@ -41,14 +41,14 @@ function row(run) {
 
   const swatch = el('span', { className: 'swatch', attrs: { 'aria-hidden': 'true' } });
   swatch.style.background = colourOf(run.plan.strategy);
-  const exports = ['csv', 'json'].map((format) => el('a', {
+  const exports = ['csv', 'json'].map((format) => downloadsWithKey(el('a', {
     text: format.toUpperCase(),
     attrs: { href: `/api/runs/${run.id}/export?format=${format}`, download: '', 'aria-label': `Export the ${run.plan.strategy} run as ${format.toUpperCase()}` },
-  }));
-  exports.push(el('a', {
+  })));
+  exports.push(downloadsWithKey(el('a', {
     text: 'Report',
     attrs: { href: `/api/runs/${run.id}/report`, download: '', 'aria-label': `Download the ${run.plan.strategy} run as an HTML report that opens offline` },
-  }));
+  })));
   // The key columns first, so a narrow window (a projector in large type) shows them before the box scrolls.
   tr.append(
     el('td', {}, [pick]),

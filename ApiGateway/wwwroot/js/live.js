@@ -1,38 +1,69 @@
 // Follows one run, suite, comparison or lesson experiment over Server-Sent Events and never lets a long run go silent; says how far it is.
 
+import { refusal, send } from './api.js';
+import { EventStreamParser, readEvents } from './sse.js';
+
 const silenceMs = 4000;
+// How long EventSource waits before it reconnects when the stream names no retry: the stream is read as it would read it.
+const reconnectMs = 3000;
 
 /**
  * kind: 'runs', 'suites', 'comparisons' or a lesson's 'lessons/{id}/experiments'. handlers: progress(data), run(view) or
  * experiment(view) (each optional), final(view), silent(seconds), lost(message). Returns a function that stops following.
+ * The stream is read with fetch(), which sends the key as a header (EventSource cannot), and reconnects as EventSource
+ * does: after a dropped stream, not after a refusal.
  */
 export function follow(kind, id, handlers) {
-  const source = new EventSource(`/api/${kind}/${id}/events`);
+  const path = `/api/${kind}/${id}/events`;
+  const stopped = new AbortController();
   let lastEvent = performance.now();
-  let finished = false;
 
-  const heard = (handler) => (event) => {
-    lastEvent = performance.now();
-    handler(JSON.parse(event.data));
-  };
-  for (const name of ['progress', 'run', 'experiment']) {
-    if (handlers[name]) source.addEventListener(name, heard(handlers[name]));
-  }
-  source.addEventListener('final', heard((view) => {
-    finished = true;
-    stop();
-    handlers.final(view);
-  }));
-  source.addEventListener('error', () => {
-    if (finished) return;
-    // The browser reconnects by itself unless the gateway refused the stream outright.
-    if (source.readyState === EventSource.CLOSED) {
+  const named = {
+    progress: handlers.progress,
+    run: handlers.run,
+    experiment: handlers.experiment,
+    final: (view) => {
       stop();
-      handlers.lost(`The event stream of ${kind.split('/').at(-1).slice(0, -1)} ${id} closed; the gateway may have stopped.`);
-    } else {
-      handlers.silent(Math.round((performance.now() - lastEvent) / 1000), 'the event stream dropped; reconnecting');
+      handlers.final(view);
+    },
+  };
+  const heard = (event) => {
+    lastEvent = performance.now();
+    // A handler that throws is reported as a listener's error would be, and the stream goes on.
+    try {
+      named[event.type]?.(JSON.parse(event.data));
+    } catch (failure) {
+      reportError(failure);
     }
-  });
+  };
+
+  (async () => {
+    const parser = new EventStreamParser();
+    while (!stopped.signal.aborted) {
+      let response = null;
+      try {
+        response = await send(path, { headers: { accept: 'text/event-stream' }, cache: 'no-store', signal: stopped.signal });
+        if (!response.ok || !response.headers.get('content-type')?.startsWith('text/event-stream')) {
+          const why = response.ok ? `it answered ${response.headers.get('content-type')}, not an event stream` : await refusal(response);
+          stop();
+          handlers.lost(`The event stream of ${kind.split('/').at(-1).slice(0, -1)} ${id} was refused (${response.status}): ${why}`);
+          return;
+        }
+        for await (const event of readEvents(response.body, parser)) {
+          heard(event);
+          if (stopped.signal.aborted) return;
+        }
+      } catch {
+        // A stream that failed or dropped (or was stopped): reconnect below unless stopped.
+      }
+      if (stopped.signal.aborted) return;
+      handlers.silent(Math.round((performance.now() - lastEvent) / 1000), 'the event stream dropped; reconnecting');
+      await new Promise((resolve) => {
+        const timer = setTimeout(resolve, parser.retry ?? reconnectMs);
+        stopped.signal.addEventListener('abort', () => { clearTimeout(timer); resolve(); }, { once: true });
+      });
+    }
+  })();
 
   const watchdog = setInterval(() => {
     const quiet = performance.now() - lastEvent;
@@ -41,7 +72,7 @@ export function follow(kind, id, handlers) {
 
   function stop() {
     clearInterval(watchdog);
-    source.close();
+    stopped.abort();
   }
   return stop;
 }

@@ -1,6 +1,6 @@
 // Wires the page: the lessons, the run form, the live panels, and reloading every chart from the API when a run ends.
 
-import { api, clearErrors, showError } from './api.js';
+import { api, clearErrors, downloadsWithKey, showError } from './api.js';
 import { assignColours, createCharts, setLargeType, showHistory, showLatest } from './charts.js';
 import { createProtocolCharts } from './protocol-charts.js';
 import { initProtocols } from './protocols.js';
@@ -39,6 +39,8 @@ async function init() {
   $('history-strategy').addEventListener('change', () => showGroup(currentGroup()));
   $('plan-group').addEventListener('change', () => showGroup(currentGroup()));
   initPlanFields();
+  // The report link downloads with the key (once typed), never one in its URL.
+  downloadsWithKey($('report-link'));
 
   try {
     const list = await api('/api/strategies');
@@ -52,6 +54,8 @@ async function init() {
   // The lessons' arms keep the strategies' colours, so they load once those are known, beside the charts below.
   const lessonsShown = initLessons(strategies).catch(showError);
   $('strategy').append(...strategies.map((name) => el('option', { text: name, attrs: { value: name } })));
+  // Off until now: beyond loopback the page waits here for its key, and a click before would submit the form as a page.
+  $('start').disabled = false;
   $('history-strategy').append(...strategies.map((name) => el('option', { text: name, attrs: { value: name } })));
   // Describing a target may take seconds (its protoc, its reflection): the charts do not wait for it.
   const targetsShown = initTargets().catch(showError);

@@ -3,10 +3,12 @@ using System.Net.Http.Headers;
 using System.Net.Http.Json;
 using System.Text.Json;
 using System.Security.Cryptography;
+using System.Text.RegularExpressions;
 using GrpcBestPractices.Tests.Infrastructure;
 using Microsoft.AspNetCore.Builder;
 using Microsoft.AspNetCore.Hosting;
 using Microsoft.AspNetCore.Http;
+using Microsoft.AspNetCore.Routing;
 using Microsoft.Extensions.Logging;
 using Microsoft.IdentityModel.JsonWebTokens;
 using Microsoft.IdentityModel.Tokens;
@@ -15,15 +17,17 @@ using Xunit.Abstractions;
 namespace GrpcBestPractices.Tests.Faults;
 
 /// <summary>
-/// Starting work beyond loopback is a privilege: the real gateway bound to every interface (0.0.0.0, called through
-/// 127.0.0.1) refuses to start without authentication, and once started with an API key or a JWT authority answers work
-/// only to a caller that presents one, while reading stays open. On loopback nothing changes (every other test runs there).
+/// Beyond loopback the gateway answers only a caller with a key: the real gateway bound to every interface (0.0.0.0,
+/// called through 127.0.0.1) refuses to start without authentication, and once started with an API key or a JWT
+/// authority answers every route, reads and event streams too, only to a caller that presents one; /health, /metrics and
+/// the files of the page and of Swagger UI stay open. On loopback nothing changes (every other test runs there).
 /// </summary>
 [Trait("Category", "Process")]
-public sealed class WorkAccessTests(ITestOutputHelper output)
+public sealed partial class WorkAccessTests(ITestOutputHelper output)
 {
     private const string Key = "k3y-for-the-ci-pipeline-0123456789";
     private const string EveryInterface = "http://0.0.0.0:0";
+    private const string NoSuchId = "3f2b8c1e-9a4d-4e6b-8f0a-1c2d3e4f5a6b";
 
     public static TheoryData<string, string> WorkRoutes => ForeignOriginTests.WorkRoutes;
 
@@ -33,7 +37,7 @@ public sealed class WorkAccessTests(ITestOutputHelper output)
         await using var gateway = await AppProcess.RunToExitAsync("ApiGateway", ["--urls", EveryInterface, "--ServerUrl", UnusedService()], TimeSpan.FromSeconds(60));
 
         Assert.Equal(2, gateway.ExitCode);
-        Assert.Contains("The gateway listens beyond loopback (http://0.0.0.0:0), where starting work needs authentication", gateway.Output, StringComparison.Ordinal);
+        Assert.Contains("The gateway listens beyond loopback (http://0.0.0.0:0), where every route but /health and /metrics needs authentication", gateway.Output, StringComparison.Ordinal);
         Assert.Contains("Auth:AllowAnonymousBeyondLoopback=true", gateway.Output, StringComparison.Ordinal);
         Assert.DoesNotContain("Now listening", gateway.Output, StringComparison.Ordinal);
     }
@@ -49,12 +53,16 @@ public sealed class WorkAccessTests(ITestOutputHelper output)
     }
 
     [Fact]
-    public async Task WithAnApiKeyEveryRouteThatDoesWorkIs401WithoutItAndReadingStaysOpen()
+    public async Task WithAnApiKeyEveryRouteTheGatewayMapsIs401WithoutItAndOnlyProbesAndThePagesFilesStayOpen()
     {
         await using var gateway = await StartBeyondLoopbackAsync("--Auth:ApiKeys:ci", Key);
         using var http = Client(gateway);
+        var routes = (await GatewayEndpoints.MapAsync()).Select(endpoint => (Method: endpoint.HttpMethods()[0], Path: Example(endpoint))).ToList();
 
-        foreach (var (method, path) in WorkRoutes.Select(row => ((string)row[0], (string)row[1])))
+        // Every route its code maps, reads and event streams as much as work, and a path no route maps (the fallback policy).
+        Assert.Contains(("GET", $"/api/runs/{NoSuchId}/events"), routes);
+        Assert.Contains(("POST", "/api/runs"), routes);
+        foreach (var (method, path) in routes.Append(("GET", "/api/no-such-route")))
         {
             using var response = await http.SendAsync(Request(method, path));
 
@@ -63,20 +71,75 @@ public sealed class WorkAccessTests(ITestOutputHelper output)
             Assert.StartsWith("No key was sent", (await SystemFixture.ReadProblemAsync(response)).GetProperty("detail").GetString(), StringComparison.Ordinal);
         }
 
-        foreach (var path in new[] { "/api/runs", "/api/status", "/", "/swagger/v1/swagger.json", "/health" })
+        // Probes and scrapers, and the files the page and Swagger UI load before a key is typed: none holds a run or a target.
+        foreach (var path in new[] { "/health", "/metrics", "/", "/js/api.js", "/js/sse.js", "/css/dashboard.css", "/favicon.svg", "/lib/chart.js/chart.umd.min.js", "/swagger/index.html", "/swagger/swagger-start.js", "/swagger/swagger-ui-bundle.js", "/swagger/v1/swagger.json" })
         {
             using var response = await http.GetAsync(path);
             Assert.True(response.StatusCode == HttpStatusCode.OK, $"GET {path} answered {(int)response.StatusCode}");
         }
 
-        // Swagger UI's Authorize button: the document asks for a key on the work routes only.
-        var paths = (await http.GetFromJsonAsync<JsonElement>("/swagger/v1/swagger.json")).GetProperty("paths");
-        Assert.Equal("ApiKey", paths.GetProperty("/api/runs").GetProperty("post").GetProperty("security")[0].EnumerateObject().Single().Name);
-        Assert.False(paths.GetProperty("/api/runs").GetProperty("get").TryGetProperty("security", out _));
+        // Swagger UI's Authorize button: the document asks for a key on every operation, and names the 401 each may answer.
+        var document = await http.GetFromJsonAsync<JsonElement>("/swagger/v1/swagger.json");
+        foreach (var operation in document.GetProperty("paths").EnumerateObject().SelectMany(path => path.Value.EnumerateObject().Select(method => (Name: $"{method.Name} {path.Name}", method.Value))))
+        {
+            Assert.True(operation.Value.TryGetProperty("security", out var security), $"{operation.Name} asks for no key");
+            Assert.Equal(["ApiKey", "Bearer"], security.EnumerateArray().Select(requirement => requirement.EnumerateObject().Single().Name));
+            Assert.True(operation.Value.GetProperty("responses").TryGetProperty("401", out _), $"{operation.Name} names no 401");
+        }
+
         Assert.True(await gateway.WaitForOutputAsync(line => line.Contains("Listening beyond loopback on http://0.0.0.0:", StringComparison.Ordinal), TimeSpan.FromSeconds(5)), gateway.Output);
         Assert.DoesNotContain(Key, gateway.Output, StringComparison.Ordinal);
         // No cookies, so no Data Protection key ring made (and written under HOME) at start.
         Assert.DoesNotContain("DataProtection", gateway.Output, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task WithTheKeyAsXApiKeyOrBearerEveryKindOfReadAnswersAndWithoutItNone()
+    {
+        await using var service = await AppProcess.StartAsync("PerformanceService");
+        await using var gateway = await StartBeyondLoopbackAsync(service, "--Auth:ApiKeys:ci", Key);
+        using var http = Client(gateway);
+        using var keyed = Client(gateway, Key);
+        var (run, suite) = await StartRunAndSuiteAsync(keyed);
+
+        foreach (var path in Reads(run, suite))
+        {
+            using var none = await http.GetAsync(path);
+            using var byHeader = await keyed.GetAsync(path);
+            using var bearer = new HttpRequestMessage(HttpMethod.Get, path) { Headers = { Authorization = new AuthenticationHeaderValue("Bearer", Key) } };
+            using var byBearer = await http.SendAsync(bearer);
+
+            Assert.True(none.StatusCode == HttpStatusCode.Unauthorized, $"GET {path} without the key answered {(int)none.StatusCode}");
+            Assert.StartsWith("No key was sent", (await SystemFixture.ReadProblemAsync(none)).GetProperty("detail").GetString(), StringComparison.Ordinal);
+            Assert.True(byHeader.StatusCode == HttpStatusCode.OK, $"GET {path} with X-Api-Key answered {(int)byHeader.StatusCode}: {await byHeader.Content.ReadAsStringAsync()}");
+            Assert.True(byBearer.StatusCode == HttpStatusCode.OK, $"GET {path} with Bearer answered {(int)byBearer.StatusCode}: {await byBearer.Content.ReadAsStringAsync()}");
+        }
+
+        Assert.DoesNotContain(Key, gateway.Output, StringComparison.Ordinal);
+        // A key in a URL is never taken: proxies, request logs and browser history keep URLs.
+        foreach (var query in new[] { "key", "api_key", "apiKey", "access_token", "X-Api-Key" })
+        {
+            using var inUrl = await http.GetAsync($"/api/runs?{query}={Key}");
+            Assert.True(inUrl.StatusCode == HttpStatusCode.Unauthorized, $"GET /api/runs?{query}=<key> answered {(int)inUrl.StatusCode}");
+        }
+    }
+
+    [Fact]
+    public async Task OnLoopbackEveryReadAnswersWithoutAKeyThoughKeysAreConfigured()
+    {
+        await using var service = await AppProcess.StartAsync("PerformanceService");
+        await using var gateway = await AppProcess.StartAsync("ApiGateway", ["--ServerUrl", service.Url, "--Auth:ApiKeys:ci", Key]);
+        using var http = Client(gateway);
+        var (run, suite) = await StartRunAndSuiteAsync(http);
+
+        foreach (var path in Reads(run, suite).Append("/health").Append("/metrics").Append("/"))
+        {
+            using var response = await http.GetAsync(path);
+            Assert.True(response.StatusCode == HttpStatusCode.OK, $"GET {path} answered {(int)response.StatusCode}: {await response.Content.ReadAsStringAsync()}");
+        }
+
+        using var unmapped = await http.GetAsync("/api/no-such-route");
+        Assert.Equal(HttpStatusCode.NotFound, unmapped.StatusCode);
     }
 
     [Fact]
@@ -119,8 +182,10 @@ public sealed class WorkAccessTests(ITestOutputHelper output)
         using var http = Client(gateway);
 
         using var started = await http.SendAsync(Request("POST", "/api/runs"));
+        using var read = await http.GetAsync("/api/runs");
 
         Assert.Equal(HttpStatusCode.Accepted, started.StatusCode);
+        Assert.Equal(HttpStatusCode.OK, read.StatusCode);
         Assert.Contains(gateway.Output.Split('\n'), line => line.Contains("WRN", StringComparison.Ordinal) && line.Contains("anyone who reaches http://0.0.0.0:", StringComparison.Ordinal));
     }
 
@@ -135,39 +200,89 @@ public sealed class WorkAccessTests(ITestOutputHelper output)
         using var allowed = await http.SendAsync(WithToken(identity.Token("grpc-gateway", "load-tester")));
         using var noRole = await http.SendAsync(WithToken(identity.Token("grpc-gateway", "reader")));
         using var otherAudience = await http.SendAsync(WithToken(identity.Token("another-api", "load-tester")));
+        using var read = await http.SendAsync(WithToken(identity.Token("grpc-gateway", "load-tester"), "GET", "/api/runs"));
+        using var readWithoutRole = await http.SendAsync(WithToken(identity.Token("grpc-gateway", "reader"), "GET", "/api/runs"));
 
         Assert.Equal(HttpStatusCode.Accepted, allowed.StatusCode);
         Assert.Equal(HttpStatusCode.Forbidden, noRole.StatusCode);
         Assert.Contains("lacks the role 'load-tester'", (await SystemFixture.ReadProblemAsync(noRole)).GetProperty("detail").GetString(), StringComparison.Ordinal);
+        // Reading needs what work needs.
+        Assert.Equal(HttpStatusCode.OK, read.StatusCode);
+        Assert.Equal(HttpStatusCode.Forbidden, readWithoutRole.StatusCode);
         Assert.Equal(HttpStatusCode.Unauthorized, otherAudience.StatusCode);
         Assert.Contains("invalid_token", otherAudience.Headers.WwwAuthenticate.ToString(), StringComparison.Ordinal);
         Assert.Equal("application/problem+json", otherAudience.Content.Headers.ContentType?.MediaType);
     }
 
     [Fact]
-    public async Task ThePageAsksForTheKeyOnTheFirst401AndKeepsItInTheTabOnly()
+    public async Task ThePageAsksForTheKeyThenLoadsFollowsARunAndDownloadsWithItNeverInAUrl()
     {
-        await using var gateway = await StartBeyondLoopbackAsync("--Auth:ApiKeys:ci", Key);
+        await using var service = await AppProcess.StartAsync("PerformanceService");
+        await using var gateway = await StartBeyondLoopbackAsync(service, "--Auth:ApiKeys:ci", Key);
 
-        var result = await BrowserScript.RunAsync(output, "key.mjs", TimeSpan.FromSeconds(90), Client(gateway).BaseAddress!.ToString(), Key, BrowserScript.Screenshots);
+        var result = await BrowserScript.RunAsync(output, "key.mjs", TimeSpan.FromSeconds(120), Client(gateway).BaseAddress!.ToString(), Key, BrowserScript.Screenshots);
 
         Assert.Empty(result.GetProperty("consoleErrors").EnumerateArray());
         Assert.Empty(result.GetProperty("foreignRequests").EnumerateArray());
+        // The gateway's request log names every path and query it was asked for: the key is in none.
+        Assert.Contains("/api/runs", gateway.Output, StringComparison.Ordinal);
+        Assert.DoesNotContain(Key, gateway.Output, StringComparison.Ordinal);
     }
 
-    private static HttpRequestMessage WithToken(string token)
+    private static HttpRequestMessage WithToken(string token, string method = "POST", string path = "/api/runs")
     {
-        var request = Request("POST", "/api/runs");
+        var request = Request(method, path);
         request.Headers.Authorization = new AuthenticationHeaderValue("Bearer", token);
         return request;
     }
 
+    /// <summary>A read of each kind: the history, one run and its report, export and events, a suite, the lessons and their experiments, targets, status and the rest.</summary>
+    private static string[] Reads(string run, string suite) =>
+    [
+        "/api/runs", $"/api/runs/{run}", $"/api/runs/{run}/report", $"/api/runs/{run}/export?format=csv", $"/api/runs/{run}/export?format=json",
+        $"/api/runs/{run}/events", $"/api/runs/compare?baseline={run}&candidate={run}",
+        $"/api/suites/{suite}", $"/api/suites/{suite}/report", $"/api/suites/{suite}/events",
+        "/api/lessons", "/api/lessons/reuse-channel", "/api/lessons/reuse-channel/experiments", "/api/comparisons",
+        "/api/targets", "/api/status", "/api/strategies", "/api/workloads", "/api/plan-facts",
+    ];
+
+    /// <summary>A short run and a one-strategy suite, ended, so their reports and event streams answer at once.</summary>
+    private static async Task<(string Run, string Suite)> StartRunAndSuiteAsync(HttpClient http)
+    {
+        var run = (await http.StartRunAsync("""{"strategy": "client-wrapper", "count": 5}""")).GetProperty("id").GetString()!;
+        Assert.Equal("Completed", (await http.WaitUntilFinishedAsync($"/api/runs/{run}")).GetProperty("state").GetString());
+        var suite = (await http.StartRunAsync("""{"count": 5, "strategies": ["client-wrapper"]}""", "/api/suites")).GetProperty("id").GetString()!;
+        Assert.Equal("Completed", (await http.WaitUntilFinishedAsync($"/api/suites/{suite}")).GetProperty("state").GetString());
+        return (run, suite);
+    }
+
+    /// <summary>The route with each parameter filled in: a count of 1, and an id no run has (the key is asked for before the id is looked up).</summary>
+    private static string Example(RouteEndpoint endpoint) =>
+        RouteParameter().Replace(endpoint.OpenApiPath(), parameter => parameter.Value == "{count}" ? "1" : NoSuchId);
+
+    [GeneratedRegex(@"\{[^}]+\}")]
+    private static partial Regex RouteParameter();
+
     private static async Task<AppProcess> StartBeyondLoopbackAsync(params string[] settings) =>
         await AppProcess.StartAsync("ApiGateway", ["--urls", EveryInterface, "--ServerUrl", UnusedService(), .. settings]);
 
-    /// <summary>The gateway listens on every interface; the test reaches it through loopback, a name AllowedHosts answers.</summary>
-    private static HttpClient Client(AppProcess gateway) =>
-        new() { BaseAddress = new UriBuilder(gateway.BaseAddress) { Host = "127.0.0.1" }.Uri, Timeout = TimeSpan.FromSeconds(60) };
+    private static async Task<AppProcess> StartBeyondLoopbackAsync(AppProcess service, params string[] settings) =>
+        await AppProcess.StartAsync("ApiGateway", ["--urls", EveryInterface, "--ServerUrl", service.Url, .. settings]);
+
+    /// <summary>
+    /// The gateway listens on every interface; the test reaches it through loopback, a name AllowedHosts answers (and the
+    /// only address this machine's tests can reach). With a key, every request carries it as X-Api-Key.
+    /// </summary>
+    private static HttpClient Client(AppProcess gateway, string? key = null)
+    {
+        var http = new HttpClient { BaseAddress = new UriBuilder(gateway.BaseAddress) { Host = "127.0.0.1" }.Uri, Timeout = TimeSpan.FromSeconds(60) };
+        if (key is not null)
+        {
+            http.DefaultRequestHeaders.Add("X-Api-Key", key);
+        }
+
+        return http;
+    }
 
     private static string UnusedService() => $"http://127.0.0.1:{Ports.Unused()}";
 

@@ -1,11 +1,14 @@
 using System.Security.Claims;
 using ApiGateway.Security;
+using GrpcBestPractices.Tests.Infrastructure;
+using Microsoft.AspNetCore.Builder;
 using Microsoft.AspNetCore.Authorization;
 using Microsoft.AspNetCore.Hosting.Server;
 using Microsoft.AspNetCore.Hosting.Server.Features;
 using Microsoft.AspNetCore.Http.Features;
 using Microsoft.Extensions.Logging.Abstractions;
 using Microsoft.Extensions.Configuration;
+using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Options;
 
 namespace GrpcBestPractices.Tests.Unit;
@@ -150,6 +153,34 @@ public sealed class WorkAccessRulesTests
         Assert.Contains("lacks the role 'load-tester'", Assert.Single(refused.FailureReasons).Message, StringComparison.Ordinal);
         Assert.True(Decide("http://0.0.0.0:5080", ["http://0.0.0.0:5080"], auth, Caller("AuthenticationTypes.Federation", "load-tester")).HasSucceeded);
         Assert.True(Decide("http://0.0.0.0:5080", ["http://0.0.0.0:5080"], auth, Caller(ApiKeyAuthentication.SchemeName)).HasSucceeded);
+    }
+
+    [Fact]
+    public async Task EveryRouteTheGatewayMapsNeedsTheKeyPolicyAndNoneIsOpenToAnyone()
+    {
+        var endpoints = await GatewayEndpoints.MapAsync();
+
+        Assert.Contains(endpoints, endpoint => endpoint.OpenApiPath() == "/api/runs/{id}/events");
+        Assert.All(endpoints, endpoint => Assert.True(
+            endpoint.Metadata.GetOrderedMetadata<IAuthorizeData>().Any(authorize => authorize.Policy == WorkAccess.Policy)
+                && endpoint.Metadata.GetMetadata<IAllowAnonymous>() is null,
+            $"{endpoint.DisplayName} does not need the key beyond loopback"));
+    }
+
+    [Fact]
+    public async Task WhatNamesNoPolicyFallsBackToTheKeyPolicy()
+    {
+        var builder = WebApplication.CreateBuilder();
+        builder.AddWorkAccess();
+        await using var app = builder.Build();
+        var authorization = app.Services.GetRequiredService<IOptions<AuthorizationOptions>>().Value;
+
+        var fallback = authorization.FallbackPolicy;
+
+        Assert.NotNull(fallback);
+        Assert.Same(authorization.GetPolicy(WorkAccess.Policy), fallback);
+        Assert.Equal([WorkAccess.Scheme], fallback.AuthenticationSchemes);
+        Assert.IsType<WorkRequirement>(Assert.Single(fallback.Requirements));
     }
 
     private static readonly ClaimsPrincipal Anonymous = new(new ClaimsIdentity());

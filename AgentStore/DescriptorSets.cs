@@ -55,13 +55,15 @@ public sealed class DescriptorSets(HistoryDatabase database)
 
     /// <summary>
     /// <paramref name="plan"/>, read from the database to be run, with its set's bytes; or why it cannot run: the set it
-    /// names is not stored, or the bytes stored under that name are not the set of that name.
+    /// names is not stored, the bytes stored under that name are not the set of that name, or it calls a target's method
+    /// and names no set (stored by an earlier version, with the set inline).
     /// </summary>
     public async Task<(RunPlan Plan, string? Problem)> LoadAsync(RunPlan plan, CancellationToken cancellationToken)
     {
         if (plan.DescriptorSet is not { } name)
         {
-            return (plan, null);
+            // A plan of a target's method names its set; one stored before sets were kept apart carried it inline, skipped when read.
+            return (plan, plan.Call is null ? null : "The plan calls a target's method but names no descriptor set: it was stored by an earlier version, which kept the set in the plan; start the run again from the gateway.");
         }
 
         // The name is read from the database too: it is quoted only once it is known to be a hash.

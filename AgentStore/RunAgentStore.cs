@@ -223,7 +223,7 @@ public sealed class RunAgentStore(HistoryDatabase database) : IAsyncDisposable
 /// <summary>A distributed run as its agents find it.</summary>
 public sealed record AgentRun(Guid Id, RunPlan Plan, DateTimeOffset CreatedAt, bool Cancelled)
 {
-    /// <summary>Why its plan cannot be run as stored (the descriptor set it names is missing, or does not match its name); null when it can.</summary>
+    /// <summary>Why its plan cannot be run as stored (the descriptor set it names is missing, or does not match its name, or it names none); null when it can.</summary>
     public string? Problem { get; init; }
 }
 

@@ -1,4 +1,5 @@
 using System.Data.Common;
+using System.Globalization;
 using Microsoft.Data.Sqlite;
 
 namespace AgentStore;
@@ -13,6 +14,9 @@ public abstract class HistoryDatabase : IDisposable
 {
     public const string Sqlite = "Sqlite";
     public const string Postgres = "Postgres";
+
+    // Any constant of our own ("GrpcHist"): the key of the advisory lock that schema changes take in turn on PostgreSQL.
+    private const long SchemaLock = 0x4772_7063_4869_7374;
 
     private readonly DbDataSource _source;
 
@@ -29,6 +33,9 @@ public abstract class HistoryDatabase : IDisposable
     /// <summary>The connection as it may be shown and logged: the SQLite file, or PostgreSQL's host, port, database and user, never a password.</summary>
     public string Connection { get; }
 
+    /// <summary>The database in words, without any password: for messages.</summary>
+    public string Description => SqliteFile is null ? Location : $"the SQLite file {Location}";
+
     /// <summary>The SQLite file's full path; null for PostgreSQL.</summary>
     public virtual string? SqliteFile => null;
 
@@ -37,6 +44,9 @@ public abstract class HistoryDatabase : IDisposable
 
     /// <summary>The column type of a time: fixed-width UTC text in SQLite, timestamptz in PostgreSQL.</summary>
     public abstract string TimeType { get; }
+
+    /// <summary>The column type of bytes: BLOB in SQLite, bytea in PostgreSQL.</summary>
+    public abstract string BytesType { get; }
 
     /// <summary>What orders rows saved at the same start time, latest save last: SQLite's rowid, which INSERT OR REPLACE renews, or PostgreSQL's <c>saved</c> column.</summary>
     public abstract string SaveOrder { get; }
@@ -92,15 +102,15 @@ public abstract class HistoryDatabase : IDisposable
     public abstract Task ProbeAsync(TimeSpan wait, CancellationToken cancellationToken);
 
     /// <summary>
-    /// Changes the schema in one transaction, one process at a time (gateways and agents that start together take turns),
-    /// so that each finds it made; <paramref name="lockKey"/> names what is being made.
+    /// Changes the schema in one transaction, one process at a time (gateways and agents that start together take turns,
+    /// whichever store each opens: both create the descriptor sets' table), so that each finds it made.
     /// </summary>
-    public async Task ChangeSchemaAsync(long lockKey, Func<SchemaChange, Task> change, CancellationToken cancellationToken = default)
+    public async Task ChangeSchemaAsync(Func<SchemaChange, Task> change, CancellationToken cancellationToken = default)
     {
         await using var connection = await OpenAsync(cancellationToken);
         await PrepareSchemaChangeAsync(connection, cancellationToken);
         await using var transaction = await connection.BeginTransactionAsync(cancellationToken);
-        await LockSchemaAsync(connection, transaction, lockKey, cancellationToken);
+        await LockSchemaAsync(connection, transaction, SchemaLock, cancellationToken);
         await change(new SchemaChange(this, connection, transaction));
         await transaction.CommitAsync(cancellationToken);
     }
@@ -114,6 +124,17 @@ public abstract class HistoryDatabase : IDisposable
         await using var connection = await OpenAsync(cancellationToken);
         await using var command = Command(connection, null, sql, parameters);
         return await command.ExecuteNonQueryAsync(cancellationToken);
+    }
+
+    /// <summary>Runs one command of several statements in one transaction on a connection of its own: all of them or none.</summary>
+    public async Task<int> ExecuteAtomicallyAsync(string sql, CancellationToken cancellationToken, params (string Name, object? Value)[] parameters)
+    {
+        await using var connection = await OpenAsync(cancellationToken);
+        await using var transaction = await connection.BeginTransactionAsync(cancellationToken);
+        await using var command = Command(connection, transaction, sql, parameters);
+        var changed = await command.ExecuteNonQueryAsync(cancellationToken);
+        await transaction.CommitAsync(cancellationToken);
+        return changed;
     }
 
     /// <summary>Runs the query on a connection of its own and reads every row it returns.</summary>
@@ -173,8 +194,27 @@ public abstract class HistoryDatabase : IDisposable
     /// <summary>Records that the schema went from version <paramref name="from"/> to <paramref name="to"/>.</summary>
     internal abstract Task WriteSchemaVersionAsync(DbConnection connection, DbTransaction transaction, int from, int to);
 
-    /// <summary>Adds the column where its table is there without it.</summary>
-    internal abstract Task AddColumnAsync(DbConnection connection, DbTransaction transaction, string table, string column, string type);
+    /// <summary>
+    /// Adds the column where its table is there without it. Only then: ALTER TABLE needs the table's owner in PostgreSQL
+    /// (agents open the schema at every start), and a SQLite file written during a version's development may have the column already.
+    /// </summary>
+    internal async Task AddColumnAsync(DbConnection connection, DbTransaction transaction, string table, string column, string type)
+    {
+        if (await IsAsync(connection, transaction, $"{TableExists(table)} AND NOT {ColumnExists(table, column)}"))
+        {
+            await NonQueryAsync(connection, transaction, $"ALTER TABLE {table} ADD COLUMN {column} {type};");
+        }
+    }
+
+    /// <summary>Whether the table is there with the column.</summary>
+    internal Task<bool> HasColumnAsync(DbConnection connection, DbTransaction transaction, string table, string column) =>
+        IsAsync(connection, transaction, ColumnExists(table, column));
+
+    /// <summary>A condition, in SQL, that holds when the table is there.</summary>
+    private protected abstract string TableExists(string table);
+
+    /// <summary>A condition, in SQL, that holds when the table is there with the column.</summary>
+    private protected abstract string ColumnExists(string table, string column);
 
     /// <summary>What must happen outside the schema's transaction.</summary>
     private protected virtual Task PrepareSchemaChangeAsync(DbConnection connection, CancellationToken cancellationToken) => Task.CompletedTask;
@@ -185,6 +225,9 @@ public abstract class HistoryDatabase : IDisposable
     private protected virtual void Close()
     {
     }
+
+    private static async Task<bool> IsAsync(DbConnection connection, DbTransaction transaction, string condition) =>
+        Convert.ToBoolean(await ScalarAsync(connection, transaction, $"SELECT {condition};"), CultureInfo.InvariantCulture);
 }
 
 /// <summary>A schema change in progress: its statements run in the change's transaction.</summary>

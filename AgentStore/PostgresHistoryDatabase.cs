@@ -33,6 +33,8 @@ internal sealed class PostgresHistoryDatabase : HistoryDatabase
 
     public override string TimeType => "timestamptz";
 
+    public override string BytesType => "bytea";
+
     public override string SaveOrder => "saved";
 
     // Each upsert takes the next value (see Upsert), as SQLite's rowid does after INSERT OR REPLACE.
@@ -86,8 +88,11 @@ internal sealed class PostgresHistoryDatabase : HistoryDatabase
     internal override Task WriteSchemaVersionAsync(DbConnection connection, DbTransaction transaction, int from, int to) =>
         NonQueryAsync(connection, transaction, $"INSERT INTO history_schema (version) SELECT generate_series({from + 1}, {to});");
 
-    internal override Task AddColumnAsync(DbConnection connection, DbTransaction transaction, string table, string column, string type) =>
-        NonQueryAsync(connection, transaction, $"ALTER TABLE IF EXISTS {table} ADD COLUMN IF NOT EXISTS {column} {type};");
+    private protected override string TableExists(string table) => $"to_regclass('{table}') IS NOT NULL";
+
+    // The table as the search path finds it, as every statement does.
+    private protected override string ColumnExists(string table, string column) =>
+        $"EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass('{table}') AND attname = '{column}' AND attnum > 0 AND NOT attisdropped)";
 
     // Held until the transaction ends: CREATE TABLE IF NOT EXISTS races with itself on PostgreSQL (a duplicate key in pg_type).
     private protected override Task LockSchemaAsync(DbConnection connection, DbTransaction transaction, long lockKey, CancellationToken cancellationToken) =>

@@ -8,21 +8,22 @@ namespace AgentStore;
 /// <summary>
 /// Where a distributed run meets its agents, in the same database as the run history (the SQLite file on one machine,
 /// PostgreSQL for a team or a cluster). The gateway writes the run's plan; each agent claims its shard, beats while it
-/// runs and writes what it recorded; the gateway reads the shards back and merges them. Two tables, the same SQL on
-/// both databases; each side creates them if they are missing, so neither has to start first.
+/// runs and writes what it recorded; the gateway reads the shards back and merges them. Two tables, and the history's
+/// descriptor sets (a plan names its set; the agent reads the set by that name), the same SQL on both databases; each
+/// side creates them if they are missing, so neither has to start first.
 /// </summary>
 public sealed class RunAgentStore(HistoryDatabase database) : IAsyncDisposable
 {
-    // Any fixed number: the key of the advisory lock that the agents' tables' creators take in turn on PostgreSQL.
-    private const long SchemaLock = 0x6772_7063_6270_0001;
+    private readonly DescriptorSets _sets = new(database);
 
-    private const string Schema = """
+    private string Schema => $"""
         CREATE TABLE IF NOT EXISTS agent_runs (
             run_id TEXT NOT NULL PRIMARY KEY,
             agents INTEGER NOT NULL,
             plan_json TEXT NOT NULL,
             created_ms BIGINT NOT NULL,
-            cancelled INTEGER NOT NULL DEFAULT 0);
+            cancelled INTEGER NOT NULL DEFAULT 0,
+            {DescriptorSets.Column} TEXT NULL);
         CREATE TABLE IF NOT EXISTS agent_shards (
             run_id TEXT NOT NULL,
             shard INTEGER NOT NULL,
@@ -37,10 +38,11 @@ public sealed class RunAgentStore(HistoryDatabase database) : IAsyncDisposable
             figures_json TEXT NULL,
             series_json TEXT NULL,
             PRIMARY KEY (run_id, shard));
+        {_sets.Schema}
         """;
 
     /// <summary>The database in words, without any password: for messages.</summary>
-    public string Description => database.SqliteFile is null ? database.Location : $"the SQLite file {database.Location}";
+    public string Description => database.Description;
 
     /// <summary>The SQLite file, when the store is one; null for PostgreSQL.</summary>
     public string? SqliteFile => database.SqliteFile;
@@ -58,36 +60,56 @@ public sealed class RunAgentStore(HistoryDatabase database) : IAsyncDisposable
     public static bool IsStoreFailure(Exception exception) =>
         exception is DbException or InvalidOperationException or IOException or InvalidDataException or TimeoutException or System.Net.Sockets.SocketException or JsonException;
 
-    public Task EnsureSchemaAsync(CancellationToken cancellationToken = default) =>
-        database.ChangeSchemaAsync(SchemaLock, change => change.ExecuteAsync(Schema), cancellationToken);
+    // Agents' tables made before descriptor sets were kept apart gain the column that names a plan's set.
+    public Task EnsureSchemaAsync(CancellationToken cancellationToken = default) => database.ChangeSchemaAsync(
+        async change =>
+        {
+            await change.ExecuteAsync(Schema);
+            await change.AddColumnAsync("agent_runs", DescriptorSets.Column, "TEXT NULL");
+        },
+        cancellationToken);
 
-    public Task CreateRunAsync(Guid runId, RunPlan plan, DateTimeOffset at, CancellationToken cancellationToken = default) => database.ExecuteAsync(
-        "INSERT INTO agent_runs (run_id, agents, plan_json, created_ms, cancelled) VALUES (@run, @agents, @plan, @at, 0)",
+    /// <summary>Writes the plan where agents look for it; its descriptor set, if it carries one, is stored once by its name.</summary>
+    public Task CreateRunAsync(Guid runId, RunPlan plan, DateTimeOffset at, CancellationToken cancellationToken = default) => _sets.WriteAsync(
+        plan,
+        $"INSERT INTO agent_runs (run_id, agents, plan_json, created_ms, cancelled, {DescriptorSets.Column}) VALUES (@run, @agents, @plan, @at, 0, @{DescriptorSets.Column});",
         cancellationToken,
         ("run", Id(runId)), ("agents", plan.Agents ?? 1), ("plan", Json(plan)), ("at", at.ToUnixTimeMilliseconds()));
 
-    public async Task<AgentRun?> GetRunAsync(Guid runId, CancellationToken cancellationToken = default) => (await database.QueryAsync(
-        "SELECT plan_json, created_ms, cancelled FROM agent_runs WHERE run_id = @run",
-        reader => new AgentRun(runId, FromJson<RunPlan>(reader.GetString(0)), Time(reader.GetInt64(1)), reader.GetInt64(2) != 0),
-        cancellationToken,
-        ("run", Id(runId)))).SingleOrDefault();
+    /// <summary>The run as an agent runs it: its plan with the descriptor set it names read back, or the run's <see cref="AgentRun.Problem"/>.</summary>
+    public async Task<AgentRun?> GetRunAsync(Guid runId, CancellationToken cancellationToken = default)
+    {
+        var stored = (await database.QueryAsync(
+            "SELECT plan_json, created_ms, cancelled FROM agent_runs WHERE run_id = @run",
+            reader => new AgentRun(runId, FromJson<RunPlan>(reader.GetString(0)), Time(reader.GetInt64(1)), reader.GetInt64(2) != 0),
+            cancellationToken,
+            ("run", Id(runId)))).SingleOrDefault();
+        if (stored is null)
+        {
+            return null;
+        }
+
+        var (plan, problem) = await _sets.LoadAsync(stored.Plan, cancellationToken);
+        return stored with { Plan = plan, Problem = problem };
+    }
 
     /// <summary>Agents see it at their next heartbeat and stop.</summary>
     public Task CancelRunAsync(Guid runId, CancellationToken cancellationToken = default) =>
         database.ExecuteAsync("UPDATE agent_runs SET cancelled = 1 WHERE run_id = @run", cancellationToken, ("run", Id(runId)));
 
-    /// <summary>Deletes the run's plan and every shard's figures, as deleting the run from the history does.</summary>
+    /// <summary>
+    /// Deletes the run's plan and every shard's figures, as deleting the run from the history does; then the descriptor
+    /// set its plan named, if no other plan names it.
+    /// </summary>
     public async Task DeleteRunAsync(Guid runId, CancellationToken cancellationToken = default)
     {
-        await using var connection = await database.OpenAsync(cancellationToken);
-        await using var transaction = await connection.BeginTransactionAsync(cancellationToken);
-        foreach (var table in new[] { "agent_shards", "agent_runs" })
+        var deleted = await database.ExecuteAtomicallyAsync(
+            "DELETE FROM agent_shards WHERE run_id = @run; DELETE FROM agent_runs WHERE run_id = @run;", cancellationToken, ("run", Id(runId)));
+        // A run of the gateway's own has no plan here, and the history's delete swept already.
+        if (deleted > 0)
         {
-            await using var delete = Command(connection, transaction, $"DELETE FROM {table} WHERE run_id = @run", ("run", Id(runId)));
-            await delete.ExecuteNonQueryAsync(cancellationToken);
+            await _sets.SweepAsync(cancellationToken);
         }
-
-        await transaction.CommitAsync(cancellationToken);
     }
 
     /// <summary>
@@ -199,7 +221,11 @@ public sealed class RunAgentStore(HistoryDatabase database) : IAsyncDisposable
 }
 
 /// <summary>A distributed run as its agents find it.</summary>
-public sealed record AgentRun(Guid Id, RunPlan Plan, DateTimeOffset CreatedAt, bool Cancelled);
+public sealed record AgentRun(Guid Id, RunPlan Plan, DateTimeOffset CreatedAt, bool Cancelled)
+{
+    /// <summary>Why its plan cannot be run as stored (the descriptor set it names is missing, or does not match its name, or it names none); null when it can.</summary>
+    public string? Problem { get; init; }
+}
 
 /// <summary>Who holds a shard an agent asked for: another agent, or the gateway's declaration that the ended run lacks it (<see cref="AgentState.Missing"/>, with why).</summary>
 public sealed record ShardHolder(string Agent, AgentState State, string? Error);

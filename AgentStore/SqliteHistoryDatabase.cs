@@ -32,6 +32,8 @@ internal sealed class SqliteHistoryDatabase : HistoryDatabase
 
     public override string TimeType => "TEXT";
 
+    public override string BytesType => "BLOB";
+
     public override string SaveOrder => "rowid";
 
     public override string SaveOrderColumn => string.Empty;
@@ -99,15 +101,9 @@ internal sealed class SqliteHistoryDatabase : HistoryDatabase
     internal override Task WriteSchemaVersionAsync(DbConnection connection, DbTransaction transaction, int from, int to) =>
         NonQueryAsync(connection, transaction, $"PRAGMA user_version = {to};");
 
-    // SQLite has no ADD COLUMN IF NOT EXISTS. A file written during a version's development may have the column already.
-    internal override async Task AddColumnAsync(DbConnection connection, DbTransaction transaction, string table, string column, string type)
-    {
-        var lacking = $"SELECT EXISTS (SELECT 1 FROM pragma_table_info('{table}')) AND NOT EXISTS (SELECT 1 FROM pragma_table_info('{table}') WHERE name = '{column}');";
-        if (Convert.ToInt64(await ScalarAsync(connection, transaction, lacking), CultureInfo.InvariantCulture) == 1)
-        {
-            await NonQueryAsync(connection, transaction, $"ALTER TABLE {table} ADD COLUMN {column} {type};");
-        }
-    }
+    private protected override string TableExists(string table) => $"EXISTS (SELECT 1 FROM pragma_table_info('{table}'))";
+
+    private protected override string ColumnExists(string table, string column) => $"EXISTS (SELECT 1 FROM pragma_table_info('{table}') WHERE name = '{column}')";
 
     // The journal mode is kept in the file, and cannot change inside a transaction.
     private protected override async Task PrepareSchemaChangeAsync(DbConnection connection, CancellationToken cancellationToken)

@@ -112,9 +112,20 @@ public static class AgentMode
             return Refuse(error, $"shard {agent.Shard} of run {agent.RunId} is already taken by {holder.Agent}.");
         }
 
-        var share = AgentShares.Of(run.Plan, agent.Shard);
-        output.WriteLine($"agent {name}: shard {agent.Shard} of run {agent.RunId}: {share.Strategy}{(share.Call is { } call ? $" calling {call}" : "")}, {Describe(share)}, against {settings.Target}");
-        var ended = await RunShareAsync(settings, store, agent, share, error, interrupt);
+        RunRecord ended;
+        if (run.Problem is { } problem)
+        {
+            // Claimed and failed rather than left alone: the gateway ends the run with this sentence now, not after its join timeout.
+            var now = DateTimeOffset.UtcNow;
+            ended = new RunRecord(agent.RunId, run.Plan, RunState.Failed, now, now, null, problem, null);
+        }
+        else
+        {
+            var share = AgentShares.Of(run.Plan, agent.Shard);
+            output.WriteLine($"agent {name}: shard {agent.Shard} of run {agent.RunId}: {share.Strategy}{(share.Call is { } call ? $" calling {call}" : "")}, {Describe(share)}, against {settings.Target}");
+            ended = await RunShareAsync(settings, store, agent, share, error, interrupt);
+        }
+
         var state = ended.State switch
         {
             RunState.Completed => AgentState.Completed,
@@ -234,6 +245,6 @@ public static class AgentMode
     };
 
     private static string Summary(RunRecord ended) => ended.Stats is not { } stats
-        ? ended.Error ?? "nothing was measured"
+        ? ended.Error?.TrimEnd('.') ?? "nothing was measured"
         : $"{stats.Calls} calls, {stats.Failed} failed" + (stats.Latency is { } latency ? $", p50 {latency.P50Ms:0.###} ms, p99 {latency.P99Ms:0.###} ms" : "") + ((ended.Error ?? ended.Note) is { } why ? $" ({why})" : "");
 }

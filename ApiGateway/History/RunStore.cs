@@ -11,18 +11,16 @@ namespace ApiGateway.History;
 /// both, with the little that differs (types, upserts, JSON edits, the order of saves) asked of the
 /// <see cref="HistoryDatabase"/>. Each call takes a pooled connection of its own, so any number of threads may use it;
 /// the schema is created or upgraded at start, one gateway at a time. Records' parts are JSON in the gateway's own shape
-/// (<see cref="RunJson"/>), kept as text exactly as written.
+/// (<see cref="RunJson"/>), kept as text exactly as written; a plan's descriptor set is kept once by its name, apart from
+/// the plans (<see cref="DescriptorSets"/>).
 /// </summary>
 public sealed class RunStore(HistoryDatabase database) : IRunStore, IDisposable
 {
     public const string InterruptedError = "The gateway stopped before this run finished.";
 
     // SQLite counts the schema's versions from the first gateway's; PostgreSQL came with SQLite's version 5 and counts from 1 there.
-    private const int SchemaVersion = 6;
+    private const int SchemaVersion = 7;
     private const int PostgresFirstVersion = 5;
-
-    // Any constant of our own: "GrpcHist". Gateways that start together create or upgrade the schema one at a time.
-    private const long SchemaLock = 0x4772_7063_4869_7374;
 
     private const string RunColumns = "id, suite_id, strategy, state, started_at, finished_at, plan_json, stats_json, error, measured, series_json, verdict_json, experiment_id, note";
 
@@ -32,6 +30,8 @@ public sealed class RunStore(HistoryDatabase database) : IRunStore, IDisposable
     private const string SuiteColumns = "id, state, started_at, finished_at, plan_json, strategies_json, error, comparison_json";
 
     private const string ExperimentColumns = "id, lesson, state, started_at, record_json";
+
+    private readonly DescriptorSets _sets = new(database);
 
     public HistoryDatabase Database => database;
 
@@ -50,10 +50,12 @@ public sealed class RunStore(HistoryDatabase database) : IRunStore, IDisposable
             series_json TEXT NULL,
             verdict_json TEXT NULL,
             experiment_id {database.IdType} NULL,
-            note TEXT NULL{database.SaveOrderColumn});
+            note TEXT NULL,
+            {DescriptorSets.Column} TEXT NULL{database.SaveOrderColumn});
         CREATE INDEX IF NOT EXISTS runs_by_started_at ON runs (started_at{database.SaveOrderIndex});
         CREATE INDEX IF NOT EXISTS runs_by_strategy ON runs (strategy, started_at{database.SaveOrderIndex});
         CREATE INDEX IF NOT EXISTS runs_by_suite ON runs (suite_id);
+        CREATE INDEX IF NOT EXISTS runs_by_descriptor_set ON runs ({DescriptorSets.Column}) WHERE {DescriptorSets.Column} IS NOT NULL;
         CREATE TABLE IF NOT EXISTS suites (
             id {database.IdType} NOT NULL PRIMARY KEY,
             state TEXT NOT NULL,
@@ -62,8 +64,10 @@ public sealed class RunStore(HistoryDatabase database) : IRunStore, IDisposable
             plan_json TEXT NOT NULL,
             strategies_json TEXT NOT NULL,
             error TEXT NULL,
-            comparison_json TEXT NULL{database.SaveOrderColumn});
+            comparison_json TEXT NULL,
+            {DescriptorSets.Column} TEXT NULL{database.SaveOrderColumn});
         CREATE INDEX IF NOT EXISTS suites_by_started_at ON suites (started_at{database.SaveOrderIndex});
+        CREATE INDEX IF NOT EXISTS suites_by_descriptor_set ON suites ({DescriptorSets.Column}) WHERE {DescriptorSets.Column} IS NOT NULL;
         CREATE TABLE IF NOT EXISTS experiments (
             id {database.IdType} NOT NULL PRIMARY KEY,
             lesson TEXT NOT NULL,
@@ -71,10 +75,11 @@ public sealed class RunStore(HistoryDatabase database) : IRunStore, IDisposable
             started_at {database.TimeType} NOT NULL,
             record_json TEXT NOT NULL{database.SaveOrderColumn});
         CREATE INDEX IF NOT EXISTS experiments_by_lesson ON experiments (lesson, started_at{database.SaveOrderIndex});
+        {_sets.Schema}
         """;
 
     /// <summary>Creates or upgrades the schema, taking the write lock, so a store this process cannot write fails here, at start; a newer schema than this gateway's is refused.</summary>
-    public Task InitializeAsync() => database.ChangeSchemaAsync(SchemaLock, async change =>
+    public Task InitializeAsync() => database.ChangeSchemaAsync(async change =>
     {
         var current = database.Pick(SchemaVersion, SchemaVersion - PostgresFirstVersion + 1);
         var stored = await change.ReadVersionAsync();
@@ -95,8 +100,9 @@ public sealed class RunStore(HistoryDatabase database) : IRunStore, IDisposable
         }
     });
 
-    public Task SaveAsync(RunRecord run, CancellationToken cancellationToken = default) => WriteAsync(
-        database.Upsert("runs", RunColumns),
+    public Task SaveAsync(RunRecord run, CancellationToken cancellationToken = default) => WritePlanAsync(
+        run.Plan,
+        database.Upsert("runs", $"{RunColumns}, {DescriptorSets.Column}"),
         ("id", database.Id(run.Id)),
         ("suite_id", database.Id(run.SuiteId)),
         ("strategy", run.Plan.Strategy),
@@ -129,11 +135,21 @@ public sealed class RunStore(HistoryDatabase database) : IRunStore, IDisposable
     public Task<IReadOnlyList<RunRecord>> ListSuiteRunsAsync(Guid suiteId, CancellationToken cancellationToken = default) => database.QueryAsync(
         $"SELECT {ListedRunColumns} FROM runs WHERE suite_id = @suite_id ORDER BY started_at, {database.SaveOrder};", ReadRun, cancellationToken, ("suite_id", database.Id(suiteId)));
 
-    public async Task<bool> DeleteAsync(Guid id, CancellationToken cancellationToken = default) =>
-        await WriteAsync("DELETE FROM runs WHERE id = @id;", ("id", database.Id(id))) > 0;
+    /// <summary>Deletes the run, then every descriptor set that no stored plan names any more.</summary>
+    public async Task<bool> DeleteAsync(Guid id, CancellationToken cancellationToken = default)
+    {
+        if (await WriteAsync("DELETE FROM runs WHERE id = @id;", ("id", database.Id(id))) == 0)
+        {
+            return false;
+        }
 
-    public Task SaveSuiteAsync(SuiteRecord suite, CancellationToken cancellationToken = default) => WriteAsync(
-        database.Upsert("suites", SuiteColumns),
+        await _sets.SweepAsync();
+        return true;
+    }
+
+    public Task SaveSuiteAsync(SuiteRecord suite, CancellationToken cancellationToken = default) => WritePlanAsync(
+        suite.Plan,
+        database.Upsert("suites", $"{SuiteColumns}, {DescriptorSets.Column}"),
         ("id", database.Id(suite.Id)),
         ("state", suite.State.ToString()),
         ("started_at", database.Time(suite.StartedAt)),
@@ -229,10 +245,22 @@ public sealed class RunStore(HistoryDatabase database) : IRunStore, IDisposable
         {
             await change.AddColumnAsync("runs", "note", "TEXT NULL");
         }
+
+        // Version 7 keeps each descriptor set once (a table of its own) and names it beside each plan. Older plans carry
+        // their set inline, as base64 in plan_json: they still load, the set unread (nothing runs a stored run again).
+        if (from < 7)
+        {
+            foreach (var table in new[] { "runs", "suites" })
+            {
+                await change.AddColumnAsync(table, DescriptorSets.Column, "TEXT NULL");
+            }
+        }
     }
 
     // Writes take no token: a run is stored even when the caller who started it has gone.
     private Task<int> WriteAsync(string sql, params (string Name, object? Value)[] parameters) => database.ExecuteAsync(sql, CancellationToken.None, parameters);
+
+    private Task<int> WritePlanAsync(RunPlan plan, string sql, params (string Name, object? Value)[] parameters) => _sets.WriteAsync(plan, sql, CancellationToken.None, parameters);
 
     // COUNT(*) is a bigint in PostgreSQL.
     private async Task<int> CountRowsAsync(string from, CancellationToken cancellationToken, params (string Name, object? Value)[] parameters) =>

@@ -113,17 +113,20 @@ public sealed record RunPlan
     public string? Data { get; init; }
 
     /// <summary>
-    /// The SHA-256 (hex) of the FileDescriptorSet the host described the target with: what names the set in a stored plan
-    /// and in every answer, and what the compiled set is cached by.
+    /// The SHA-256 (hex) of the FileDescriptorSet the host described the target with: all of the set that a plan's JSON
+    /// carries (stored plans, answers, exports, events, reports); the history keeps the set once under this name, and
+    /// the compiled set is cached by it.
     /// </summary>
     [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
     public string? DescriptorSet { get; init; }
 
     /// <summary>
-    /// The FileDescriptorSet the host described the target with (never a user's input): a stored plan carries it, so an
-    /// agent needs only the target's address to run its share.
+    /// The FileDescriptorSet the host described the target with (never a user's input), in memory only: the history stores
+    /// it once per <see cref="DescriptorSet"/>, and an agent reads it back by that name, so it needs only the target's
+    /// address to run its share. A plan stored before sets were kept apart carried it inline as "descriptors"; that is
+    /// skipped when read.
     /// </summary>
-    [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
+    [JsonIgnore]
     public byte[]? Descriptors { get; init; }
 
     /// <summary>The contender of a workload run; null for the strategies.</summary>

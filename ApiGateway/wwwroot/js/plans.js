@@ -32,8 +32,8 @@ export function planContext(runs) {
 
 // The fields fields() words itself, by their plan names; and those that change nothing a run measures (concurrency is in the load's words).
 const worded = new Set(['count', 'duration', 'load', 'concurrency', 'rate', 'stages', 'warmup', 'delayMs', 'payloadBytes', 'agents', 'target', 'call', 'data']);
-// The descriptors are the target's description, the same for every run of its call.
-const notMeasured = new Set(['strategy', 'includeStatuses', 'percentiles', 'thresholds', 'shard', 'descriptors', 'descriptorSet']);
+// The descriptor set names the target's description, the same for every run of its call.
+const notMeasured = new Set(['strategy', 'includeStatuses', 'percentiles', 'thresholds', 'shard', 'descriptorSet']);
 const excerpt = (text, most = 60) => (text.length > most ? `${text.slice(0, most - 1)}…` : text);
 
 const countWords = (count) => `${whole(count)} call${count === 1 ? '' : 's'}`;

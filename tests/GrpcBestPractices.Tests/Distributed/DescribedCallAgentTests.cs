@@ -1,6 +1,7 @@
 using System.Text.Json;
 using AgentStore;
 using GrpcBestPractices.Tests.EndToEnd;
+using GrpcBestPractices.Tests.History;
 using GrpcBestPractices.Tests.Infrastructure;
 using LoadEngine.Runs;
 using LoadEngine.Strategies;
@@ -9,8 +10,9 @@ using Xunit.Abstractions;
 namespace GrpcBestPractices.Tests.Distributed;
 
 /// <summary>
-/// A distributed run of a described call: the stored plan carries the method's descriptors, its call and its data, so
-/// agents given only the service's address run their shares of a method they were never told about; nothing secret is in the store.
+/// A distributed run of a described call: the stored plan names the method's descriptor set, which the history keeps once
+/// and each agent reads back by that name, and carries its call and its data, so agents given only the service's address
+/// run their shares of a method they were never told about; nothing secret is in the store.
 /// </summary>
 [Trait("Category", "Process")]
 public sealed class DescribedCallAgentTests(ITestOutputHelper output)
@@ -27,8 +29,8 @@ public sealed class DescribedCallAgentTests(ITestOutputHelper output)
         await store.EnsureSchemaAsync();
         var input = new RunPlanInput("factory-client", 401, Warmup: 10) { Call = GetPerformance, Data = """{"clientName": "agent {{.WorkerID}} call {{.RequestNumber}}"}""" };
         Assert.True(RunPlanRules.TryCreate(input, PlanLimits.Defaults, StrategyList.Names, out var whole, out var refusal), refusal);
-        // As the gateway stores a distributed run: the plan with the descriptors it described the target with.
-        whole = whole with { Descriptors = LessonOnTargetPlanTests.Performance, Agents = 2 };
+        // As the gateway stores a distributed run: the plan with the descriptor set it described the target with, and the set's name.
+        whole = whole with { Descriptors = LessonOnTargetPlanTests.Performance, DescriptorSet = StoredRecords.NameOf(LessonOnTargetPlanTests.Performance), Agents = 2 };
         var id = Guid.NewGuid();
         await store.CreateRunAsync(id, whole, DateTimeOffset.UtcNow);
 
@@ -49,6 +51,15 @@ public sealed class DescribedCallAgentTests(ITestOutputHelper output)
         var stored = (await store.GetRunAsync(id))!.Plan;
         Assert.Equal((GetPerformance, input.Data), (stored.Call, stored.Data));
         Assert.Equal(LessonOnTargetPlanTests.Performance, stored.Descriptors);
+        // The agents read the set from its table: the plan they read names it and carries none of its bytes.
+        using (var database = HistoryDatabase.OpenSqlite(history))
+        {
+            var planJson = (await database.QueryAsync("SELECT plan_json FROM agent_runs;", row => row.GetString(0), CancellationToken.None)).Single();
+            Assert.Contains($"\"descriptorSet\":\"{whole.DescriptorSet}\"", planJson);
+            Assert.DoesNotContain("\"descriptors\"", planJson);
+            Assert.Equal([whole.DescriptorSet!], await database.QueryAsync("SELECT hash FROM descriptor_sets;", row => row.GetString(0), CancellationToken.None));
+        }
+
         var shards = await store.ListShardsAsync(id, withFigures: true);
         Assert.Equal([AgentState.Completed, AgentState.Completed], shards.Select(shard => shard.State));
         Assert.Equal([201L, 200L], shards.Select(shard => shard.Stats!.Calls));
@@ -62,18 +73,19 @@ public sealed class DescribedCallAgentTests(ITestOutputHelper output)
     }
 }
 
-/// <summary>What a distributed run stores of a described call: the plan, which has nowhere to put a header value or a key.</summary>
+/// <summary>What a distributed run stores of a described call: the plan, which has nowhere to put a header value or a key, nor the descriptor set's bytes.</summary>
 public sealed class StoredPlanTests
 {
     [Fact]
     public void TheStoredPlanHasNoPlaceForMetadataOrCredentials()
     {
-        var plan = new RunPlan { Strategy = "client-wrapper", Call = "performance.Monitor/GetPerformance", Data = "{}", Descriptors = [1, 2, 3], Target = "inventory", Agents = 2 };
+        var plan = new RunPlan { Strategy = "client-wrapper", Call = "performance.Monitor/GetPerformance", Data = "{}", Descriptors = [1, 2, 3], DescriptorSet = StoredRecords.NameOf([1, 2, 3]), Target = "inventory", Agents = 2 };
 
         var json = JsonSerializer.SerializeToElement(plan, RunJson.Options);
 
-        Assert.Equal(["agents", "call", "data", "descriptors", "target"], json.EnumerateObject().Select(property => property.Name)
-            .Where(name => name is "agents" or "call" or "data" or "descriptors" or "target" or "metadata" or "caCertificate" or "clientCertificate" or "clientKey" or "authority").Order());
+        // The set itself is kept apart, once, under its name (descriptorSet): a plan's JSON never carries its bytes.
+        Assert.Equal(["agents", "call", "data", "descriptorSet", "target"], json.EnumerateObject().Select(property => property.Name)
+            .Where(name => name is "agents" or "call" or "data" or "descriptors" or "descriptorSet" or "target" or "metadata" or "caCertificate" or "clientCertificate" or "clientKey" or "authority").Order());
         Assert.DoesNotContain(typeof(RunPlan).GetProperties(), property => property.Name is "Metadata" or "CaCertificate" or "ClientCertificate" or "ClientKey" or "Authority");
     }
 }

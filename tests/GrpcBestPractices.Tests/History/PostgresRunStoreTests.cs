@@ -29,7 +29,7 @@ public sealed class PostgresRunStoreTests(PostgresServer server) : RunStoreContr
         await stores[0].SaveAsync(run);
         Assert.All(await Task.WhenAll(stores.Select(store => store.GetAsync(run.Id))), loaded => Assert.Equal(run.Id, loaded?.Id));
         // One row per schema version, each written once.
-        Assert.Equal("1,2", await ScalarAsync("SELECT string_agg(version::text, ',' ORDER BY version) FROM history_schema;"));
+        Assert.Equal("1,2,3", await ScalarAsync("SELECT string_agg(version::text, ',' ORDER BY version) FROM history_schema;"));
     }
 
     [Fact]
@@ -46,18 +46,37 @@ public sealed class PostgresRunStoreTests(PostgresServer server) : RunStoreContr
     }
 
     [Fact]
-    public async Task ADatabaseWithANewerSchemaIsRefusedAtStart()
+    public async Task AGatewayDeletingTheLastRunOfASetWhileAnotherSavesOneNeverLeavesAPlanNamingAMissingSet()
     {
-        await (await OpenStoreAsync()).CountAsync(null);
-        await ScalarAsync("INSERT INTO history_schema (version) VALUES (3);");
+        var (first, second) = (Track(new RunStore(HistoryDatabase.OpenPostgres(_connectionString))), Track(new RunStore(HistoryDatabase.OpenPostgres(_connectionString))));
+        await first.InitializeAsync();
+        var plan = DescribedPlan("client-wrapper", [.. "a FileDescriptorSet"u8]);
+        var last = Run("client-wrapper", Noon) with { Plan = plan };
+        await first.SaveAsync(last);
 
-        var refused = await Assert.ThrowsAsync<InvalidDataException>(() => Track(new RunStore(HistoryDatabase.OpenPostgres(_connectionString))).InitializeAsync());
-
-        Assert.Equal("it holds history schema version 3, newer than this gateway's 2", refused.Message);
+        for (var round = 0; round < 50; round++)
+        {
+            // One gateway deletes the only run naming the set (its sweep finds the set unnamed) as the other stores a new one naming it.
+            var next = Run("client-wrapper", Noon.AddMinutes(round)) with { Plan = plan };
+            await Task.WhenAll(Task.Run(() => first.DeleteAsync(last.Id)), Task.Run(() => second.SaveAsync(next)));
+            Assert.Equal(1L, await ScalarAsync($"SELECT COUNT(*) FROM descriptor_sets WHERE hash = '{plan.DescriptorSet}';"));
+            last = next;
+        }
     }
 
     [Fact]
-    public async Task AVersion1DatabaseKeepsItsRunsAndGainsNotes()
+    public async Task ADatabaseWithANewerSchemaIsRefusedAtStart()
+    {
+        await (await OpenStoreAsync()).CountAsync(null);
+        await ScalarAsync("INSERT INTO history_schema (version) VALUES (4);");
+
+        var refused = await Assert.ThrowsAsync<InvalidDataException>(() => Track(new RunStore(HistoryDatabase.OpenPostgres(_connectionString))).InitializeAsync());
+
+        Assert.Equal("it holds history schema version 4, newer than this gateway's 3", refused.Message);
+    }
+
+    [Fact]
+    public async Task AVersion1DatabaseKeepsItsRunsAndGainsNotesAndDescriptorSets()
     {
         var runId = Guid.NewGuid();
         // The version 1 tables, as the gateway before notes made them.
@@ -81,7 +100,10 @@ public sealed class PostgresRunStoreTests(PostgresServer server) : RunStoreContr
         var noted = Run("client-wrapper", Noon, RunState.Completed) with { Note = "3 of 100 calls failed to connect." };
         await store.SaveAsync(noted);
         Assert.Equal(noted.Note, (await store.GetAsync(noted.Id))?.Note);
-        Assert.Equal("1,2", await ScalarAsync("SELECT string_agg(version::text, ',' ORDER BY version) FROM history_schema;"));
+        var described = Run("client-wrapper", Noon) with { Plan = DescribedPlan("client-wrapper", [.. "a FileDescriptorSet"u8]) };
+        await store.SaveAsync(described);
+        Assert.Equal(described.Plan.DescriptorSet, await ScalarAsync($"SELECT descriptor_set FROM runs WHERE id = '{described.Id:D}';"));
+        Assert.Equal("1,2,3", await ScalarAsync("SELECT string_agg(version::text, ',' ORDER BY version) FROM history_schema;"));
     }
 
     [Fact]
@@ -107,11 +129,7 @@ public sealed class PostgresRunStoreTests(PostgresServer server) : RunStoreContr
         Assert.DoesNotContain(server.Password, refused.ToString());
     }
 
-    protected override (IRunStore Store, Func<Task> Initialize) CreateStore()
-    {
-        var store = new RunStore(HistoryDatabase.OpenPostgres(_connectionString));
-        return (store, store.InitializeAsync);
-    }
+    protected override HistoryDatabase OpenDatabase() => HistoryDatabase.OpenPostgres(_connectionString);
 
     private RunStore Track(RunStore store)
     {

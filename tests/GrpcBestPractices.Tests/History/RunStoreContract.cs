@@ -1,3 +1,4 @@
+using AgentStore;
 using ApiGateway.History;
 using ApiGateway.Runs;
 using LoadEngine.Lessons;
@@ -9,7 +10,7 @@ namespace GrpcBestPractices.Tests.History;
 /// What every run history does, whichever store keeps it: each subclass runs these against its real store (a SQLite
 /// file, a PostgreSQL database), fresh for each test.
 /// </summary>
-public abstract class RunStoreContract : IAsyncLifetime
+public abstract partial class RunStoreContract : IAsyncLifetime
 {
 
     /// <summary>Times come back to the microsecond, the finest both stores keep (PostgreSQL's timestamptz).</summary>
@@ -295,27 +296,30 @@ public abstract class RunStoreContract : IAsyncLifetime
 
     public virtual Task InitializeAsync() => Task.CompletedTask;
 
-    public virtual Task DisposeAsync()
+    public virtual async Task DisposeAsync()
     {
+        foreach (var store in _agentStores)
+        {
+            await store.DisposeAsync();
+        }
+
         foreach (var store in Stores)
         {
             store.Dispose();
         }
-
-        return Task.CompletedTask;
     }
 
     /// <summary>A store on this test's own database, its schema made; each call opens another store on the same database.</summary>
     protected async Task<IRunStore> OpenStoreAsync()
     {
-        var (store, initialize) = CreateStore();
-        Stores.Add((IDisposable)store);
-        await initialize();
+        var store = new RunStore(OpenDatabase());
+        Stores.Add(store);
+        await store.InitializeAsync();
         return store;
     }
 
-    /// <summary>A new store on this test's database, and what creates or checks its schema.</summary>
-    protected abstract (IRunStore Store, Func<Task> Initialize) CreateStore();
+    /// <summary>This test's database, opened anew: for a store, or for SQL of the test's own.</summary>
+    protected abstract HistoryDatabase OpenDatabase();
 
     private static DateTimeOffset ToMicrosecond(DateTimeOffset time) => time.AddTicks(-(time.Ticks % TimeSpan.TicksPerMicrosecond));
 

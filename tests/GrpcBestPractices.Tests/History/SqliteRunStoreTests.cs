@@ -132,6 +132,35 @@ public sealed class SqliteRunStoreTests : RunStoreContract
     }
 
     [Fact]
+    public async Task AVersion6HistoryKeepsItsPlansWithTheirDescriptorsInlineAndGainsDescriptorSets()
+    {
+        var runId = Guid.NewGuid();
+        var inline = JsonNode.Parse(Json(Plan("client-wrapper") with { Target = "inventory", Call = "inventory.Stock/Get" }))!.AsObject();
+        inline["descriptors"] = Convert.ToBase64String([.. "a FileDescriptorSet"u8]);
+        // The version 6 tables, as the gateway before descriptor sets were kept apart made them: a plan of a target's method carried its set.
+        await CreateOldFileAsync($"""
+            CREATE TABLE runs (id TEXT NOT NULL PRIMARY KEY, suite_id TEXT NULL, strategy TEXT NOT NULL, state TEXT NOT NULL, started_at TEXT NOT NULL,
+                finished_at TEXT NULL, plan_json TEXT NOT NULL, stats_json TEXT NULL, error TEXT NULL, measured TEXT NULL, series_json TEXT NULL, verdict_json TEXT NULL,
+                experiment_id TEXT NULL, note TEXT NULL);
+            CREATE TABLE suites (id TEXT NOT NULL PRIMARY KEY, state TEXT NOT NULL, started_at TEXT NOT NULL, finished_at TEXT NULL,
+                plan_json TEXT NOT NULL, strategies_json TEXT NOT NULL, error TEXT NULL, comparison_json TEXT NULL);
+            CREATE TABLE experiments (id TEXT NOT NULL PRIMARY KEY, lesson TEXT NOT NULL, state TEXT NOT NULL, started_at TEXT NOT NULL, record_json TEXT NOT NULL);
+            INSERT INTO runs (id, strategy, state, started_at, plan_json, note) VALUES ('{runId:D}', 'client-wrapper', 'Completed', '2026-11-22T12:00:00.0000000Z', '{inline.ToJsonString()}', 'as noted');
+            PRAGMA user_version = 6;
+            """);
+
+        var store = await OpenStoreAsync();
+
+        var kept = await store.GetAsync(runId);
+        Assert.Equal(("inventory.Stock/Get", "as noted", null, null), (kept?.Plan.Call, kept?.Note, kept?.Plan.Descriptors, kept?.Plan.DescriptorSet));
+        var described = Run("client-wrapper", Noon) with { Plan = DescribedPlan("client-wrapper", [.. "a FileDescriptorSet"u8]) };
+        await store.SaveAsync(described);
+        Assert.Equal(described.Plan.DescriptorSet, await ScalarAsync($"SELECT hash FROM descriptor_sets;"));
+        Assert.Equal(described.Plan.DescriptorSet, await ScalarAsync($"SELECT descriptor_set FROM runs WHERE id = '{described.Id:D}';"));
+        await AssertCurrentAsync(store);
+    }
+
+    [Fact]
     public async Task APathInsideARegularFileFailsClearly()
     {
         var file = _folder.File("not-a-folder");
@@ -159,11 +188,7 @@ public sealed class SqliteRunStoreTests : RunStoreContract
         _folder.Dispose();
     }
 
-    protected override (IRunStore Store, Func<Task> Initialize) CreateStore()
-    {
-        var store = new RunStore(HistoryDatabase.OpenSqlite(DatabasePath));
-        return (store, store.InitializeAsync);
-    }
+    protected override HistoryDatabase OpenDatabase() => HistoryDatabase.OpenSqlite(DatabasePath);
 
     private static string PlanWithoutLoad(string strategy)
     {
@@ -193,7 +218,7 @@ public sealed class SqliteRunStoreTests : RunStoreContract
     /// <summary>The file is at the current schema version, and a run with every column comes back whole.</summary>
     private async Task AssertCurrentAsync(IRunStore store)
     {
-        Assert.Equal(6L, await ScalarAsync("PRAGMA user_version;"));
+        Assert.Equal(7L, await ScalarAsync("PRAGMA user_version;"));
         var run = Run("streaming-call", Noon, RunState.Completed, Guid.NewGuid()) with
         {
             Stats = FullStats(),

@@ -1,3 +1,4 @@
+using System.Security.Cryptography;
 using System.Text.Json;
 using ApiGateway.Runs;
 using LoadEngine.Lessons;
@@ -13,6 +14,12 @@ public static class StoredRecords
 
     public static RunRecord Run(string strategy, DateTimeOffset startedAt, RunState state = RunState.Running, Guid? suiteId = null) =>
         new(Guid.NewGuid(), Plan(strategy), state, startedAt, null, null, null, suiteId);
+
+    /// <summary>A plan of a target's method carrying <paramref name="set"/> as DescribedTarget.Describing makes it: the bytes, named by their SHA-256 in hex.</summary>
+    public static RunPlan DescribedPlan(string strategy, byte[] set) =>
+        Plan(strategy) with { Target = "inventory", Call = "inventory.Stock/Get", Data = """{"sku": "A-{{.RequestNumber}}"}""", Descriptors = set, DescriptorSet = NameOf(set) };
+
+    public static string NameOf(byte[] set) => Convert.ToHexString(SHA256.HashData(set));
 
     public static SuiteRecord Comparison(ComparisonPlan comparison, DateTimeOffset startedAt) =>
         new(Guid.NewGuid(), Plan(comparison.Contenders[0]) with { Workload = "small-ints" }, [.. comparison.Schedule().Select(step => step.Contender)], RunState.Completed, startedAt, startedAt.AddMinutes(1), null)

@@ -183,7 +183,8 @@ public sealed class LoadTestCommandTests
         return settings;
     }
 
-    private static async Task<(int Code, string Output, string Error)> InvokeAsync(params string[] arguments)
+    /// <summary>The CLI run in this process with <paramref name="arguments"/>: its exit code and what it wrote.</summary>
+    internal static async Task<(int Code, string Output, string Error)> InvokeAsync(params string[] arguments)
     {
         using var output = new StringWriter();
         using var error = new StringWriter();

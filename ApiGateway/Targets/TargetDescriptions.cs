@@ -2,6 +2,7 @@ using System.Collections.Concurrent;
 using Grpc.Core;
 using LoadEngine;
 using LoadEngine.Clients;
+using LoadEngine.Targets;
 using LoadEngine.Targets.Described;
 using Microsoft.Extensions.Options;
 
@@ -47,7 +48,7 @@ public sealed class TargetDescriptions(TargetEngines engines, IOptions<TargetsOp
         catch (Exception failed) when (failed is TargetDescriptionException or RpcException or TimeoutException or IOException or HttpRequestException)
         {
             _described.TryRemove(new KeyValuePair<string, Task<DescribedTarget>>(name, describing));
-            return new TargetDescription(null, $"Target '{name}' could not be described: {Sentence(failed)}");
+            return new TargetDescription(null, Text(name).Clean($"Target '{name}' could not be described: {Sentence(failed)}"));
         }
     }
 
@@ -68,7 +69,7 @@ public sealed class TargetDescriptions(TargetEngines engines, IOptions<TargetsOp
         }
         catch (RpcException unreached)
         {
-            return $"Target '{name}' at {AddressOf(name)} could not be reached: {Sentence(unreached)}";
+            return Text(name).Clean($"Target '{name}' at {AddressOf(name)} could not be reached: {Sentence(unreached)}");
         }
     }
 
@@ -98,6 +99,9 @@ public sealed class TargetDescriptions(TargetEngines engines, IOptions<TargetsOp
 
     /// <summary>The target's own channel factory: its address, TLS trust, client certificate, :authority and metadata.</summary>
     private ChannelFactory Channels(string name) => engines.Services(name).GetRequiredService<ChannelFactory>();
+
+    /// <summary>What the target says in a sentence, masked (its own metadata) and escaped.</summary>
+    private TargetText Text(string name) => engines.Services(name).GetRequiredService<TargetText>();
 
     private static string Sentence(Exception failed) => failed switch
     {

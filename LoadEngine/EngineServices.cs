@@ -21,6 +21,8 @@ public static class EngineServices
     public static IServiceCollection AddLoadEngine(this IServiceCollection services)
     {
         services.AddSingleton<ChannelFactory>();
+        // This engine's own mask: the metadata its connection sends is what its target may echo back.
+        services.AddSingleton(provider => Targets.TargetText.For(provider.GetRequiredService<IOptions<EngineOptions>>().Value.Connection));
         services.AddSingleton<ClientWrapper>();
         services.AddGrpcClient<TargetClient>(FactoryClientName, (provider, client) => client.Address = provider.GetRequiredService<IOptions<EngineOptions>>().Value.ServerUri)
             // The factory's own primary handler, as a .NET app gets it (multiple HTTP/2 connections on, connections recycled

@@ -3,6 +3,7 @@ using System.Globalization;
 using System.Text.Json;
 using LoadEngine.Clients;
 using LoadEngine.Lessons;
+using LoadEngine.Targets;
 using LoadEngine.Targets.Described;
 using LoadTest.Output;
 using Microsoft.Extensions.DependencyInjection;
@@ -156,7 +157,7 @@ public static class LessonsMode
             return (null, streamCall is null ? null : $"--stream-call names the streaming lesson's method on the user's service; give --call {DescribedPlan.CallForm} too.");
         }
 
-        var (target, problem) = await described.DescribeAsync(services.GetRequiredService<ChannelFactory>(), settings.Engine, cancellation);
+        var (target, problem) = await described.DescribeAsync(services.GetRequiredService<ChannelFactory>(), services.GetRequiredService<TargetText>(), settings.Engine, cancellation);
         return target is null ? (null, problem) : (new LessonCall(null, settings.Target, target, call, described.Data, streamCall), null);
     }
 

@@ -1,6 +1,7 @@
 using System.CommandLine;
 using System.CommandLine.Invocation;
 using LoadEngine.Clients;
+using LoadEngine.Targets;
 using LoadEngine.Targets.Described;
 using LoadTest.Output;
 using Microsoft.Extensions.DependencyInjection;
@@ -54,7 +55,7 @@ public static class LoadTestCli
         {
             // Described once, before any run, with the engine's own channel settings; --list ends here.
             await using var services = LoadTestRunner.BuildServices(settings);
-            (target, var problem) = await call.DescribeAsync(services.GetRequiredService<ChannelFactory>(), settings.Engine, interrupt.Token);
+            (target, var problem) = await call.DescribeAsync(services.GetRequiredService<ChannelFactory>(), services.GetRequiredService<TargetText>(), settings.Engine, interrupt.Token);
             if (target is null)
             {
                 return Usage(error, problem);

@@ -4,6 +4,7 @@ using LoadEngine;
 using LoadEngine.Calls;
 using LoadEngine.Clients;
 using LoadEngine.Strategies;
+using LoadEngine.Targets;
 using LoadEngine.Targets.Described;
 
 namespace LoadTest;
@@ -51,9 +52,10 @@ public sealed record TargetCall(DescriptorSource Source, string? Call, bool List
 
     /// <summary>
     /// The target described once, before any run: by its .proto files or protoset, or by its server reflection through the
-    /// engine's own channel (so --cacert, --authority and --metadata apply to it too). Null and a sentence when it cannot be.
+    /// engine's own channel (so --cacert, --authority and --metadata apply to it too). Null and a sentence when it cannot be;
+    /// what the target said in it is masked and escaped by <paramref name="text"/>, the engine's own.
     /// </summary>
-    public async Task<(DescribedTarget? Target, string Problem)> DescribeAsync(ChannelFactory channels, EngineOptions engine, CancellationToken cancellation)
+    public async Task<(DescribedTarget? Target, string Problem)> DescribeAsync(ChannelFactory channels, TargetText text, EngineOptions engine, CancellationToken cancellation)
     {
         var handler = channels.CreateHandler();
         using var channel = channels.CreateChannel(handler);
@@ -66,9 +68,9 @@ public sealed record TargetCall(DescriptorSource Source, string? Call, bool List
         catch (TargetDescriptionException problem)
         {
             // A target that cannot be reached is said the way a run says it: why the connection or its handshake failed.
-            return (null, problem.InnerException is { } cause && CallFailure.From(cause) is { } failure && (failure.Handshake || failure.Status == StatusCode.Unavailable)
+            return (null, problem.InnerException is { } cause && CallFailure.From(cause, text) is { } failure && (failure.Handshake || failure.Status == StatusCode.Unavailable)
                 ? $"{channels.ServerUri.GetLeftPart(UriPartial.Authority)} could not be described by its server reflection: {failure.Described}."
-                : problem.Message);
+                : text.Clean(problem.Message));
         }
         catch (Exception unexpected) when (!cancellation.IsCancellationRequested)
         {
@@ -80,6 +82,7 @@ public sealed record TargetCall(DescriptorSource Source, string? Call, bool List
     /// <summary>What --list prints: each method as --call names it, with its kind; with --call, that method's request as a JSON template.</summary>
     public void WriteList(DescribedTarget target, TextWriter output)
     {
+        // The template is JSON, whose writer escapes what the target's names hold; a method's name is printed escaped.
         if (Call is not null)
         {
             output.WriteLine(target.Find(Call).RequestTemplate);
@@ -88,7 +91,7 @@ public sealed record TargetCall(DescriptorSource Source, string? Call, bool List
 
         foreach (var method in target.Methods)
         {
-            output.WriteLine($"{method.Call} ({method.KindName})");
+            output.WriteLine(TargetText.Escape($"{method.Call} ({method.KindName})"));
         }
     }
 

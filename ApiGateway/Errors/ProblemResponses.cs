@@ -128,7 +128,7 @@ public static class ProblemResponses
     /// <summary>What a lesson answers when the service cannot be reached, for the OpenAPI document.</summary>
     public static ProblemHttpResult LessonFailedExample(string lesson) =>
         TypedResults.Problem(UnexpectedProblemHandler.LessonFailed(new LessonFailedException(
-            lesson, ExampleServerUri, 1, 0, new RpcException(new Status(StatusCode.Unavailable, "Error connecting to subchannel.")))));
+            lesson, ExampleServerUri, 1, 0, new RpcException(new Status(StatusCode.Unavailable, "Error connecting to subchannel.")), LoadEngine.Targets.TargetText.None)));
 
     /// <summary>405's sentence: the method, the path, and the methods the path answers (the Allow header ASP.NET Core sets).</summary>
     public static string MethodNotAllowed(string method, string path, string allowed) =>
@@ -235,7 +235,7 @@ public sealed class UnexpectedProblemHandler(IProblemDetailsService problems, IH
         Status = StatusCodes.Status503ServiceUnavailable,
         Title = "The performance service did not answer",
         Detail = $"The {lesson.Lesson} lesson against the performance service at {lesson.ServerUri} stopped: a call failed with " +
-            $"{lesson.Error.StatusCode} ({lesson.Error.Status.Detail}). {lesson.Completed} of {lesson.Calls} calls had completed. " +
+            $"{lesson.Error.StatusCode} ({lesson.Detail}). {lesson.Completed} of {lesson.Calls} calls had completed. " +
             "Check that PerformanceService is running at the configured ServerUrl.",
         Extensions =
         {

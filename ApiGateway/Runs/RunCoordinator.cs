@@ -17,7 +17,6 @@ public sealed partial class RunCoordinator(
     Targets.TargetEngines engines,
     IHostApplicationLifetime lifetime,
     AgentRuns agentRuns,
-    RunEngine engine,
     DurableRunStore store,
     RunMetrics metrics,
     IOptions<RunLimitsOptions> limits,
@@ -193,10 +192,10 @@ public sealed partial class RunCoordinator(
             }
 
             // A scope per run, so a one-per-run strategy (the factory client's) is disposed with its run; from the engine of
-            // the run's target, whose channels go to that target's address only.
+            // the run's target, whose channels go to that target's address only and whose mask is that target's metadata.
             await using var scope = engines.CreateScope(run.Record.Plan.Target);
             using var calls = scope.ServiceProvider.GetRequiredService<RunCallsFactory>().Create(run.Record.Plan);
-            return await engine.ExecuteAsync(calls, run.Record, run.Live, run.Cancellation);
+            return await scope.ServiceProvider.GetRequiredService<RunEngine>().ExecuteAsync(calls, run.Record, run.Live, run.Cancellation);
         }
         catch (Exception ex) when (ex is not HistoryWriteException)
         {

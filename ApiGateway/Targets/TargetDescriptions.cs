@@ -2,6 +2,7 @@ using System.Collections.Concurrent;
 using Grpc.Core;
 using LoadEngine;
 using LoadEngine.Clients;
+using LoadEngine.Targets;
 using LoadEngine.Targets.Described;
 using Microsoft.Extensions.Options;
 
@@ -71,7 +72,7 @@ public sealed partial class TargetDescriptions(
                 LogUnexpected(logger, name, failed);
             }
 
-            return new TargetDescription(null, $"Target '{name}' could not be described: {Sentence(failed)}");
+            return new TargetDescription(null, Text(name).Clean($"Target '{name}' could not be described: {Sentence(failed)}"));
         }
     }
 
@@ -92,7 +93,7 @@ public sealed partial class TargetDescriptions(
         }
         catch (RpcException unreached)
         {
-            return $"Target '{name}' at {AddressOf(name)} could not be reached: {Sentence(unreached)}";
+            return Text(name).Clean($"Target '{name}' at {AddressOf(name)} could not be reached: {Sentence(unreached)}");
         }
     }
 
@@ -122,9 +123,12 @@ public sealed partial class TargetDescriptions(
     /// <summary>The target's own channel factory: its address, TLS trust, client certificate, :authority and metadata.</summary>
     private ChannelFactory Channels(string name) => engines.Services(name).GetRequiredService<ChannelFactory>();
 
+    /// <summary>What the target says in a sentence, masked (its own metadata) and escaped.</summary>
+    private TargetText Text(string name) => engines.Services(name).GetRequiredService<TargetText>();
+
     private static string Sentence(Exception failed) => failed switch
     {
-        RpcException rpc => $"{rpc.StatusCode}{(string.IsNullOrEmpty(rpc.Status.Detail) ? "" : ", " + DescriptorAllowlist.Shown(rpc.Status.Detail, 200).TrimEnd('.'))}.",
+        RpcException rpc => $"{rpc.StatusCode}{(string.IsNullOrEmpty(rpc.Status.Detail) ? "" : ", " + TargetText.Escape(rpc.Status.Detail, 200).TrimEnd('.'))}.",
         TargetDescriptionException or TimeoutException or IOException or HttpRequestException => failed.Message.EndsWith('.') ? failed.Message : failed.Message + ".",
         _ => $"describing it failed unexpectedly ({failed.GetType().Name}); the gateway's log has the details, and the next request describes it again.",
     };

@@ -1,4 +1,5 @@
 using Grpc.Core;
+using LoadEngine.Targets;
 
 namespace LoadEngine.Calls;
 
@@ -25,21 +26,27 @@ public readonly record struct CallFailure(StatusCode Status, string Detail, stri
     {
     }
 
-    /// <summary>The failure a call threw, or null when it is not a call's failure (a bug, which the engine re-throws).</summary>
-    public static CallFailure? From(Exception error) => error switch
+    /// <summary>
+    /// The failure a call threw, or null when it is not a call's failure (a bug, which the engine re-throws). Its detail
+    /// came from the target: it enters the engine here, masked and escaped by <paramref name="text"/>.
+    /// </summary>
+    public static CallFailure? From(Exception error, TargetText text) => error switch
     {
-        RpcException rpc => Of(rpc.StatusCode, rpc.Status.Detail, rpc.Status.DebugException),
-        CallFailedException failed => Of(failed.Status, failed.Detail, failed.InnerException),
+        RpcException rpc => Of(rpc.StatusCode, rpc.Status.Detail, rpc.Status.DebugException, text),
+        CallFailedException failed => Of(failed.Status, failed.Detail, failed.InnerException, text),
         _ => null,
     };
 
+    /// <summary>Whether <paramref name="error"/> is a call's failure (what <see cref="From"/> reads), not a bug.</summary>
+    public static bool Is(Exception error) => error is RpcException or CallFailedException;
+
     // A failed handshake's own message (untrusted chain, wrong name) is deep beneath "The SSL connection could not be established".
-    private static CallFailure Of(StatusCode status, string detail, Exception? cause) =>
+    private static CallFailure Of(StatusCode status, string detail, Exception? cause, TargetText text) =>
         Find<System.Security.Authentication.AuthenticationException>(cause) is { } tls
-            ? new CallFailure(status, detail, $"the TLS handshake failed ({tls.Message.TrimEnd('.')})", Refused: false, Handshake: true)
+            ? new CallFailure(status, text.Clean(detail), text.Clean($"the TLS handshake failed ({tls.Message.TrimEnd('.')})"), Refused: false, Handshake: true)
             : Find<IOException>(cause) is { } io && io.Message.Contains("HTTP/2 handshake", StringComparison.Ordinal)
-                ? new CallFailure(status, detail, PrefaceRefused, Refused: false, Handshake: true)
-                : new CallFailure(status, detail, Describe(detail, cause), IsRefused(cause));
+                ? new CallFailure(status, text.Clean(detail), PrefaceRefused, Refused: false, Handshake: true)
+                : new CallFailure(status, text.Clean(detail), text.Clean(Describe(detail, cause)), IsRefused(cause));
 
     // grpc-dotnet's detail strings the whole exception chain together; this is what it means.
     private const string PrefaceRefused =

@@ -100,7 +100,7 @@ public sealed class TargetConnection
 
     /// <summary>
     /// ghz's metadata forms: <c>key: value</c> (one pair), or a JSON object of string values (<c>{"key":"value"}</c>). The
-    /// pairs, or a sentence naming <paramref name="setting"/>.
+    /// pairs, or a sentence naming <paramref name="setting"/> that never quotes what was given: a value may be a secret.
     /// </summary>
     public static bool TryParseMetadata(string text, string setting, out IReadOnlyList<KeyValuePair<string, string>> pairs, out string error)
     {
@@ -117,7 +117,7 @@ public sealed class TargetConnection
                 {
                     if (property.Value.ValueKind != System.Text.Json.JsonValueKind.String)
                     {
-                        error = $"{setting} '{text}': the value of \"{property.Name}\" must be a JSON string.";
+                        error = $"{setting}: the value of \"{Runs.Excerpt.Of(property.Name, 64)}\" must be a JSON string.";
                         return false;
                     }
 
@@ -129,7 +129,8 @@ public sealed class TargetConnection
             }
             catch (System.Text.Json.JsonException invalid)
             {
-                error = $"{setting} '{text}' is not a JSON object of strings ({invalid.Message.TrimEnd('.')}); give 'key: value' or {{\"key\":\"value\"}}.";
+                error = $"{setting} is not a JSON object of strings (invalid at line {invalid.LineNumber + 1}, byte {invalid.BytePositionInLine + 1}; " +
+                    "the text is not shown, as it may hold a secret); give 'key: value' or {\"key\":\"value\"}.";
                 return false;
             }
         }
@@ -137,7 +138,7 @@ public sealed class TargetConnection
         var colon = trimmed.IndexOf(':');
         if (colon <= 0)
         {
-            error = $"{setting} was '{text}'; it must be 'key: value' (or a JSON object {{\"key\":\"value\"}}).";
+            error = $"{setting} must be 'key: value' (or a JSON object {{\"key\":\"value\"}}); what was given has no key before a ':', and is not shown, as it may hold a secret.";
             return false;
         }
 

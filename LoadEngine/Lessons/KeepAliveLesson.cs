@@ -15,7 +15,7 @@ namespace LoadEngine.Lessons;
 /// Lesson 3: keep-alive pings keep an idle connection open, so the first call after a pause pays no new connection.
 /// https://learn.microsoft.com/aspnet/core/grpc/performance#keep-alive-pings
 /// </summary>
-public sealed class KeepAliveLesson(ChannelFactory channels, IOptions<EngineOptions> options)
+public sealed class KeepAliveLesson(ChannelFactory channels, IOptions<EngineOptions> options, TargetText text)
 {
     public const string Name = "keep-alive";
     public const string Lesson = "Keep-alive pings keep an idle connection open, so the first call after a pause pays no new connection and handshake.";
@@ -57,7 +57,7 @@ public sealed class KeepAliveLesson(ChannelFactory channels, IOptions<EngineOpti
         }
         catch (RpcException error) when (!callerGone.IsCancellationRequested)
         {
-            throw new LessonFailedException(Name, channels.ServerUri, CallsMade, completed, error);
+            throw new LessonFailedException(Name, channels.ServerUri, CallsMade, completed, error, text);
         }
         catch (RpcException)
         {
@@ -137,7 +137,7 @@ public sealed class KeepAliveLesson(ChannelFactory channels, IOptions<EngineOpti
         }
         catch (RpcException error) when (!callerGone.IsCancellationRequested)
         {
-            throw new LessonFailedException(Name, channels.ServerUri, opened.Count * 3, completed, error);
+            throw new LessonFailedException(Name, channels.ServerUri, opened.Count * 3, completed, error, text);
         }
         finally
         {

@@ -16,7 +16,7 @@ namespace LoadEngine.Lessons;
 /// Lesson 5: bytes fields carry binary data compactly; wrapping an array without copying is faster, but unsafe if the array changes afterwards.
 /// https://learn.microsoft.com/aspnet/core/grpc/performance#send-binary-payloads
 /// </summary>
-public sealed class PayloadLesson(ClientWrapper wrapper, ChannelFactory channels, IOptions<EngineOptions> options)
+public sealed class PayloadLesson(ClientWrapper wrapper, ChannelFactory channels, IOptions<EngineOptions> options, TargetText text)
 {
     public const string Name = "payload";
     public const string Lesson = "bytes fields carry binary data compactly; UnsafeWrap avoids a copy but shares the array, so it is safe only if nobody changes the array afterwards.";
@@ -42,7 +42,7 @@ public sealed class PayloadLesson(ClientWrapper wrapper, ChannelFactory channels
         }
         catch (RpcException error) when (!callerGone.IsCancellationRequested)
         {
-            throw new LessonFailedException(Name, channels.ServerUri, 1, 0, error);
+            throw new LessonFailedException(Name, channels.ServerUri, 1, 0, error, text);
         }
 
         callerGone.ThrowIfCancellationRequested();

@@ -2,6 +2,7 @@ using System.Diagnostics;
 using System.Runtime.ExceptionServices;
 using Grpc.Core;
 using LoadEngine.Calls;
+using LoadEngine.Targets;
 
 namespace LoadEngine.Runs;
 
@@ -21,10 +22,12 @@ internal sealed class Phase : IDisposable
     /// <param name="service">The service's address as a sentence names it.</param>
     /// <param name="silenceWindow">How long calls may be in flight with none ending before the service counts as hung.</param>
     /// <param name="answeredBefore">Whether a call of an earlier phase of the run succeeded: then a call that fails to connect first is no proof that none can.</param>
+    /// <param name="text">What the target's failures say, masked and escaped as they enter the engine.</param>
     public Phase(
         RunPlan plan, RunPhase name, RunRecorder recorder, int? count, double? durationSeconds, EngineOptions options, string service, TimeSpan silenceWindow,
-        CancellationToken cancellation, bool answeredBefore = false)
+        TargetText text, CancellationToken cancellation, bool answeredBefore = false)
     {
+        Text = text;
         Plan = plan;
         Name = name;
         Recorder = recorder;
@@ -48,6 +51,9 @@ internal sealed class Phase : IDisposable
     public FailureDetector Detector { get; }
 
     public EngineOptions Options { get; }
+
+    /// <summary>How the target's words (its failures' details) are masked and escaped as they enter the engine.</summary>
+    public TargetText Text { get; }
 
     /// <summary>The calls the phase makes when a count bounds it.</summary>
     public int? Count { get; }
@@ -106,7 +112,7 @@ internal sealed class Phase : IDisposable
             await calls.CallAsync(new CallContext(index, Name, options, Recorder.Observations));
             Recorder.RecordSuccess(index, dueAt, sentAt, Detector.Succeeded());
         }
-        catch (Exception error) when (CallFailure.From(error) is { } failure)
+        catch (Exception error) when (CallFailure.From(error, Text) is { } failure)
         {
             ended = failure.Status;
             Fail(failure, sentAt);

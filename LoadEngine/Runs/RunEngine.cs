@@ -3,6 +3,7 @@ using Grpc.Core;
 using LoadEngine.Calls;
 using LoadEngine.Metrics;
 using LoadEngine.Protocols;
+using LoadEngine.Targets;
 using LoadEngine.Thresholds;
 using Microsoft.Extensions.Options;
 
@@ -14,8 +15,11 @@ namespace LoadEngine.Runs;
 /// path and turned into statistics once, at the end; a tick every 100 ms pushes live progress and builds the time series.
 /// </summary>
 /// <param name="diagnostics">Reads the service's own counters around a workload run's measured phase (none in tests that need none).</param>
-public sealed class RunEngine(IOptions<EngineOptions> options, ServiceDiagnosticsReader? diagnostics = null)
+/// <param name="text">How the target's words (first answers, failures) are masked and escaped as they enter; made from the connection when not given.</param>
+public sealed class RunEngine(IOptions<EngineOptions> options, ServiceDiagnosticsReader? diagnostics = null, TargetText? text = null)
 {
+    private readonly TargetText _text = text ?? TargetText.For(options.Value.Connection);
+
     public static readonly TimeSpan TickInterval = TimeSpan.FromMilliseconds(100);
 
     /// <summary>
@@ -33,7 +37,7 @@ public sealed class RunEngine(IOptions<EngineOptions> options, ServiceDiagnostic
         {
             if (plan.Warmup > 0)
             {
-                var warmup = new RunRecorder(plan.Warmup, plan.IsOpen);
+                var warmup = new RunRecorder(plan.Warmup, plan.IsOpen, new RunObservations(text: _text));
                 var phase = await RunPhaseAsync(calls, plan, RunPhase.Warmup, warmup, plan.Warmup, null, live, answeredBefore: false, cancellation);
                 warmupTime = phase.WallTime;
                 warmupSucceeded = warmup.Succeeded > 0;
@@ -44,7 +48,7 @@ public sealed class RunEngine(IOptions<EngineOptions> options, ServiceDiagnostic
                 }
             }
 
-            var recorder = new RunRecorder(plan.Count, plan.IsOpen, new RunObservations(live.KeepAnswers(calls.KeepAnswers(plan))), new CallMetrics(plan.Strategy));
+            var recorder = new RunRecorder(plan.Count, plan.IsOpen, new RunObservations(live.KeepAnswers(calls.KeepAnswers(plan)), _text), new CallMetrics(plan.Strategy));
             var workload = calls as IWireMeasured;
             var serviceBefore = workload is null || diagnostics is null ? null : await diagnostics.ReadAsync(cancellation);
             var wireBefore = workload?.Wire.StartPhase();
@@ -113,7 +117,7 @@ public sealed class RunEngine(IOptions<EngineOptions> options, ServiceDiagnostic
         var service = calls is IWireMeasured ? $"the {calls.Info.Name} contender's service" : engine.ServerUri.GetLeftPart(UriPartial.Authority);
         // A plan that asks the service to wait before it answers, or a workload call made of many service calls, is not silence.
         var silenceWindow = engine.SilenceTimeout * servicePerCall + TimeSpan.FromMilliseconds(plan.DelayMs);
-        using var phase = new Phase(plan, phaseName, recorder, count, duration, engine, service, silenceWindow, cancellation, answeredBefore);
+        using var phase = new Phase(plan, phaseName, recorder, count, duration, engine, service, silenceWindow, _text, cancellation, answeredBefore);
         using var ticking = new CancellationTokenSource();
         var ticker = TickAsync(phase, live, ticking.Token);
         try

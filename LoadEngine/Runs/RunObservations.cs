@@ -1,6 +1,7 @@
 using System.Collections.Concurrent;
 using System.Diagnostics;
 using LoadEngine.Calls;
+using LoadEngine.Targets;
 
 namespace LoadEngine.Runs;
 
@@ -9,8 +10,11 @@ namespace LoadEngine.Runs;
 /// connections that carried the calls (counted on the service's side, to prove a strategy does what its name says) and
 /// the service's own load. Safe from many calls at once; a target that tells nothing leaves it empty.
 /// </summary>
-public sealed class RunObservations(IAnswerSpool? answers = null)
+/// <param name="text">How the first answer is masked, escaped and cut as it enters the engine (the engine's connection's metadata).</param>
+public sealed class RunObservations(IAnswerSpool? answers = null, TargetText? text = null)
 {
+    private readonly TargetText _text = text ?? TargetText.None;
+
     // The service refreshes its figures a few times a second; sampling every answer would only add contention.
     private static readonly TimeSpan LoadSampleSpacing = TimeSpan.FromMilliseconds(10);
 
@@ -33,14 +37,16 @@ public sealed class RunObservations(IAnswerSpool? answers = null)
     /// <summary>The phase's first answer as its target wrote it (a described method's, as JSON); null when the target keeps none.</summary>
     public string? FirstAnswer => Volatile.Read(ref _firstAnswer);
 
-    /// <summary>An answer came; the first of the phase is kept as <paramref name="write"/> writes it, cut at <see cref="MaxFirstAnswer"/> characters.</summary>
+    /// <summary>
+    /// An answer came; the first of the phase is kept as <paramref name="write"/> writes it, the metadata values it echoes
+    /// masked, its control characters escaped and cut at <see cref="MaxFirstAnswer"/> characters.
+    /// </summary>
     public void Answered<T>(T answer, Func<T, string> write)
     {
         Interlocked.Increment(ref _answers);
         if (Volatile.Read(ref _answered) == 0 && Interlocked.Exchange(ref _answered, 1) == 0)
         {
-            var text = write(answer);
-            Volatile.Write(ref _firstAnswer, text.Length <= MaxFirstAnswer ? text : $"{text[..MaxFirstAnswer]}… (cut at {MaxFirstAnswer} characters)");
+            Volatile.Write(ref _firstAnswer, _text.Clean(write(answer), MaxFirstAnswer));
         }
     }
 

@@ -88,8 +88,13 @@ const callFacts = (call) => ({
   client_certificate: call.getAuthContext().sslPeerCertificate?.subject?.CN ?? '',
 });
 
-const failure = (item) => item.fail_code
-  ? { code: item.fail_code, details: `The request asked for status ${item.fail_code} (fail_code).` }
+const failure = (item, call) => item.fail_code
+  ? {
+    code: item.fail_code,
+    details: item.fail_detail
+      ? item.fail_detail.replaceAll('{metadata}', JSON.stringify(metadataOf(call).metadata))
+      : `The request asked for status ${item.fail_code} (fail_code).`,
+  }
   : null;
 const later = (item, action) => (item.delay_ms > 0 ? setTimeout(action, item.delay_ms) : setImmediate(action));
 
@@ -103,7 +108,7 @@ server.addService(Inventory.service, {
     const item = call.request;
     later(item, () => {
       done();
-      const error = failure(item);
+      const error = failure(item, call);
       callback(error, error ? undefined : { item, index: 0, ...callFacts(call) });
     });
   },
@@ -117,7 +122,7 @@ server.addService(Inventory.service, {
       return;
     }
     later(item ?? {}, () => {
-      const error = failure(item ?? {});
+      const error = failure(item ?? {}, call);
       if (error) { done(); call.emit('error', error); return; }
       const facts = callFacts(call);
       for (let index = 0; index < count; index++) call.write({ item, index, ...facts });
@@ -134,7 +139,7 @@ server.addService(Inventory.service, {
       summary.count += 1;
       summary.total_quantity += BigInt(item.quantity);
       summary.skus.push(item.sku);
-      error = error ?? failure(item);
+      error = error ?? failure(item, call);
     });
     call.on('end', () => {
       done();
@@ -152,7 +157,7 @@ server.addService(Inventory.service, {
       const position = index++;
       // Answers keep the order of the requests even when they wait (delay_ms).
       pending = pending.then(() => new Promise((resolve) => later(item, () => {
-        const error = failed ? null : failure(item);
+        const error = failed ? null : failure(item, call);
         if (error) { failed = true; done(); call.emit('error', error); }
         else if (!failed) call.write({ item, index: position, ...facts });
         resolve();

@@ -57,7 +57,7 @@ internal static class StreamLoad
         {
             ended = new CallFailure(StatusCode.Cancelled, "The run was stopped.");
         }
-        catch (Exception error) when (CallFailure.From(error) is { } failure)
+        catch (Exception error) when (CallFailure.From(error, phase.Text) is { } failure)
         {
             ended = failure;
         }
@@ -162,7 +162,7 @@ internal static class StreamLoad
                 {
                     // An answer that is not what its message asked for is that message's failure; the stream goes on.
                     status = wrong.Status;
-                    phase.Fail(new CallFailure(wrong.Status, wrong.Detail), sent.SentAt);
+                    phase.Fail(CallFailure.From(wrong, phase.Text)!.Value, sent.SentAt);
                     Interlocked.Increment(ref answered);
                 }
 
@@ -180,7 +180,7 @@ internal static class StreamLoad
         {
             await reading;
         }
-        catch (Exception ended) when (ended is OperationCanceledException || CallFailure.From(ended) is not null)
+        catch (Exception ended) when (ended is OperationCanceledException || CallFailure.Is(ended))
         {
         }
     }

@@ -41,10 +41,18 @@ public sealed class CallData
         var type = method.Descriptor.InputType;
         if (string.IsNullOrWhiteSpace(json))
         {
-            return new CallData(method, [new Entry(type.Parser.ParseFrom(ByteString.Empty), null)]);
+            return new CallData(method, [new Entry(type.Parser.ParseFrom(ByteString.Empty), null, 0)]);
         }
 
-        var entries = Elements(json).Select(text => Entry.Of(type, text)).ToList();
+        var entries = Elements(json).Select(text => Entry.Of(method, text)).ToList();
+        // A stream's call renders every message: all of them together are bounded as data is.
+        var rendered = entries.Sum(entry => entry.MaxLength);
+        if (entries.Count > 1 && rendered > CallTemplate.MaxRendered)
+        {
+            throw new TargetDescriptionException(
+                $"data's templates render its {entries.Count} messages to up to {CallTemplate.Count(rendered)} characters in all; rendered data may hold at most {CallTemplate.Count(CallTemplate.MaxRendered)}, as data may.");
+        }
+
         foreach (var entry in entries)
         {
             entry.Render(new CallValues(0, SampleWorker, method));
@@ -121,14 +129,22 @@ public sealed class CallData
         }
     }
 
-    /// <summary>One message of the data: encoded once, or a template rendered and parsed per call.</summary>
-    private sealed record Entry(IMessage? Fixed, CallTemplate? Template)
+    /// <summary>One message of the data: encoded once, or a template rendered and parsed per call; its text is at most <see cref="MaxLength"/> characters.</summary>
+    private sealed record Entry(IMessage? Fixed, CallTemplate? Template, long MaxLength)
     {
         public MessageDescriptor Type { get; private init; } = null!;
 
-        public static Entry Of(MessageDescriptor type, string json) => CallTemplate.HasAction(json)
-            ? new Entry(null, CallTemplate.Parse(json)) { Type = type }
-            : new Entry(Read(type, json), null) { Type = type };
+        public static Entry Of(DescribedMethod method, string json)
+        {
+            var type = method.Descriptor.InputType;
+            if (!CallTemplate.HasAction(json))
+            {
+                return new Entry(Read(type, json), null, json.Length) { Type = type };
+            }
+
+            var template = CallTemplate.Parse(json, method);
+            return new Entry(null, template, template.MaxLength) { Type = type };
+        }
 
         public IMessage Render(CallValues values) => Fixed ?? Read(Type, Template!.Render(values));
     }

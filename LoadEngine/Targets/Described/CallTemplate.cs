@@ -10,7 +10,8 @@ public readonly record struct CallValues(long RequestNumber, string WorkerId, De
 /// ghz's per-call templates inside the data's strings: {{.RequestNumber}}, {{.WorkerID}}, {{.UUID}}, the timestamps, the
 /// method's names, {{newUUID}}, {{randomString N}} and {{randomInt MIN MAX}}, with ghz's semantics (runner/calldata.go):
 /// .UUID is one per call, newUUID a new one each time; randomString N of N ≤ 0 has a random length from 2 to 16;
-/// randomInt gives MIN ≤ n &lt; MAX, a negative MIN counting as 0 and a MAX ≤ 0 as 1.
+/// randomInt gives MIN ≤ n &lt; MAX, a negative MIN counting as 0 and a MAX ≤ 0 as 1. A template is bounded before it
+/// renders: the most characters it can render, its literal text and each action's longest, is at most what data may hold.
 /// </summary>
 public sealed class CallTemplate
 {
@@ -20,17 +21,40 @@ public sealed class CallTemplate
         "{{.TimestampUnixNano}}, {{.FullyQualifiedName}}, {{.MethodName}}, {{.ServiceName}}, {{.InputName}}, {{.OutputName}}, " +
         "{{.IsClientStreaming}}, {{.IsServerStreaming}}, {{newUUID}}, {{randomString N}}, {{randomInt MIN MAX}}";
 
-    private readonly IReadOnlyList<Func<Call, string>> _parts;
+    /// <summary>The most characters a rendered message may hold: as many as data may (<see cref="Runs.InputBounds.MaxDataLength"/>).</summary>
+    public const int MaxRendered = Runs.InputBounds.MaxDataLength;
 
-    private CallTemplate(IReadOnlyList<Func<Call, string>> parts) => _parts = parts;
+    // The longest each action renders: a long in digits with its sign, a UUID, .Timestamp's "yyyy-MM-ddTHH:mm:ss+00:00",
+    // the engine's WorkerID "g<shard>c0" (DescribedMethodTarget.WorkerOf, an int shard), randomInt's int, and
+    // randomString N ≤ 0's 16.
+    private const int LongDigits = 20;
+    private const int UuidLength = 36;
+    private const int TimestampLength = 25;
+    private const int WorkerIdLength = 14;
+    private const int IntDigits = 11;
+    private const int RandomLengthMax = 16;
+
+    private readonly IReadOnlyList<Part> _parts;
+
+    private CallTemplate(IReadOnlyList<Part> parts)
+    {
+        _parts = parts;
+        MaxLength = parts.Sum(part => part.MaxLength);
+    }
+
+    /// <summary>The most characters one rendering can hold.</summary>
+    public long MaxLength { get; }
 
     /// <summary>True when <paramref name="text"/> has a template action at all.</summary>
     public static bool HasAction(string text) => text.Contains("{{", StringComparison.Ordinal);
 
-    /// <summary>The template in <paramref name="text"/>; an action it does not know, or one left open, is a sentence.</summary>
-    public static CallTemplate Parse(string text)
+    /// <summary>
+    /// The template in <paramref name="text"/> for calls of <paramref name="method"/>; an action it does not know, one left
+    /// open, or a template that can render more than <see cref="MaxRendered"/> characters is a sentence, before anything renders.
+    /// </summary>
+    public static CallTemplate Parse(string text, DescribedMethod method)
     {
-        var parts = new List<Func<Call, string>>();
+        var parts = new List<Part>();
         var at = 0;
         while (at < text.Length)
         {
@@ -52,11 +76,20 @@ public sealed class CallTemplate
                 parts.Add(Literal(text[at..open]));
             }
 
-            parts.Add(Action(text[(open + 2)..close].Trim().Trim('-').Trim()));
+            var action = Action(text[(open + 2)..close].Trim().Trim('-').Trim(), method);
+            if (action.MaxLength > MaxRendered)
+            {
+                throw new TargetDescriptionException(
+                    $"data's template {Excerpt(text[open..(close + 2)])} renders up to {Count(action.MaxLength)} characters; a rendered message may hold at most {Count(MaxRendered)}, as data may.");
+            }
+
+            parts.Add(action);
             at = close + 2;
         }
 
-        return new CallTemplate(parts);
+        var template = new CallTemplate(parts);
+        return template.MaxLength <= MaxRendered ? template : throw new TargetDescriptionException(
+            $"data's templates render a message of up to {Count(template.MaxLength)} characters; a rendered message may hold at most {Count(MaxRendered)}, as data may.");
     }
 
     public string Render(CallValues values)
@@ -64,46 +97,52 @@ public sealed class CallTemplate
         var call = new Call(values);
         if (_parts.Count == 1)
         {
-            return _parts[0](call);
+            return _parts[0].Render(call);
         }
 
         var text = new StringBuilder();
         foreach (var part in _parts)
         {
-            text.Append(part(call));
+            text.Append(part.Render(call));
         }
 
         return text.ToString();
     }
 
-    private static Func<Call, string> Literal(string text) => _ => text;
+    /// <summary>A sentence count: 1,000,000,000.</summary>
+    public static string Count(long count) => count.ToString("#,0", CultureInfo.InvariantCulture);
 
-    private static Func<Call, string> Action(string action)
+    private static Part Literal(string text) => new(_ => text, text.Length);
+
+    private static Part Action(string action, DescribedMethod method)
     {
         var words = action.Split(' ', StringSplitOptions.RemoveEmptyEntries);
+        var descriptor = method.Descriptor;
         return words switch
         {
-            [".RequestNumber"] => call => Whole(call.Values.RequestNumber),
-            [".WorkerID"] => call => call.Values.WorkerId,
-            [".UUID"] => call => call.Uuid,
-            [".Timestamp"] => call => call.Now.ToString("yyyy-MM-dd'T'HH:mm:ssK", CultureInfo.InvariantCulture),
-            [".TimestampUnix"] => call => Whole(call.Now.ToUnixTimeSeconds()),
-            [".TimestampUnixMilli"] => call => Whole(call.Now.ToUnixTimeMilliseconds()),
-            [".TimestampUnixNano"] => call => Whole((call.Now.UtcTicks - DateTimeOffset.UnixEpoch.UtcTicks) * 100),
-            [".FullyQualifiedName"] => call => call.Values.Method.Descriptor.FullName,
-            [".MethodName"] => call => call.Values.Method.Descriptor.Name,
-            [".ServiceName"] => call => call.Values.Method.Descriptor.Service.Name,
-            [".InputName"] => call => call.Values.Method.Descriptor.InputType.Name,
-            [".OutputName"] => call => call.Values.Method.Descriptor.OutputType.Name,
-            [".IsClientStreaming"] => call => call.Values.Method.Descriptor.IsClientStreaming ? "true" : "false",
-            [".IsServerStreaming"] => call => call.Values.Method.Descriptor.IsServerStreaming ? "true" : "false",
-            ["newUUID"] => _ => Guid.NewGuid().ToString(),
-            ["randomString", var length] when int.TryParse(length, CultureInfo.InvariantCulture, out var n) => _ => RandomString(n),
+            [".RequestNumber"] => new(call => Whole(call.Values.RequestNumber), LongDigits),
+            [".WorkerID"] => new(call => call.Values.WorkerId, WorkerIdLength),
+            [".UUID"] => new(call => call.Uuid, UuidLength),
+            [".Timestamp"] => new(call => call.Now.ToString("yyyy-MM-dd'T'HH:mm:ssK", CultureInfo.InvariantCulture), TimestampLength),
+            [".TimestampUnix"] => new(call => Whole(call.Now.ToUnixTimeSeconds()), LongDigits),
+            [".TimestampUnixMilli"] => new(call => Whole(call.Now.ToUnixTimeMilliseconds()), LongDigits),
+            [".TimestampUnixNano"] => new(call => Whole((call.Now.UtcTicks - DateTimeOffset.UnixEpoch.UtcTicks) * 100), LongDigits),
+            [".FullyQualifiedName"] => Fixed(descriptor.FullName),
+            [".MethodName"] => Fixed(descriptor.Name),
+            [".ServiceName"] => Fixed(descriptor.Service.Name),
+            [".InputName"] => Fixed(descriptor.InputType.Name),
+            [".OutputName"] => Fixed(descriptor.OutputType.Name),
+            [".IsClientStreaming"] => Fixed(descriptor.IsClientStreaming ? "true" : "false"),
+            [".IsServerStreaming"] => Fixed(descriptor.IsServerStreaming ? "true" : "false"),
+            ["newUUID"] => new(_ => Guid.NewGuid().ToString(), UuidLength),
+            ["randomString", var length] when int.TryParse(length, CultureInfo.InvariantCulture, out var n) => new(_ => RandomString(n), n <= 0 ? RandomLengthMax : n),
             ["randomInt", var low, var high] when int.TryParse(low, CultureInfo.InvariantCulture, out var min) && int.TryParse(high, CultureInfo.InvariantCulture, out var max) =>
-                _ => Whole(RandomInt(min, max)),
+                new(_ => Whole(RandomInt(min, max)), IntDigits),
             _ => throw new TargetDescriptionException($"data's template {{{{{action}}}}} is not one this tool knows; it knows {Known}."),
         };
     }
+
+    private static Part Fixed(string text) => new(_ => text, text.Length);
 
     public static string RandomString(int length)
     {
@@ -131,6 +170,9 @@ public sealed class CallTemplate
     private static string Whole(long value) => value.ToString(CultureInfo.InvariantCulture);
 
     private static string Excerpt(string text) => text.Length <= 40 ? text : text[..40] + "…";
+
+    /// <summary>One piece of the template: literal text or an action, and the most characters it renders.</summary>
+    private readonly record struct Part(Func<Call, string> Render, long MaxLength);
 
     /// <summary>One rendering: the call's values, and its UUID and clock, made once however often the template uses them.</summary>
     private sealed class Call(CallValues values)

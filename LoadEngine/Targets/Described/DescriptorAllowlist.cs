@@ -189,7 +189,7 @@ public static partial class DescriptorAllowlist
 
         if (file.HasSyntax)
         {
-            safe.Syntax = file.Syntax is "proto2" or "proto3" or "editions" ? file.Syntax : throw Refused($"give {name} the syntax '{Shown(file.Syntax)}'; it must be proto2, proto3 or editions");
+            safe.Syntax = file.Syntax is "proto2" or "proto3" or "editions" ? file.Syntax : throw Refused($"give {name} the syntax '{Quoted(file.Syntax)}'; it must be proto2, proto3 or editions");
         }
 
         if (file.HasEdition)
@@ -272,7 +272,7 @@ public static partial class DescriptorAllowlist
         {
             safe.JsonName = field.JsonName.Length <= DescribeLimits.NameLength && JsonName().IsMatch(field.JsonName)
                 ? field.JsonName
-                : throw Refused($"give field {where} the JSON name '{Shown(field.JsonName)}'; this tool accepts JSON names of letters, digits, '_' and '-'");
+                : throw Refused($"give field {where} the JSON name '{Quoted(field.JsonName)}'; this tool accepts JSON names of letters, digits, '_' and '-'");
         }
 
         if (field.HasProto3Optional)
@@ -392,23 +392,23 @@ public static partial class DescriptorAllowlist
             FieldDescriptorProto.Types.Type.Message or FieldDescriptorProto.Types.Type.Group => false,
             _ => WholeValue().IsMatch(value),
         };
-        return fits ? value : throw Refused($"give field {where} the default value '{Shown(value)}', which does not fit its type");
+        return fits ? value : throw Refused($"give field {where} the default value '{Quoted(value)}', which does not fit its type");
     }
 
     private static string Name(string name, string what, Where where) =>
         name.Length <= DescribeLimits.NameLength && Identifier().IsMatch(name)
             ? name
-            : throw Refused($"name a {what} '{Shown(name)}' in {where}; a protobuf name is letters, digits and '_', not beginning with a digit, at most {DescribeLimits.NameLength} characters");
+            : throw Refused($"name a {what} '{Quoted(name)}' in {where}; a protobuf name is letters, digits and '_', not beginning with a digit, at most {DescribeLimits.NameLength} characters");
 
     private static string Dotted(string name, string what, Where where, bool leadingDot) =>
         name.Length <= DescribeLimits.NameLength * 4 && DottedName().IsMatch(name) && (leadingDot || !name.StartsWith('.'))
             ? name
-            : throw Refused($"name a {what} '{Shown(name)}' in {where}; it must be protobuf names joined by '.'");
+            : throw Refused($"name a {what} '{Quoted(name)}' in {where}; it must be protobuf names joined by '.'");
 
     private static string File(string name, string what) =>
         name.Length <= DescribeLimits.NameLength && FileName().IsMatch(name)
             ? name
-            : throw Refused($"name {what} '{Shown(name)}', which is not a file name this tool accepts: letters, digits, '_', '-' and '.' in " +
+            : throw Refused($"name {what} '{Quoted(name)}', which is not a file name this tool accepts: letters, digits, '_', '-' and '.' in " +
                 $"'/'-separated parts that each begin with a letter, digit or '_', at most {DescribeLimits.NameLength} characters");
 
     private static int Number(int number, Where where) =>
@@ -420,17 +420,8 @@ public static partial class DescriptorAllowlist
 
     private static TargetDescriptionException Refused(string what) => new($"The target's descriptors {what}.");
 
-    /// <summary>A name as a sentence may quote it: cut, every character outside printable ASCII escaped.</summary>
-    public static string Shown(string text, int most = 60)
-    {
-        var shown = new StringBuilder();
-        foreach (var character in text.Length > most ? text[..most] : text)
-        {
-            shown.Append(character is >= ' ' and <= '~' ? character.ToString() : $"\\u{(int)character:x4}");
-        }
-
-        return text.Length > most ? shown.Append('…').ToString() : shown.ToString();
-    }
+    /// <summary>A name that did not fit, as a sentence may quote it: escaped and short.</summary>
+    private static string Quoted(string text) => TargetText.Escape(text, 80);
 
     /// <summary>Where a name stands, for the sentence: the file, then the names it is inside.</summary>
     private readonly record struct Where(string File, string Path)

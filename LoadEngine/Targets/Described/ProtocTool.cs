@@ -75,7 +75,7 @@ internal static class ProtocTool
 
         if (process.ExitCode != 0)
         {
-            throw new TargetDescriptionException($"{what}: {string.Join(" ", said.Take(3)).TrimEnd('.')}.");
+            throw new TargetDescriptionException($"{what}: {TargetText.Escape(string.Join(" ", said.Take(3)), 1000).TrimEnd('.')}.");
         }
     }
 

@@ -41,7 +41,7 @@ internal static class ReflectionDescriber
         }
         catch (RpcException problem)
         {
-            throw new TargetDescriptionException($"The target's server reflection failed: {problem.StatusCode}{(string.IsNullOrEmpty(problem.Status.Detail) ? "" : ", " + DescriptorAllowlist.Shown(problem.Status.Detail, 200).TrimEnd('.'))}.", problem);
+            throw new TargetDescriptionException($"The target's server reflection failed: {problem.StatusCode}{(string.IsNullOrEmpty(problem.Status.Detail) ? "" : ", " + TargetText.Escape(problem.Status.Detail, 200).TrimEnd('.'))}.", problem);
         }
     }
 
@@ -65,7 +65,7 @@ internal static class ReflectionDescriber
 
             var answer = call.ResponseStream.Current;
             return answer.MessageResponseCase == ServerReflectionResponse.MessageResponseOneofCase.ErrorResponse
-                ? throw new TargetDescriptionException($"The target's server reflection refused {Asked(request)}: {(StatusCode)answer.ErrorResponse.ErrorCode}, {DescriptorAllowlist.Shown(answer.ErrorResponse.ErrorMessage, 200).TrimEnd('.')}.")
+                ? throw new TargetDescriptionException($"The target's server reflection refused {Asked(request)}: {(StatusCode)answer.ErrorResponse.ErrorCode}, {TargetText.Escape(answer.ErrorResponse.ErrorMessage, 200).TrimEnd('.')}.")
                 : answer.MessageResponseCase == expected ? answer
                 : throw new TargetDescriptionException($"The target's server reflection answered {Asked(request)} with {Kind(answer.MessageResponseCase)} instead of {Kind(expected)}.");
         }
@@ -120,7 +120,7 @@ internal static class ReflectionDescriber
             Keep(await AskAsync(new ServerReflectionRequest { FileByFilename = missing }, ServerReflectionResponse.MessageResponseOneofCase.FileDescriptorResponse));
             if (!files.ContainsKey(missing) && files.Count == before)
             {
-                throw new TargetDescriptionException($"The target's server reflection did not give {DescriptorAllowlist.Shown(missing)}, which its services import.");
+                throw new TargetDescriptionException($"The target's server reflection did not give {TargetText.Escape(missing, 200)}, which its services import.");
             }
         }
 
@@ -142,8 +142,8 @@ internal static class ReflectionDescriber
 
     private static string Asked(ServerReflectionRequest request) => request.MessageRequestCase switch
     {
-        ServerReflectionRequest.MessageRequestOneofCase.FileContainingSymbol => $"the file of {DescriptorAllowlist.Shown(request.FileContainingSymbol)}",
-        ServerReflectionRequest.MessageRequestOneofCase.FileByFilename => DescriptorAllowlist.Shown(request.FileByFilename),
+        ServerReflectionRequest.MessageRequestOneofCase.FileContainingSymbol => $"the file of {TargetText.Escape(request.FileContainingSymbol, 200)}",
+        ServerReflectionRequest.MessageRequestOneofCase.FileByFilename => TargetText.Escape(request.FileByFilename, 200),
         _ => "its list of services",
     };
 

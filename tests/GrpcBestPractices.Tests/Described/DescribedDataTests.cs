@@ -15,7 +15,9 @@ namespace GrpcBestPractices.Tests.Described;
 public sealed class DescribedDataTests
 {
     private static readonly DescribedTarget Shop = DescribedTarget.FromFiles([ShopReflection.Descriptor], []);
-    private static readonly DescribedMethod Place = Shop.Find("shop.v1.Orders/Place");
+
+    /// <summary>shop.v1.Orders/Place, a unary method whose Order has a field of every kind: what the data tests call.</summary>
+    internal static readonly DescribedMethod Place = Shop.Find("shop.v1.Orders/Place");
 
     [Fact]
     public void FindTakesTheSlashAndTheDotFormAndKnowsEachMethodsKind()

@@ -63,14 +63,15 @@ public sealed class LoadTestCliInteropTests(ITestOutputHelper output)
         await using var target = await GrpcJsTarget.StartAsync();
         using var folder = new TemporaryFolder();
 
-        var result = await CliProcess.RunAsync(["--target", target.Url, .. Proto, "--call", GetItem, "-m", "tenant: acme", "--metadata", "trace-bin: 3q2+7w==",
+        // Values this short are not masked in the echo (security.md), so it shows what arrived.
+        var result = await CliProcess.RunAsync(["--target", target.Url, .. Proto, "--call", GetItem, "-m", "tenant: acme", "--metadata", "trace-bin: 3q2+",
             "--strategy", "client-wrapper", "--count", "3", "--json", folder.File("run.json")]);
 
         Assert.True(result.ExitCode == ExitCodes.Passed, result.ToString());
         var answer = FirstAnswer(folder);
         Assert.Equal("acme", answer.GetProperty("metadata").GetProperty("tenant").GetString());
-        // The server got the four bytes 0xdeadbeef, which its answer's bytes field shows in base64 again.
-        Assert.Equal("3q2+7w==", answer.GetProperty("binaryMetadata").GetProperty("trace-bin").GetString());
+        // The server got the three bytes 0xdeadbe, which its answer's bytes field shows in base64 again.
+        Assert.Equal("3q2+", answer.GetProperty("binaryMetadata").GetProperty("trace-bin").GetString());
     }
 
     [Fact]

@@ -218,5 +218,5 @@ public sealed class ConnectFailureTests
             RunCallsFactory.Compose(client.As(FactoryClientStrategy.Definition), plan), new RunRecord(Guid.NewGuid(), plan, RunState.Running, DateTimeOffset.UtcNow, null, null, null, null), new LiveRun(), CancellationToken.None);
     }
 
-    private static bool IsRefused(RpcException error) => CallFailure.From(error)!.Value.Refused;
+    private static bool IsRefused(RpcException error) => CallFailure.From(error, LoadEngine.Targets.TargetText.None)!.Value.Refused;
 }

@@ -61,7 +61,7 @@ public sealed class LoadTestTargetOptionsTests
     [InlineData("--proto describes the method --call names; give --call", "127.0.0.1:5001", "--proto", "a.proto")]
     [InlineData("--data and --data-file both give the request; give one of them.", "127.0.0.1:5001", "--call", "a.B/C", "-d", "{}", "-D", "a.json")]
     [InlineData("data is the request of a call; name the call it is for", "127.0.0.1:5001", "-d", "{}")]
-    [InlineData("--metadata was 'nocolon'; it must be 'key: value'", "127.0.0.1:5001", "-m", "nocolon")]
+    [InlineData("--metadata must be 'key: value'", "127.0.0.1:5001", "-m", "nocolon")]
     [InlineData("--compression was 'br'; it must be gzip, or left out for none.", "127.0.0.1:5001", "--compression", "br")]
     [InlineData("--cert and --key go together", "127.0.0.1:5001", "--cert", "c.pem")]
     public void BadTargetOptionsAreOneSentence(string sentence, params string[] arguments)

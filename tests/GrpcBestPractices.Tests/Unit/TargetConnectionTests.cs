@@ -177,13 +177,15 @@ public sealed class TargetConnectionTests : IDisposable
     }
 
     [Theory]
-    [InlineData("no-colon", "--metadata was 'no-colon'; it must be 'key: value' (or a JSON object {\"key\":\"value\"}).")]
-    [InlineData("{\"n\":1}", "--metadata '{\"n\":1}': the value of \"n\" must be a JSON string.")]
-    public void MetadataInNeitherFormIsOneSentence(string text, string sentence)
+    [InlineData("Bearer s3cr3t-t0ken-value", "--metadata must be 'key: value' (or a JSON object {\"key\":\"value\"}); what was given has no key before a ':', and is not shown, as it may hold a secret.")]
+    [InlineData("{\"n\":1, \"authorization\": \"s3cr3t-t0ken-value\"}", "--metadata: the value of \"n\" must be a JSON string.")]
+    [InlineData("{\"authorization\": s3cr3t-t0ken-value}", "--metadata is not a JSON object of strings (invalid at line 1, byte 19; the text is not shown, as it may hold a secret); give 'key: value' or {\"key\":\"value\"}.")]
+    public void MetadataInNeitherFormIsOneSentenceThatNeverQuotesTheValue(string text, string sentence)
     {
         Assert.False(TargetConnection.TryParseMetadata(text, "--metadata", out _, out var error));
 
         Assert.Equal(sentence, error);
+        Assert.DoesNotContain("s3cr3t", error);
     }
 
     private static TargetConnection Cli(TargetConnection connection)

@@ -232,6 +232,9 @@ public sealed class DescribedTarget
                 Made[safe.Hash] = new WeakReference<DescribedTarget>(target);
             }
 
+            // A set compiled now usually replaces one (a refresh): a background collection lets the one replaced unload
+            // now rather than whenever the heap next fills, which a gateway that mostly waits may take hours to do.
+            GC.Collect(GC.MaxGeneration, GCCollectionMode.Forced, blocking: false);
             return target;
         }
         finally

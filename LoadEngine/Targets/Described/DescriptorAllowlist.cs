@@ -64,13 +64,9 @@ public static partial class DescriptorAllowlist
         {
             set = FileDescriptorSet.Parser.ParseFrom(raw);
         }
-        catch (InvalidProtocolBufferException problem) when (problem.Message.Contains("recursion", StringComparison.OrdinalIgnoreCase))
-        {
-            throw Refused($"nest messages more than {DescribeLimits.NestingDepth} deep; at most {DescribeLimits.NestingDepth} levels of nested messages are described");
-        }
         catch (InvalidProtocolBufferException problem)
         {
-            throw new TargetDescriptionException($"The target's descriptors are not a FileDescriptorSet ({problem.Message.TrimEnd('.')}).", problem);
+            throw Unreadable(problem, "are not a FileDescriptorSet");
         }
 
         if (set.File.Count > DescribeLimits.Files)
@@ -158,6 +154,15 @@ public static partial class DescriptorAllowlist
 
         return ordered;
     }
+
+    /// <summary>
+    /// Bytes that do not parse as descriptors: one sentence, the nesting bound's when Google.Protobuf's parser stopped at its
+    /// own recursion limit (a message nested far deeper than <see cref="DescribeLimits.NestingDepth"/>).
+    /// </summary>
+    public static TargetDescriptionException Unreadable(InvalidProtocolBufferException problem, string what) =>
+        problem.Message.Contains("recursion", StringComparison.OrdinalIgnoreCase)
+            ? Refused($"nest messages more than {DescribeLimits.NestingDepth} deep; at most {DescribeLimits.NestingDepth} levels of nested messages are described")
+            : new TargetDescriptionException($"The target's descriptors {what} ({problem.Message.TrimEnd('.')}).", problem);
 
     /// <summary>Whether <paramref name="file"/> is a well-known type's file, which Google.Protobuf has compiled already.</summary>
     public static bool IsWellKnown(string file) => WellKnown.ContainsKey(file);

@@ -3,35 +3,19 @@ using System.Reflection;
 using System.Runtime.Loader;
 using Google.Protobuf;
 using Google.Protobuf.Reflection;
-using Microsoft.CodeAnalysis;
-using Microsoft.CodeAnalysis.CSharp;
 
 namespace LoadEngine.Targets.Described;
 
 /// <summary>
 /// A descriptor set's message types as real classes: protoc writes Google.Protobuf's C# for every file of the set (but the
-/// well-known types, which Google.Protobuf.dll already has), and Roslyn compiles it in memory into a collectible load
-/// context of its own. Google.Protobuf's JsonParser and JsonFormatter then give the exact proto3 JSON mapping, and its
-/// generated code encodes. Only a set <see cref="DescriptorAllowlist"/> rebuilt comes here, so protoc's command line and
+/// well-known types, which Google.Protobuf.dll already has), Roslyn compiles it in memory (<see cref="CSharpCompiler"/>),
+/// and the image is loaded into a collectible load context of its own. Google.Protobuf's JsonParser and JsonFormatter then
+/// give the exact proto3 JSON mapping, and its generated code encodes. Only a set <see cref="DescriptorAllowlist"/> rebuilt comes here, so protoc's command line and
 /// the C# it writes hold no text of the target's but checked names and numbers.
 /// </summary>
 internal static class MessageCompiler
 {
     private const string TemporaryPrefix = "loadtest-described-";
-
-    private static readonly Lazy<IReadOnlyList<MetadataReference>> References = new(() =>
-    {
-        var paths = ((string?)AppContext.GetData("TRUSTED_PLATFORM_ASSEMBLIES") ?? "").Split(Path.PathSeparator, StringSplitOptions.RemoveEmptyEntries);
-        var framework = Path.GetDirectoryName(typeof(object).Assembly.Location)!;
-        return
-        [
-            .. paths.Where(path => Path.GetDirectoryName(path) == framework).Select(path => MetadataReference.CreateFromFile(path)),
-            MetadataReference.CreateFromFile(typeof(IMessage).Assembly.Location),
-        ];
-    });
-
-    // Comments protoc writes (doc comments of field numbers and the like) are not parsed as documentation: nothing reads them.
-    private static readonly CSharpParseOptions Parsing = CSharpParseOptions.Default.WithDocumentationMode(DocumentationMode.None);
 
     private static readonly Lazy<bool> Swept = new(SweepAbandoned);
 
@@ -119,37 +103,18 @@ internal static class MessageCompiler
                     "describe the target with its .proto files or a protoset instead.", problem);
             }
 
-            var trees = new List<SyntaxTree>();
+            var sources = new List<(string Path, string Text)>();
             foreach (var path in Directory.EnumerateFiles(output, "*.g.cs", SearchOption.AllDirectories))
             {
-                trees.Add(CSharpSyntaxTree.ParseText(await File.ReadAllTextAsync(path, cancellation), Parsing, path, cancellationToken: cancellation));
+                sources.Add((path, await File.ReadAllTextAsync(path, cancellation)));
             }
 
-            // The compiler is CPU-bound work of seconds: off the caller's thread, and stopped by the describe's budget.
-            return await Task.Run(() => Emit(trees, $"Described.{set.Hash[..16]}", cancellation), cancellation);
+            return await CSharpCompiler.EmitAsync(sources, $"Described.{set.Hash[..16]}", cancellation);
         }
         finally
         {
             folder.Delete(recursive: true);
         }
-    }
-
-    private static byte[] Emit(IReadOnlyList<SyntaxTree> trees, string name, CancellationToken cancellation)
-    {
-        var compilation = CSharpCompilation.Create(
-            name,
-            trees,
-            References.Value,
-            new CSharpCompilationOptions(OutputKind.DynamicallyLinkedLibrary, optimizationLevel: OptimizationLevel.Release, nullableContextOptions: NullableContextOptions.Disable));
-        using var image = new MemoryStream();
-        var emitted = compilation.Emit(image, cancellationToken: cancellation);
-        if (!emitted.Success)
-        {
-            var first = emitted.Diagnostics.First(diagnostic => diagnostic.Severity == DiagnosticSeverity.Error);
-            throw new TargetDescriptionException($"The C# protoc wrote for the target's descriptors does not compile ({first.GetMessage()} in {Path.GetFileName(first.Location.SourceTree?.FilePath)}).");
-        }
-
-        return image.ToArray();
     }
 
     /// <summary>Folders a process that ended without its finally left (killed, out of memory): each names its process.</summary>

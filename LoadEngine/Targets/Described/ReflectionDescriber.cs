@@ -99,7 +99,7 @@ internal static class ReflectionDescriber
                 }
                 catch (InvalidProtocolBufferException problem)
                 {
-                    throw new TargetDescriptionException($"The target's server reflection sent a file that is not a FileDescriptorProto ({problem.Message.TrimEnd('.')}).", problem);
+                    throw DescriptorAllowlist.Unreadable(problem, "that server reflection sent hold a file that is not a FileDescriptorProto");
                 }
 
                 if (files.TryAdd(file.Name, file))

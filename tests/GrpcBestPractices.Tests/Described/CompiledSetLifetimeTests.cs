@@ -102,7 +102,7 @@ public sealed class CompiledSetLifetimeTests
     }
 
     /// <summary>A set no other test compiles: a package of its own with an enum, a message and a unary method.</summary>
-    private static byte[] UniqueSet()
+    internal static byte[] UniqueSet()
     {
         var package = $"unique{Guid.NewGuid():N}";
         var file = new FileDescriptorProto { Name = $"{package}.proto", Package = package, Syntax = "proto3" };

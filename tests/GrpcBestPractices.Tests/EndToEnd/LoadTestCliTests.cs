@@ -200,6 +200,11 @@ public sealed class LoadTestCliTests(SystemFixture system)
         Assert.True(result.ExitCode == ExitCodes.Passed, result.ToString());
         Assert.Contains("PASSED: every threshold held (1 in 1 run). Exit code 0.", result.Output);
         Assert.Matches(@"\| client-wrapper +\| Completed \| +50 \| +0 \|", result.Output);
+        // A described call too: protoc and the compile worker (LoadEngine.Compiler) ship inside the package.
+        var proto = Path.Combine(AppProcess.RepositoryRoot, "GrpcDependencies", "Protos", "performance.proto");
+        var described = await RunProgramAsync(environment, Path.Combine(tools, "loadtest"), "run", "--target", Target, "--proto", proto, "--call", "performance.Monitor/GetPerformance", "--strategy", "client-wrapper", "--count", "5");
+        Assert.True(described.ExitCode == ExitCodes.Passed, described.ToString());
+        Assert.Matches(@"\| client-wrapper +\| Completed \| +5 \| +0 \|", described.Output);
         var usage = await RunProgramAsync(environment, Path.Combine(tools, "loadtest"), "run", "--count", "5");
         Assert.Equal(ExitCodes.Usage, usage.ExitCode);
         Assert.Contains("See loadtest --help for every option.", usage.Error);

@@ -1,5 +1,3 @@
-using System.Collections.Concurrent;
-using System.Diagnostics;
 using Grpc.Net.Client;
 using Interop.Inventory;
 
@@ -21,13 +19,11 @@ public sealed class GrpcJsTarget : IAsyncDisposable
 {
     public const string Service = "interop.inventory.Inventory";
 
-    private readonly Process _process;
-    private readonly ConcurrentQueue<string> _output = new();
-    private readonly TaskCompletionSource<string> _listening = new(TaskCreationOptions.RunContinuationsAsynchronously);
+    private readonly ListeningScript _script;
 
-    private GrpcJsTarget(Process process, TargetSecurity security, InteropCertificates? certificates)
+    private GrpcJsTarget(ListeningScript script, TargetSecurity security, InteropCertificates? certificates)
     {
-        _process = process;
+        _script = script;
         Security = security;
         Certificates = certificates;
     }
@@ -50,59 +46,36 @@ public sealed class GrpcJsTarget : IAsyncDisposable
     /// <summary>The certificates it serves and trusts (null in cleartext): the CA, server, client and stranger PEM files.</summary>
     public InteropCertificates? Certificates { get; }
 
-    public string Url { get; private set; } = string.Empty;
+    public string Url => _script.Url;
 
     public Uri Address => new(Url);
 
-    public string Output => string.Join(Environment.NewLine, _output);
+    public string Output => _script.Output;
 
     /// <summary>Starts it and waits for its "Now listening on" line; <paramref name="options"/> go to the script (--no-reflection, --max-concurrent-streams N, ...).</summary>
     public static async Task<GrpcJsTarget> StartAsync(TargetSecurity security = TargetSecurity.Plain, params string[] options)
     {
         var certificates = security == TargetSecurity.Plain ? null : new InteropCertificates();
-        var start = new ProcessStartInfo("node")
-        {
-            WorkingDirectory = InteropDirectory,
-            RedirectStandardOutput = true,
-            RedirectStandardError = true,
-            UseShellExecute = false,
-        };
-        start.ArgumentList.Add("grpc-js-target.js");
+        var arguments = new List<string>();
         if (certificates is not null)
         {
-            foreach (var argument in (string[])["--tls", "--cert", certificates.ServerCertificatePath, "--key", certificates.ServerKeyPath])
-            {
-                start.ArgumentList.Add(argument);
-            }
+            arguments.AddRange(["--tls", "--cert", certificates.ServerCertificatePath, "--key", certificates.ServerKeyPath]);
         }
 
         if (security == TargetSecurity.MutualTls)
         {
-            start.ArgumentList.Add("--client-ca");
-            start.ArgumentList.Add(certificates!.CaPath);
+            arguments.AddRange(["--client-ca", certificates!.CaPath]);
         }
 
-        foreach (var option in options)
+        try
         {
-            start.ArgumentList.Add(option);
+            return new GrpcJsTarget(await ListeningScript.StartAsync("grpc-js-target.js", [.. arguments, .. options]), security, certificates);
         }
-
-        var target = new GrpcJsTarget(new Process { StartInfo = start }, security, certificates);
-        target._process.OutputDataReceived += (_, e) => target.OnLine(e.Data);
-        target._process.ErrorDataReceived += (_, e) => target.OnLine(e.Data);
-        target._process.Start();
-        target._process.BeginOutputReadLine();
-        target._process.BeginErrorReadLine();
-
-        var finished = await Task.WhenAny(target._listening.Task, target._process.WaitForExitAsync(), Task.Delay(TimeSpan.FromSeconds(30)));
-        if (finished != target._listening.Task)
+        catch
         {
-            await target.DisposeAsync();
-            throw new InvalidOperationException($"grpc-js-target.js did not start listening. Its output:{Environment.NewLine}{target.Output}");
+            certificates?.Dispose();
+            throw;
         }
-
-        target.Url = await target._listening.Task;
-        return target;
     }
 
     /// <summary>A grpc-dotnet channel to it: under TLS trusting only its CA, under mTLS presenting the client certificate.</summary>
@@ -131,47 +104,11 @@ public sealed class GrpcJsTarget : IAsyncDisposable
         (await StatsAsync()).Methods.TryGetValue(method, out var stats) ? stats.Peers.Count : 0;
 
     /// <summary>Sends SIGTERM and waits (bounded) for it to exit; its exit code, or null if it still runs.</summary>
-    public async Task<int?> TerminateAsync(TimeSpan timeout)
-    {
-        await AppProcess.SendSignalAsync("TERM", _process.Id);
-        using var cancel = new CancellationTokenSource(timeout);
-        try
-        {
-            await _process.WaitForExitAsync(cancel.Token);
-            return _process.ExitCode;
-        }
-        catch (OperationCanceledException)
-        {
-            return null;
-        }
-    }
+    public Task<int?> TerminateAsync(TimeSpan timeout) => _script.TerminateAsync(timeout);
 
     public async ValueTask DisposeAsync()
     {
-        using (_process)
-        {
-            if (!_process.HasExited)
-            {
-                _process.Kill(entireProcessTree: true);
-                await _process.WaitForExitAsync();
-            }
-        }
-
+        await _script.DisposeAsync();
         Certificates?.Dispose();
-    }
-
-    private void OnLine(string? line)
-    {
-        if (line is null)
-        {
-            return;
-        }
-
-        _output.Enqueue(line);
-        const string Listening = "Now listening on: ";
-        if (line.StartsWith(Listening, StringComparison.Ordinal))
-        {
-            _listening.TrySetResult(line[Listening.Length..]);
-        }
     }
 }

@@ -22,7 +22,8 @@ public sealed class TestCategoryTests
     [
         typeof(AppProcess), typeof(CliProcess), typeof(NodeScript), typeof(BrowserScript), typeof(PostgresServer), typeof(Fakes.LoopbackHttpServer),
         typeof(RunningService), typeof(RawHttp), typeof(StoppedService), typeof(ToolRun), typeof(SystemFixture), typeof(Ports),
-        typeof(Deploy.PublishedApps), typeof(System.Diagnostics.Process), typeof(Socket), typeof(TcpClient), typeof(TcpListener), typeof(SocketsHttpHandler),
+        typeof(Deploy.PublishedApps), typeof(ListeningScript), typeof(Hostile.HostileReflectionServer), typeof(Hostile.HostileTool),
+        typeof(System.Diagnostics.Process), typeof(Socket), typeof(TcpClient), typeof(TcpListener), typeof(SocketsHttpHandler),
     ];
 
     // AppProcess also names the repository's folders and build configuration, which start nothing.

@@ -18,7 +18,10 @@ public static class TargetEndpoints
 
     private static readonly RouteParameters RefreshParameters = new(
     [
-        new RouteParameter("name", typeof(string), "The target's name, as GET /api/targets lists it.") { InPath = true, MaxLength = 64, Example = TargetsOptions.BuiltIn },
+        new RouteParameter("name", typeof(string), $"The target's name, as GET /api/targets lists it ({TargetsOptions.NameRule} characters).")
+        {
+            InPath = true, MaxLength = 64, Pattern = TargetsOptions.NamePattern, Example = TargetsOptions.BuiltIn,
+        },
     ]);
 
     public static IEndpointRouteBuilder MapTargetEndpoints(this IEndpointRouteBuilder app)

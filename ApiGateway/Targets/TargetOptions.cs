@@ -77,6 +77,9 @@ public sealed class TargetsOptions
 
     public const string NameRule = "letters, digits, '-' and '_', at most 64";
 
+    /// <summary><see cref="NameRule"/> as a regular expression.</summary>
+    public const string NamePattern = "^[A-Za-z0-9_-]{1,64}$";
+
     public Dictionary<string, TargetOptions> Targets { get; } = new(StringComparer.OrdinalIgnoreCase);
 
     /// <summary>Every target's name, the built-in one first.</summary>
@@ -169,6 +172,6 @@ public sealed partial class TargetsValidation(IHostEnvironment environment) : IV
     private string? MissingFile(string key, string path) =>
         File.Exists(FullPath(path)) ? null : $"{key} must be a file; '{FullPath(path)}' is not one.";
 
-    [GeneratedRegex("^[A-Za-z0-9_-]{1,64}$")]
+    [GeneratedRegex(TargetsOptions.NamePattern)]
     private static partial Regex TargetName();
 }

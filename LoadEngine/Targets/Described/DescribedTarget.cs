@@ -197,23 +197,33 @@ public sealed class DescribedTarget
             return found;
         }
 
-        Task<DescribedTarget> making;
-        lock (Gate)
+        while (true)
         {
-            if (Made.TryGetValue(safe.Hash, out var made) && made.TryGetTarget(out var target))
+            Task<DescribedTarget> making;
+            lock (Gate)
             {
-                return target;
+                if (Made.TryGetValue(safe.Hash, out var made) && made.TryGetTarget(out var target))
+                {
+                    return target;
+                }
+
+                if (!Making.TryGetValue(safe.Hash, out making!))
+                {
+                    // Started off the lock, and always started: the compile removes itself from Making when it ends.
+                    making = Task.Run(() => CompileAsync(safe, cache, cancellation), CancellationToken.None);
+                    Making[safe.Hash] = making;
+                }
             }
 
-            if (!Making.TryGetValue(safe.Hash, out making!))
+            try
             {
-                // Started off the lock: the compile removes itself from Making when it ends, however it ends.
-                making = Task.Run(() => CompileAsync(safe, cache, cancellation), cancellation);
-                Making[safe.Hash] = making;
+                return await making.WaitAsync(cancellation);
+            }
+            catch (OperationCanceledException) when (!cancellation.IsCancellationRequested && making.IsCanceled)
+            {
+                // The compile joined was stopped by whoever started it, not by this caller: start one of its own.
             }
         }
-
-        return await making.WaitAsync(cancellation);
     }
 
     private static async Task<DescribedTarget> CompileAsync(SafeDescriptorSet safe, CompiledSetCache? cache, CancellationToken cancellation)

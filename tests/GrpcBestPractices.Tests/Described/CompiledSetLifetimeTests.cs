@@ -48,6 +48,20 @@ public sealed class CompiledSetLifetimeTests
     }
 
     [Fact]
+    public async Task ACompileStoppedByTheCallerWhoStartedItDoesNotFailAnotherWaitingForTheSameSet()
+    {
+        var set = UniqueSet();
+        using var first = new CancellationTokenSource();
+
+        var stopped = DescribedTarget.FromDescriptorSetAsync(set, first.Token);
+        var joined = DescribedTarget.FromDescriptorSetAsync(set, CancellationToken.None);
+        await first.CancelAsync();
+
+        await Assert.ThrowsAnyAsync<OperationCanceledException>(() => stopped);
+        Assert.EndsWith(".Probe/Call", (await joined).Methods.Single().Call);
+    }
+
+    [Fact]
     public async Task TheDescribesBudgetCoversTheCompilerAndIsOneSentence()
     {
         using var folder = new TemporaryFolder();

@@ -24,10 +24,14 @@ public sealed class MemoryReleaseTests
         var peak = ProcessMemory.PeakResidentBytes(gateway.Id);
 
         Assert.True(ended.GetProperty("state").GetString() == "Completed", $"The run ended {ended.GetProperty("state")}: {(ended.TryGetProperty("error", out var error) ? error : "")}");
-        // Without a peak worth giving back, this test would prove nothing.
-        Assert.True(peak > 500 * MiB, $"The run took the gateway to {peak / MiB} MiB only.");
+        // Without a peak worth giving back, this test would prove nothing (a busy machine keeps fewer answers in flight:
+        // 470-632 MiB were measured, so 400 leaves room and still asks for a hundred back).
+        Assert.True(peak > 400 * MiB, $"The run took the gateway to {peak / MiB} MiB only.");
         long resident;
-        while ((resident = ProcessMemory.ResidentBytes(gateway.Id)) >= 300 * MiB && Stopwatch.GetElapsedTime(idleSince) < TimeSpan.FromSeconds(60))
+        // Both: the RSS can fall under the bound as the run's last collections decommit, before the gateway's own
+        // collection comes after its 5 quiet seconds.
+        while (((resident = ProcessMemory.ResidentBytes(gateway.Id)) >= 300 * MiB || !gateway.Output.Contains("Gave memory back after a peak", StringComparison.Ordinal))
+            && Stopwatch.GetElapsedTime(idleSince) < TimeSpan.FromSeconds(60))
         {
             await Task.Delay(500);
         }

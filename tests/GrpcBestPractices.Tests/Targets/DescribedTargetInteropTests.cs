@@ -133,17 +133,20 @@ public sealed class DescribedTargetInteropTests(ITestOutputHelper output)
         Assert.Equal("5", summary.GetProperty("totalQuantity").GetString());
     }
 
+    // factory-client runs at its own load, sequential: the handler AddGrpcClient makes allows more than one HTTP/2
+    // connection (EnableMultipleHttp2Connections), and calls that start together on a cold channel may open two before the
+    // first is up (seen once in a full run: 2 for 40 calls at 4 in flight).
     [Theory]
-    [InlineData("client-wrapper", 1)]
-    [InlineData("single-connection", 1)]
-    [InlineData("factory-client", 1)]
-    [InlineData("initialized-client", 40)]
-    public async Task TheServerCountsTheConnectionsEachStrategyOpens(string strategy, int connections)
+    [InlineData("client-wrapper", 4, 1)]
+    [InlineData("single-connection", 4, 1)]
+    [InlineData("factory-client", 1, 1)]
+    [InlineData("initialized-client", 4, 40)]
+    public async Task TheServerCountsTheConnectionsEachStrategyOpens(string strategy, int concurrency, int connections)
     {
         await using var target = await GrpcJsTarget.StartAsync();
         var described = await DescribeAsync(target, ProtoSource);
 
-        var run = await RunAsync(target, Plan(described, strategy, Unary, """{"sku": "counted"}""", count: 40, concurrency: 4));
+        var run = await RunAsync(target, Plan(described, strategy, Unary, """{"sku": "counted"}""", count: 40, concurrency: concurrency));
 
         Assert.Equal(RunState.Completed, run.State);
         var stats = await target.StatsAsync();

@@ -57,7 +57,18 @@ internal static class ReflectionDescriber
                 throw new TargetDescriptionException($"The target's server reflection needed more than {2 * DescribeLimits.Files:N0} questions; at most {DescribeLimits.Files:N0} files are described.");
             }
 
-            await call.RequestStream.WriteAsync(request);
+            try
+            {
+                await call.RequestStream.WriteAsync(request);
+            }
+            catch (RpcException)
+            {
+                // A server that answers at once (Unimplemented, when it has no reflection) can end the call while the question is
+                // still on its way; the aborted write says Cancelled, and the answer waiting behind it says why.
+                await call.ResponseStream.MoveNext(options.CancellationToken);
+                throw;
+            }
+
             if (!await call.ResponseStream.MoveNext(options.CancellationToken))
             {
                 throw new TargetDescriptionException($"The target's server reflection ({method.ServiceName}) ended its stream before it answered.");

@@ -35,11 +35,23 @@ public sealed class ReflectionFallbackTests
         Assert.Equal("The target does not offer server reflection (grpc.reflection.v1 or v1alpha): describe it with its .proto files or a protoset instead (the CLI's --proto or --protoset; the gateway's Targets:<name>:Proto or :Protoset).", problem.Message);
     }
 
+    [Fact]
+    public async Task AnUnimplementedAnswerThatOvertakesTheQuestionIsStillTheSentenceNotTheAbortedWrite()
+    {
+        // grpc-dotnet reports a write the server's early answer aborted as Cancelled; the status behind it is Unimplemented.
+        var invoker = new ReflectionInvoker(offersV1: false, offersV1Alpha: false, answersBeforeTheQuestion: true);
+
+        var problem = await Assert.ThrowsAsync<TargetDescriptionException>(() => Reflection(invoker));
+
+        Assert.StartsWith("The target does not offer server reflection (grpc.reflection.v1 or v1alpha)", problem.Message);
+        Assert.Equal(["grpc.reflection.v1.ServerReflection", "grpc.reflection.v1alpha.ServerReflection"], invoker.Services);
+    }
+
     private static async Task<Google.Protobuf.Reflection.FileDescriptorSet> Reflection(CallInvoker invoker) =>
         Google.Protobuf.Reflection.FileDescriptorSet.Parser.ParseFrom(await ReflectionDescriber.DescribeAsync(invoker, default));
 
     /// <summary>Answers reflection from shop.proto's generated descriptors, on the versions it offers.</summary>
-    private sealed class ReflectionInvoker(bool offersV1, bool offersV1Alpha) : CallInvoker
+    private sealed class ReflectionInvoker(bool offersV1, bool offersV1Alpha, bool answersBeforeTheQuestion = false) : CallInvoker
     {
         public List<string> Services { get; } = [];
 
@@ -54,12 +66,12 @@ public sealed class ReflectionFallbackTests
             {
                 if (!offered)
                 {
-                    throw new RpcException(new Status(StatusCode.Unimplemented, "no such service"));
+                    throw new RpcException(answersBeforeTheQuestion ? new Status(StatusCode.Cancelled, "Call canceled by the client.") : new Status(StatusCode.Unimplemented, "no such service"));
                 }
 
                 answers.Enqueue(Answer(request));
             });
-            var reader = new Reader(answers);
+            var reader = new Reader(answers, offered ? null : new Status(StatusCode.Unimplemented, "no such service"));
             return new AsyncDuplexStreamingCall<TRequest, TResponse>(
                 (IClientStreamWriter<TRequest>)(object)writer, (IAsyncStreamReader<TResponse>)(object)reader,
                 Task.FromResult(new Metadata()), () => Status.DefaultSuccess, () => [], () => { });
@@ -112,12 +124,17 @@ public sealed class ReflectionFallbackTests
         public Task CompleteAsync() => Task.CompletedTask;
     }
 
-    private sealed class Reader(Queue<ServerReflectionResponse> answers) : IAsyncStreamReader<ServerReflectionResponse>
+    private sealed class Reader(Queue<ServerReflectionResponse> answers, Status? ended) : IAsyncStreamReader<ServerReflectionResponse>
     {
         public ServerReflectionResponse Current { get; private set; } = null!;
 
         public Task<bool> MoveNext(CancellationToken cancellationToken)
         {
+            if (ended is { } status)
+            {
+                throw new RpcException(status);
+            }
+
             var has = answers.TryDequeue(out var answer);
             Current = answer!;
             return Task.FromResult(has);

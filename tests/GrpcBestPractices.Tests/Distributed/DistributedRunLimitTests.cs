@@ -121,9 +121,10 @@ public sealed class DistributedRunLimitTests(ITestOutputHelper output)
         var id = (await http.StartRunAsync("""{"strategy": "initialized-client", "count": 200, "delayMs": 20, "agents": 1}""")).GetProperty("id").GetString()!;
         using var agent = CliProcess.Start("--agent", "--run-id", id, "--shard", "0/1", "--target", service.Url, "--history", gateway.HistoryPath!, "--plain", "--silence-seconds", "120");
         var deadline = DateTime.UtcNow + TimeSpan.FromSeconds(120);
-        while ((await http.GetJsonAsync($"/api/runs/{id}")).GetProperty("agentReports")[0].GetProperty("callsSoFar").GetInt64() == 0)
+        JsonElement reported;
+        while ((reported = await http.GetJsonAsync($"/api/runs/{id}")).GetProperty("agentReports")[0].GetProperty("callsSoFar").GetInt64() == 0)
         {
-            Assert.True(DateTime.UtcNow < deadline, "the agent never reported a call");
+            Assert.True(DateTime.UtcNow < deadline, $"the agent never reported a call in 120 s: {reported}");
             await Task.Delay(50);
         }
 

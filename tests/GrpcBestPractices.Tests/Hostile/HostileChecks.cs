@@ -15,8 +15,11 @@ public sealed record ToolEnd(CliResult Result, TimeSpan Took)
 /// </summary>
 public static class HostileTool
 {
-    /// <summary>How long a CLI process may take against a hostile target, with room for a loaded 2-core machine.</summary>
-    public static readonly TimeSpan CliBound = TimeSpan.FromSeconds(60);
+    /// <summary>
+    /// How long a tool's process, or a gateway's answer, may take against a hostile target: the describe's own budget
+    /// (<see cref="LoadEngine.Targets.Described.DescribeLimits.Time"/>, 60 s) with room for starting .NET on a loaded 2-core machine.
+    /// </summary>
+    public static readonly TimeSpan CliBound = TimeSpan.FromSeconds(150);
 
     /// <summary>The temp folder the tool's processes get (TMPDIR): where a describe's protoc and compiler files go.</summary>
     public static string Temp(string folder) => Directory.CreateDirectory(Path.Combine(folder, "tmp")).FullName;
@@ -42,6 +45,13 @@ public static class HostileTool
 /// <summary>What every hostile case must show, whatever path it came in by.</summary>
 public static class HostileAssert
 {
+    /// <summary>
+    /// Whether a refusal is the describe's time budget: the one refusal a set that works may get, on a machine so busy
+    /// (load average 30 in one CI run) that compiling 1,000 messages takes longer than the budget. It is still a sentence, in its bound.
+    /// </summary>
+    public static bool IsOverTheTimeBudget(string? sentence) =>
+        sentence is not null && sentence.Contains("Describing the target took longer than", StringComparison.Ordinal);
+
     /// <summary>The case's marker never appeared: none of the server's code ran, in the tool or in a program it started.</summary>
     public static void RanNoCode(string folder, string what)
     {

@@ -34,6 +34,10 @@ public static class RunApiEndpoints
         Offset,
     ]);
 
+    private static readonly string[] OneStreamKinds = ["bidi-streaming"];
+
+    private static readonly string[] AnyKind = ["unary", "server-streaming", "client-streaming", "bidi-streaming"];
+
     private static readonly RouteParameters CompareParameters = new(
     [
         new RouteParameter("baseline", typeof(Guid), "The id of the finished run to compare against, from GET /api/runs.") { Required = true, Example = ProblemResponses.ExampleId },
@@ -53,8 +57,11 @@ public static class RunApiEndpoints
             {
                 strategy.Info.Name, strategy.Info.Group, strategy.Info.Route, strategy.Info.Summary, strategy.Info.Lesson, strategy.Info.Link,
                 DefaultLoad = RunPlanRules.Name(strategy.Info.DefaultLoad),
+                // Which kinds of a target's method it can call (ghz's words): the page says why a suite left a strategy out.
+                MethodKinds = strategy.Info.Shape == CallShape.OneStream ? OneStreamKinds : AnyKind,
             }))
-            .WithTags("Strategies").WithSummary("Every client strategy: its name, chapter route, lesson, the matching section of Microsoft's guide, and the load it runs under by default.")
+            .WithTags("Strategies").WithSummary("Every client strategy: its name, chapter route, lesson, the matching section of Microsoft's guide, the load it runs under by default, " +
+                "and the kinds of a target's method it can call.")
             .WithParameters(RouteParameters.None);
 
         var runs = api.MapGroup("/runs").WithTags("Runs");

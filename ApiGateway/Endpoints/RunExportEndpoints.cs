@@ -5,10 +5,13 @@ using ApiGateway.Errors;
 using ApiGateway.OpenApi;
 using ApiGateway.History;
 using ApiGateway.Runs;
+using ApiGateway.Targets;
 using LoadEngine.Clients;
 using LoadEngine.Protocols;
 using LoadEngine.Reports;
+using LoadEngine.Runs;
 using LoadEngine.Strategies;
+using Microsoft.Extensions.Options;
 
 namespace ApiGateway.Endpoints;
 
@@ -44,15 +47,20 @@ public static class RunExportEndpoints
         return app;
     }
 
-    private static async Task<IResult> RunReportAsync(Guid id, RunCoordinator coordinator, IRunStore store, ChannelFactory channels)
+    private static async Task<IResult> RunReportAsync(Guid id, RunCoordinator coordinator, IRunStore store, ChannelFactory channels, IOptions<TargetsOptions> targets)
     {
         var record = coordinator.FindRun(id) is { } active ? active.Record with { Progress = active.Live.Latest } : await store.GetAsync(id);
         return record is null
             ? ProblemResponses.NoSuchRun(id)
-            : Report(ReportContent.ForRun(record, DateTimeOffset.UtcNow, channels.ServerUri.ToString()), $"report-{record.Plan.Strategy}-{record.Id}.html");
+            : Report(ReportContent.ForRun(record, DateTimeOffset.UtcNow, channels.ServerUri.ToString()) with { MetadataKeys = MetadataKeys(targets.Value, record.Plan) },
+                $"report-{record.Plan.Strategy}-{record.Id}.html");
     }
 
-    private static async Task<IResult> SuiteReportAsync(Guid id, RunCoordinator coordinator, IRunStore store, ChannelFactory channels)
+    /// <summary>The keys (never the values) of the metadata the run's target sends with every call, as configured now.</summary>
+    private static string[] MetadataKeys(TargetsOptions targets, RunPlan plan) =>
+        plan.Target is { } name && targets.Targets.GetValueOrDefault(name) is { } target ? [.. target.Metadata.Keys.Order(StringComparer.Ordinal)] : [];
+
+    private static async Task<IResult> SuiteReportAsync(Guid id, RunCoordinator coordinator, IRunStore store, ChannelFactory channels, IOptions<TargetsOptions> targets)
     {
         var suite = coordinator.FindSuite(id)?.Record ?? await store.GetSuiteAsync(id);
         if (suite is null)
@@ -67,7 +75,8 @@ public static class RunExportEndpoints
             runs.Add(await store.GetAsync(listed.Id) ?? listed);
         }
 
-        return Report(ReportContent.ForSuite(suite, runs, DateTimeOffset.UtcNow, channels.ServerUri.ToString()), $"report-suite-{suite.Id}.html");
+        return Report(ReportContent.ForSuite(suite, runs, DateTimeOffset.UtcNow, channels.ServerUri.ToString()) with { MetadataKeys = MetadataKeys(targets.Value, suite.Plan) },
+            $"report-suite-{suite.Id}.html");
     }
 
     private static IResult Report(ReportContent content, string fileName) =>

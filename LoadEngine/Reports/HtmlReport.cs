@@ -55,7 +55,7 @@ public static class HtmlReport
 
         for (var index = 0; index < content.Runs.Count; index++)
         {
-            RunSection.Write(html, content.Runs[index], index, colours[content.Runs[index].Plan.Strategy]);
+            RunSection.Write(html, content.Runs[index], index, colours[content.Runs[index].Plan.Strategy], content.MetadataKeys);
         }
 
         html.Append("</main>\n");

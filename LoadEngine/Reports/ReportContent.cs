@@ -33,6 +33,12 @@ public sealed record ReportContent
     /// </summary>
     public IReadOnlyList<string> ColourOrder { get; init; } = [];
 
+    /// <summary>
+    /// The metadata keys every call of a target's method carried (the gateway's Targets:&lt;name&gt;:Metadata, the CLI's -m):
+    /// the keys only, since a value may be a token. A described method's runs show them beside their request data.
+    /// </summary>
+    public IReadOnlyList<string> MetadataKeys { get; init; } = [];
+
     public static ReportContent ForRun(RunRecord run, DateTimeOffset generatedAt, string? target = null) => new()
     {
         Title = $"{run.Plan.Strategy}: run report",

@@ -7,7 +7,11 @@ namespace LoadEngine.Reports;
 /// <summary>One run's section of the report: what it did, what it measured, its verdict, and its charts with their data.</summary>
 internal static class RunSection
 {
-    public static void Write(StringBuilder html, RunRecord run, int index, int colour)
+    /// <summary>The most of a run's request data shown: enough to recognise it, not a page of it.</summary>
+    public const int MaxRequestChars = 2000;
+
+    /// <param name="metadataKeys">The metadata keys the calls of a target's method carried (never their values).</param>
+    public static void Write(StringBuilder html, RunRecord run, int index, int colour, IReadOnlyList<string> metadataKeys)
     {
         html.Append("<section class=\"panel run c").Append(colour).Append("\" id=\"").Append(Anchor(index)).Append("\" aria-labelledby=\"").Append(Anchor(index)).Append("-title\">");
         html.Append("<h2 id=\"").Append(Anchor(index)).Append("-title\"><span class=\"swatch c").Append(colour).Append("\" aria-hidden=\"true\"></span>")
@@ -15,7 +19,8 @@ internal static class RunSection
         html.Labelled("Error", run.Error).Labelled("Note", run.Note).Labelled("Measured", run.Measured);
         WriteVerdict(html, run);
         html.Append("<h3>Plan</h3>");
-        HtmlMarkup.Facts(html, "facts", PlanFacts(run));
+        HtmlMarkup.Facts(html, "facts", PlanFacts(run, metadataKeys));
+        WriteRequest(html, run.Plan);
         if (run.Stats is not { } stats)
         {
             html.Append(run.State == RunState.Running
@@ -45,9 +50,32 @@ internal static class RunSection
 
     public static string Anchor(int index) => $"run-{index + 1}";
 
-    private static IEnumerable<(string, string?)> PlanFacts(RunRecord run)
+    /// <summary>A target's method: the request data every call was made from, escaped and cut to <see cref="MaxRequestChars"/>.</summary>
+    private static void WriteRequest(StringBuilder html, RunPlan plan)
+    {
+        if (plan.Call is null)
+        {
+            return;
+        }
+
+        if (string.IsNullOrWhiteSpace(plan.Data))
+        {
+            html.Append("<p class=\"hint\">Request data: none given, so each call sent the method's default request (every field empty).</p>");
+            return;
+        }
+
+        // Never cut between the halves of a surrogate pair.
+        var cut = char.IsHighSurrogate(plan.Data[Math.Min(plan.Data.Length, MaxRequestChars) - 1]) ? MaxRequestChars - 1 : MaxRequestChars;
+        var data = plan.Data.Length > MaxRequestChars
+            ? $"{plan.Data[..cut]}… ({Whole(plan.Data.Length - cut)} more characters not shown)"
+            : plan.Data;
+        html.Append("<h3>Request data</h3><pre class=\"request\">").Append(Escape(data)).Append("</pre>");
+    }
+
+    private static IEnumerable<(string, string?)> PlanFacts(RunRecord run, IReadOnlyList<string> metadataKeys)
     {
         var plan = run.Plan;
+        var described = plan.Call is not null;
         yield return ("Target", plan.Target);
         yield return ("Call", plan.Call);
         yield return ("Load model", LoadFact.Of(plan.Load).Words);
@@ -56,8 +84,10 @@ internal static class RunSection
         yield return (plan.Load == LoadKind.Ramping ? "Starting rate" : "Rate", plan.Rate is { } rate ? $"{Number(rate)} calls/s" : null);
         yield return ("Stages", plan.Stages is { Count: > 0 } stages ? Stages(stages) : null);
         yield return ("Warm-up", $"{Whole(plan.Warmup)} calls, not measured");
-        yield return ("Server delay", $"{Whole(plan.DelayMs)} ms");
-        yield return ("Payload", $"{Whole(plan.PayloadBytes)} bytes per field");
+        // A target's method takes its request from the data (shown under the facts): the built-in service's delay and payload are not its.
+        yield return ("Server delay", described ? null : $"{Whole(plan.DelayMs)} ms");
+        yield return ("Payload", described ? null : $"{Whole(plan.PayloadBytes)} bytes per field");
+        yield return ("Metadata keys", !described ? null : metadataKeys.Count == 0 ? "none" : $"{string.Join(", ", metadataKeys)} (values not shown)");
         yield return ("Started", Time(run.StartedAt));
         yield return ("Finished", Time(run.FinishedAt));
         yield return ("Run id", run.Id.ToString());

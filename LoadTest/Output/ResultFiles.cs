@@ -42,7 +42,11 @@ public static class ResultFiles
         var content = result.Suite is { } suite
             ? ReportContent.ForSuite(suite, result.Runs, generatedAt, target)
             : ReportContent.ForRun(result.Runs.Single(), generatedAt, target);
-        return content with { Tool = Tool, ColourOrder = [.. StrategyList.Names, .. ContenderList.Names] };
+        return content with
+        {
+            Tool = Tool, ColourOrder = [.. StrategyList.Names, .. ContenderList.Names],
+            MetadataKeys = [.. settings.Engine.Connection.Metadata.Select(pair => pair.Key).Distinct(StringComparer.OrdinalIgnoreCase)],
+        };
     }
 
     /// <summary>0 when written (noted as "JSON: path"), 1 when not (noted with the reason).</summary>

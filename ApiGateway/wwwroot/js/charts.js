@@ -331,12 +331,17 @@ export function showHistory(strategy, runs, label) {
   describe('chart-history', `${strategy}: ${runs.length} runs over time; wall times ${runs.map((run) => run.stats.wallTimeMs).join(', ')} ms`);
 }
 
-/** Calls per second of one bucket of a stored series, and the bucket's end in seconds. */
-export const perSecond = (series, point) => point.calls / (series.intervalMs / 1000);
+/**
+ * Calls that succeeded per second in one bucket of a stored series (a bucket's calls count its failures too, and the
+ * run's throughput counts successes only: 50 refusals in 100 ms are no 500 calls/s), and the bucket's end in seconds.
+ */
+export const perSecond = (series, point) => (point.calls - (point.errors ?? 0)) / (series.intervalMs / 1000);
+const failedPerSecond = (series, point) => (point.errors ?? 0) / (series.intervalMs / 1000);
 export const atSeconds = (point) => point.atMs / 1000;
 
 /**
- * runs: stored runs with their time series. Each run's throughput per bucket is a solid line in its strategy's colour
+ * runs: stored runs with their time series. Each run's successful calls per second per bucket is a solid line (its
+ * failures per second a dashed one when it had any) in its strategy's colour
  * and point shape; one run also shows p50, p99 and max, several show only their p99 (dashed), so a suite stays readable.
  */
 export function showSeries(runs, title) {
@@ -349,6 +354,10 @@ export function showSeries(runs, title) {
     const latency = (field) => series.points.filter((point) => point[field] !== null).map((point) => ({ x: atSeconds(point), y: point[field] }));
     const lines = [line(`${run.plan.strategy} calls/s`, series.points.map((point) => ({ x: atSeconds(point), y: perSecond(series, point) })),
       { yAxisID: 'y', borderWidth: 3, backgroundColor: colour, pointRadius: 3 })];
+    if (series.points.some((point) => point.errors > 0)) {
+      lines.push(line(`${run.plan.strategy} failed/s`, series.points.map((point) => ({ x: atSeconds(point), y: failedPerSecond(series, point) })),
+        { yAxisID: 'y', borderDash: [6, 3], borderWidth: 2, pointStyle: 'crossRot', pointRadius: 3 }));
+    }
     lines.push(line(`${run.plan.strategy} p99 (ms)`, latency('p99Ms'), { yAxisID: 'y1', borderDash: [10, 6], valueLabels: single }));
     if (single) {
       lines.push(line(`${run.plan.strategy} p50 (ms)`, latency('p50Ms'), { yAxisID: 'y1', borderDash: [2, 4] }));
@@ -356,7 +365,7 @@ export function showSeries(runs, title) {
     }
     return lines;
   });
-  chart.options.plugins.values = { format: (value, dataset) => (dataset.yAxisID === 'y' ? `${whole(value)}/s` : `${ms(value)} ms`) };
+  chart.options.plugins.values = { format: (value, dataset) => (dataset.yAxisID === 'y' ? `${whole(value)}/s${/failed/.test(dataset.label) ? ' failed' : ''}` : `${ms(value)} ms`) };
   chart.update();
   const named = single ? `${runs[0].plan.strategy} (${runs[0].series ? `${runs[0].series.intervalMs} ms buckets` : 'no series'})` : `${runs.length} runs`;
   document.getElementById('series-title').textContent = `calls per second and latency of ${named}${title ? ` — ${title}` : ''}`;

@@ -1,7 +1,9 @@
 // The Lessons part: the chapter's five lessons (and gRPC against REST), each one button that runs its designed
 // experiment, every arm repeated and interleaved, and judged: the verdict sentence, whether the measurement agrees with
 // the lesson and whether it stands beyond the run-to-run spread, one chart made for the lesson, and what to look at and
-// why. A reload shows each lesson's latest experiment again, or follows it while it runs.
+// why. A reload shows each lesson's latest experiment again, or follows it while it runs. The lessons run where the run
+// panel's Target and Method point: the built-in service's chapter call by the lesson's own design, else the picked method,
+// and a lesson that cannot run there says why in its card.
 
 import { api, clearErrors } from './api.js';
 import { axis, colourOf, create, palette, roomForLabels, striped, whiskers } from './charts.js';
@@ -10,6 +12,7 @@ import { facts } from './facts.js';
 import { doneFraction, progressText } from './live.js';
 import { workPanel } from './panel.js';
 import { el, ms, time } from './format.js';
+import { pickedForLessons, readTarget } from './targets.js';
 
 const cards = new Map();
 // The gateway runs one experiment at a time, so while one runs every lesson's button waits.
@@ -31,6 +34,29 @@ export async function initLessons(strategies) {
     else if (latest) finish(card, latest);
   }
   sync();
+  showWhere();
+  document.addEventListener('target-picked', showWhere);
+}
+
+/** Where the next experiment runs, above the cards, and in each card that cannot run there, why. */
+function showWhere() {
+  const pick = pickedForLessons();
+  document.getElementById('lesson-where').textContent = pick
+    ? `The buttons run each lesson on ${pick.where} (${pick.kind}), the method picked in the run panel's Target and Method; pick the chapter's call there for the lessons' own design on the built-in service.`
+    : 'The buttons run each lesson on the built-in service, by its own design; pick a target\'s method in the run panel\'s Target and Method to run the lessons on it.';
+  for (const card of cards.values()) {
+    const why = whyNot(card.lesson, pick);
+    card.notHere.textContent = why;
+    card.notHere.hidden = !why;
+  }
+}
+
+/** Why the lesson cannot run on the picked method, in one sentence; empty when it can (or nothing is picked). */
+function whyNot(lesson, pick) {
+  if (!pick) return '';
+  if (lesson.notOnTargets) return `Not on ${pick.where}: ${lesson.notOnTargets}`;
+  if (pick.kind !== 'unary') return `Not on ${pick.where}: the lessons compare ways of making unary calls, and ${pick.call} is ${pick.kind}; pick a unary method.`;
+  return '';
 }
 
 function sync() {
@@ -49,6 +75,7 @@ function makeCard(lesson, strategies) {
   const cancel = el('button', { text: 'Cancel', attrs: { type: 'button', id: ids.cancel, hidden: '', 'aria-label': `Cancel the experiment: ${lesson.title}` } });
   const bar = el('progress', { attrs: { max: '1', value: '0', 'aria-label': `Progress of the experiment: ${lesson.title}` } });
   const result = el('div', { className: 'lesson-result', attrs: { hidden: '' } });
+  const notHere = el('p', { className: 'lesson-not-here', attrs: { id: `lesson-not-here-${id}`, hidden: '' } });
   const figure = el('figure', { className: 'chart lesson-chart', attrs: { hidden: '' } }, [
     el('figcaption', { className: 'lesson-chart-caption' }),
     el('div', { className: 'canvas-box' }, [el('canvas', { attrs: { id: ids.chart, role: 'img', 'aria-label': `${lesson.title}: no experiment yet` } })]),
@@ -56,6 +83,7 @@ function makeCard(lesson, strategies) {
   const root = el('article', { className: 'lesson', attrs: { id: `lesson-${id}`, 'data-lesson': id, 'data-state': 'idle', 'aria-labelledby': ids.title } }, [
     el('h3', { attrs: { id: ids.title } }, [el('span', { className: 'lesson-number', text: `${lesson.number}.` }), ` ${lesson.title}`]),
     el('p', { className: 'lesson-claim', text: lesson.lesson }),
+    notHere,
     el('div', { className: 'buttons' }, [start, cancel]),
     el('div', { className: 'lesson-progress' }, [bar, el('p', { className: 'lesson-status', attrs: { id: ids.status, 'aria-live': 'polite' }, text: 'No experiment yet: press the button to run one.' })]),
     result,
@@ -77,7 +105,7 @@ function makeCard(lesson, strategies) {
     ]),
   ]);
 
-  const card = { lesson, root, start, cancel, bar, result, figure, ids, colours: armColours(lesson, strategies), chart: null };
+  const card = { lesson, root, start, cancel, bar, result, figure, notHere, ids, colours: armColours(lesson, strategies), chart: null };
   card.panel = workPanel({ root, status: ids.status, start: ids.start, cancel: ids.cancel });
   // Busy in one card is busy in all: the buttons follow `running`, not only this card's own.
   card.panel.setBusy = (busy) => {
@@ -114,16 +142,35 @@ function armColours(lesson, strategies) {
 
 const overTls = (arm) => arm?.plan?.security === 'tls' || /-tls$/.test(arm?.name ?? '');
 
+/** The body that runs the lesson where the picker points, or a sentence saying why it cannot start. */
+function experimentBody(lesson) {
+  const pick = pickedForLessons();
+  const body = { repetitions: lesson.defaultRepetitions };
+  if (!pick) return { body };
+  const why = whyNot(lesson, pick);
+  if (why) return { refusal: why };
+  const target = readTarget();
+  if (!target) return { refusal: 'the request in the run panel is not JSON: its sentence is under it.' };
+  return { body: { ...body, ...target } };
+}
+
 async function run(card) {
   const { lesson, panel } = card;
   clearErrors();
+  const { body, refusal } = experimentBody(lesson);
+  if (refusal) {
+    // Never on the built-in service instead: the card says why it did not start.
+    panel.setState('error');
+    panel.say(`Not started: ${refusal}`);
+    return;
+  }
   panel.setBusy(true);
   panel.setState('running');
   panel.say('Starting…');
   card.bar.value = 0;
   let view;
   try {
-    view = await api(lesson.links.experiments, { method: 'POST', body: { repetitions: lesson.defaultRepetitions } });
+    view = await api(lesson.links.experiments, { method: 'POST', body });
   } catch (failure) {
     // Refused (another run in flight, say): the answer's own sentence, in this card; nothing started.
     panel.setBusy(false);

@@ -62,7 +62,7 @@ function panelFor(strategy, index) {
     panel.chart = chart;
     if (panel.pending) draw(panel);
   });
-  panels.set(strategy, { canvasId, info, chart: null, runId: null, points: [], pending: false });
+  panels.set(strategy, { canvasId, info, chart: null, runId: null, points: [], pending: false, last: null });
   return figure;
 }
 
@@ -86,16 +86,31 @@ export function addLivePoint(strategy, runId, progress, plan) {
   if (panel.runId !== runId) {
     panel.runId = runId;
     panel.points = readSaved(runId);
+    panel.last = null;
   }
+  const rate = succeededPerSecond(panel, progress);
   if (progress.phase === 'Measured' || progress.phase === 'Finished') {
-    panel.points.push([progress.elapsedMs / 1000, progress.currentThroughputPerSecond, progress.rollingP50Ms, progress.rollingP99Ms]);
+    panel.points.push([progress.elapsedMs / 1000, rate, progress.rollingP50Ms, progress.rollingP99Ms]);
     if (panel.points.length > maxPoints) panel.points.splice(0, panel.points.length - maxPoints);
     save(panel);
     draw(panel);
   }
   panel.info.textContent = progress.phase === 'Warmup' ? `warm-up, ${whole(progress.completed)} calls`
-    : `${seconds(progress.elapsedMs)} of ~${seconds(expectedMs(progress, plan))} · ${whole(progress.currentThroughputPerSecond)} calls/s` +
-      ` · p50 ${ms(progress.rollingP50Ms)} ms · p99 ${ms(progress.rollingP99Ms)} ms`;
+    : `${seconds(progress.elapsedMs)} of ~${seconds(expectedMs(progress, plan))} · ${whole(rate)} calls/s` +
+      ` · p50 ${ms(progress.rollingP50Ms)} ms · p99 ${ms(progress.rollingP99Ms)} ms${progress.failed ? ` · ${whole(progress.failed)} failed` : ''}`;
+}
+
+/**
+ * The tick's successful calls per second: the engine's rate counts every call that ended, failures too, and a run's
+ * throughput counts successes only, so the tick's share of successes scales it (a tick of refusals is 0 calls/s).
+ */
+function succeededPerSecond(panel, progress) {
+  // Each phase counts from zero.
+  const last = panel.last?.phase === progress.phase ? panel.last : { completed: 0, succeeded: 0 };
+  panel.last = { phase: progress.phase, completed: progress.completed, succeeded: progress.succeeded };
+  const ended = progress.completed - last.completed;
+  if (ended <= 0) return progress.currentThroughputPerSecond;
+  return progress.currentThroughputPerSecond * Math.max(0, progress.succeeded - last.succeeded) / ended;
 }
 
 /** The time the measured phase will take: its duration, or the calls left at the current rate. */

@@ -12,14 +12,16 @@ import { followAgents, hideAgents, showAgents, stopFollowingAgents } from './age
 import { groupByPlan, learnDefaultLoads, planContext, planWords } from './plans.js';
 import { facts, loadFact } from './facts.js';
 import { workPanel } from './panel.js';
-import { callsMethod, initTargets, readTarget, showRefusal } from './targets.js';
-import { el, ms, time } from './format.js';
+import { callsMethod, initTargets, kindOf, readTarget, showRefusal } from './targets.js';
+import { el, ms, time, whole } from './format.js';
 
 const $ = (id) => document.getElementById(id);
 const largeTypeKey = 'grpcbp.largeType';
 // The history the plan groups are made from: enough for a workshop's day of runs.
 const groupedRuns = 500;
 let strategies = [];
+// What kinds of a target's method each strategy can call (GET /api/strategies).
+let methodKinds = new Map();
 let groups = [];
 const panel = workPanel({ root: document.body, status: 'status', start: 'start', cancel: 'cancel' });
 const say = panel.say;
@@ -45,6 +47,7 @@ async function init() {
   try {
     const list = await api('/api/strategies');
     strategies = list.map((strategy) => strategy.name);
+    methodKinds = new Map(list.map((strategy) => [strategy.name, strategy.methodKinds ?? []]));
     learnDefaultLoads(list);
   } catch (failure) {
     panel.fail(failure);
@@ -61,6 +64,8 @@ async function init() {
   const targetsShown = initTargets().catch(showError);
   const runs = await refresh().catch(showError);
   await targetsShown;
+  // The methods' kinds are known now: a strategy a suite left out says why.
+  if (groups.length) showGroup(currentGroup());
   await lessonsShown;
   // A lesson experiment's runs are its card's to show: the live panels resume a run or suite of the run panel.
   await resume(runs?.find((run) => !run.experimentId)).catch(showError);
@@ -148,8 +153,11 @@ async function start() {
     view = await api(`/api/${kind}`, { method: 'POST', body: kind === 'suites' ? plan : { ...plan, strategy } });
   } catch (failure) {
     panel.setBusy(false);
-    showRefusal(failure);
-    throw failure;
+    if (!showRefusal(failure)) throw failure;
+    // Its sentence stands once, next to the target or the request it is about.
+    panel.setState('error');
+    say(`Not started: ${failure.status === 503 ? 'the target is unavailable' : 'the gateway refused the request'} (the reason is under the picker).`);
+    return;
   }
   showLivePanels(kind === 'suites' ? view.strategies : [strategy], liveWords(kind, view, !plan.load && plan.concurrency === undefined));
   if (view.plan.agents) followShards(view);
@@ -247,9 +255,8 @@ async function finish(kind, final) {
   report.textContent = `Download the ${kind === 'suites' ? 'suite' : 'run'}'s report (one HTML file, opens offline)`;
   report.hidden = false;
   if (final.state === 'Completed') {
-    const fastest = kind === 'suites' ? final.comparison.find((row) => row.wallTimeVsFastest === 1) : null;
     say(`${what} completed at ${time(final.finishedAt ?? new Date().toISOString())}` +
-      (fastest ? `; fastest: ${fastest.strategy} (${ms(fastest.wallTimeMs)} ms).` : `: ${ms(final.stats?.wallTimeMs)} ms wall time.`) +
+      (kind === 'suites' ? `. ${leaders(final.comparison)}` : `: ${ms(final.stats?.wallTimeMs)} ms wall time.`) +
       (kind === 'suites' ? final.runs.map(noteText).join('') : noteText(final)) + verdict);
     panel.setState('done');
   } else if (final.state === 'Partial') {
@@ -264,6 +271,26 @@ async function finish(kind, final) {
     showError(new Error(`The ${kind === 'suites' ? 'suite' : 'run'} failed: ${final.error ?? 'no reason given'}`));
     panel.setState('error');
   }
+}
+
+/**
+ * A suite's leaders, each named with the figure it leads by: the most calls per second and the lowest median time per
+ * call. Under each strategy's own load the two differ (all calls at once finish soonest, each waiting its turn), so
+ * neither is called "fastest".
+ */
+function leaders(rows) {
+  const completed = rows.filter((row) => row.state === 'Completed' && row.throughputPerSecond > 0);
+  if (completed.length === 0) return 'No strategy completed a call.';
+  const most = completed.reduce((best, row) => (row.throughputPerSecond > best.throughputPerSecond ? row : best));
+  const timed = completed.filter((row) => row.p50Ms !== null && row.p50Ms !== undefined);
+  const lowest = timed.length ? timed.reduce((best, row) => (row.p50Ms < best.p50Ms ? row : best)) : null;
+  const throughput = `${whole(most.throughputPerSecond)} calls/s, ${ms(most.wallTimeMs)} ms wall time`;
+  if (!lowest) return `Most calls per second: ${most.strategy} (${throughput}).`;
+  if (lowest.strategy === most.strategy) {
+    return `${most.strategy} had both the most calls per second (${throughput}) and the lowest median time per call (p50 ${ms(lowest.p50Ms)} ms).`;
+  }
+  return `Most calls per second: ${most.strategy} (${throughput}, p50 ${ms(most.p50Ms)} ms); lowest median time per call: ` +
+    `${lowest.strategy} (p50 ${ms(lowest.p50Ms)} ms, ${whole(lowest.throughputPerSecond)} calls/s).`;
 }
 
 /** " 1,593 of 100,000 calls failed to connect … while the service kept answering: …" for a completed run with a note, else nothing. */
@@ -303,18 +330,30 @@ async function refresh({ keep = true } = {}) {
   return runs;
 }
 
+/** Why a strategy cannot call the plan's method ("streaming-call needs a bidirectional method; inventory.Stock/Get is unary"), or null. */
+function cannotCall(strategy, plan) {
+  if (!plan?.call) return null;
+  const kind = kindOf(plan.target ?? 'performance', plan.call);
+  const kinds = methodKinds.get(strategy) ?? [];
+  if (!kind || kinds.length === 0 || kinds.includes(kind)) return null;
+  return `${strategy} needs a ${kinds.map((name) => name === 'bidi-streaming' ? 'bidirectional' : name).join(' or ')} method; ${plan.call} is ${kind}`;
+}
+
 const currentGroup = () => groups.find((group) => group.key === $('plan-group').value) ?? groups[0];
 
 /** Charts 1–4 for one plan group: each strategy's newest run under it, the missing named, the picked strategy over time. */
 function showGroup(group) {
   const runs = group?.runs ?? [];
   const latest = strategies.map((name) => runs.find((run) => run.plan.strategy === name)).filter(Boolean);
-  const missing = strategies.filter((name) => !latest.some((run) => run.plan.strategy === name));
+  const absent = strategies.filter((name) => !latest.some((run) => run.plan.strategy === name));
+  const cannot = new Map(absent.map((name) => [name, cannotCall(name, runs[0]?.plan)]).filter(([, why]) => why));
+  const missing = absent.filter((name) => !cannot.has(name));
   const words = group?.words ?? 'no completed run yet';
   document.querySelectorAll('.plan-words').forEach((span) => { span.textContent = words; });
+  const left = [...cannot.values()].map((why) => ` Left out: ${why}.`).join('');
   $('plan-missing').textContent = !group ? 'No completed run yet: start one above.'
-    : missing.length ? `No run under this plan: ${missing.join(', ')}. Run ${missing.length === 1 ? 'it' : 'them'} with these settings to see ${missing.length === 1 ? 'it' : 'them'} here; runs of other plans are not mixed in.`
-      : 'Every strategy has a run under this plan.';
+    : missing.length ? `No run under this plan: ${missing.join(', ')}. Run ${missing.length === 1 ? 'it' : 'them'} with these settings to see ${missing.length === 1 ? 'it' : 'them'} here; runs of other plans are not mixed in.${left}`
+      : `${cannot.size ? 'Every strategy that can call this method' : 'Every strategy'} has a run under this plan.${left}`;
   showLatest(group, latest, missing);
   const strategy = $('history-strategy').value;
   if (strategy) showHistory(strategy, runs.filter((run) => run.plan.strategy === strategy).reverse(), time);

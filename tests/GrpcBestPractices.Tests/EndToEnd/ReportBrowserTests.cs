@@ -31,4 +31,23 @@ public sealed class ReportBrowserTests(ITestOutputHelper output)
         // Kept beside the screenshots, for a person to open.
         File.Copy(report, Path.Combine(BrowserScript.Screenshots, "report.html"), overwrite: true);
     }
+
+    [Fact]
+    public async Task ADescribedMethodsLongFirstAnswerAndRequestWrapWithinA1024PixelWindow()
+    {
+        var run = SampleRuns.Completed("client-wrapper");
+        var line = $"{{\"lines\": [{string.Join(", ", Enumerable.Range(1, 200).Select(index => $"{{\"sku\":\"SKU-{index:D6}\",\"quantity\":{index}}}"))}]}}";
+        run = run with
+        {
+            Plan = run.Plan with { Target = "billing", Call = "acme.billing.v2.Invoices/Get", Data = line },
+            Stats = run.Stats! with { FirstAnswer = line },
+        };
+        using var folder = new TemporaryFolder();
+        var report = folder.File("report-long-answer.html");
+        await File.WriteAllTextAsync(report, HtmlReport.Render(ReportContent.ForRun(run, DateTimeOffset.UtcNow) with { MetadataKeys = ["x-tenant"] }));
+
+        var result = await BrowserScript.RunAsync(output, "report-width.mjs", TimeSpan.FromSeconds(120), report, BrowserScript.Screenshots, "1024");
+
+        Assert.True(result.GetProperty("pageWidth").GetInt32() <= result.GetProperty("windowWidth").GetInt32());
+    }
 }

@@ -32,6 +32,54 @@ public sealed partial class HtmlReportTests
     }
 
     [Fact]
+    public void ADescribedMethodsRunShowsItsRequestDataAndMetadataKeysNotTheBuiltInServicesDelayAndPayload()
+    {
+        var run = SampleRuns.Completed("client-wrapper");
+        var longData = $"{{\"note\": \"<script>alert(1)</script>{new string('x', RunSectionLimit)}\"}}";
+        run = run with { Plan = run.Plan with { Target = "billing", Call = "acme.billing.v2.Invoices/Get", Data = longData } };
+
+        var report = Parse(HtmlReport.Render(ReportContent.ForRun(run, GeneratedAt) with { MetadataKeys = ["x-tenant", "authorization"] }));
+
+        Assert.DoesNotContain("Server delay", report.Text);
+        Assert.DoesNotContain("bytes per field", report.Text);
+        Assert.Contains("Metadata keys x-tenant, authorization (values not shown)", report.Text);
+        var request = RequestBlock().Match(report.Html);
+        Assert.True(request.Success, "no request data block");
+        Assert.StartsWith("{&quot;note&quot;: &quot;&lt;script&gt;alert(1)&lt;/script&gt;xxx", request.Groups[1].Value);
+        Assert.EndsWith($"… ({longData.Length - RunSectionLimit:#,0} more characters not shown)", WebUtility.HtmlDecode(request.Groups[1].Value));
+        Assert.True(WebUtility.HtmlDecode(request.Groups[1].Value).Length < RunSectionLimit + 60, "the request data is not cut");
+    }
+
+    [Fact]
+    public void TheBuiltInServicesRunKeepsItsDelayAndPayloadAndShowsNoRequestData()
+    {
+        var report = Parse(HtmlReport.Render(ReportContent.ForRun(SampleRuns.Completed("client-wrapper"), GeneratedAt) with { MetadataKeys = ["x-tenant"] }));
+
+        Assert.Contains("Server delay 1 ms", report.Text);
+        Assert.DoesNotContain("Metadata keys", report.Text);
+        Assert.DoesNotContain("class=\"request\"", report.Html);
+    }
+
+    [Fact]
+    public void ALongFirstAnswerWrapsWithinThePageInsteadOfWideningIt()
+    {
+        var css = ReportStyle().Match(HtmlReport.Render(ReportContent.ForRun(SampleRuns.Completed("client-wrapper"), GeneratedAt))).Groups[1].Value;
+
+        var rule = Regex.Match(css, @"pre\.answer[^{]*\{([^}]*)\}");
+        Assert.True(rule.Success, "no style for the first answer");
+        Assert.Contains("white-space: pre-wrap", rule.Groups[1].Value);
+        Assert.Contains("overflow-wrap: anywhere", rule.Groups[1].Value);
+    }
+
+    private const int RunSectionLimit = 2000;
+
+    [GeneratedRegex("<h3>Request data</h3><pre class=\"request\">(.*?)</pre>", RegexOptions.Singleline)]
+    private static partial Regex RequestBlock();
+
+    [GeneratedRegex("<style>(.*?)</style>", RegexOptions.Singleline)]
+    private static partial Regex ReportStyle();
+
+    [Fact]
     public void ARunReportShowsThePlanTheKeyFiguresEveryPercentileAndTheVerdict()
     {
         var run = SampleRuns.Completed("client-wrapper");

@@ -1,4 +1,3 @@
-using System.Net;
 using System.Text.RegularExpressions;
 using LoadEngine;
 using LoadEngine.Clients;
@@ -13,7 +12,10 @@ namespace ApiGateway.Targets;
 /// </summary>
 public sealed class TargetOptions
 {
-    /// <summary>The service's http:// or https:// address on this machine (loopback only, like ServerUrl's service).</summary>
+    /// <summary>
+    /// The service's http:// or https:// address: any host the operator names (this machine, a staging host, a Kubernetes
+    /// service such as http://billing.staging.svc.cluster.local:8080); only configuration sets it, never a request.
+    /// </summary>
     public string Address { get; set; } = string.Empty;
 
     /// <summary>The .proto files that describe it: a list (<c>Proto:0</c>, <c>Proto:1</c>) or one file (<c>Proto</c>).</summary>
@@ -87,8 +89,8 @@ public sealed class TargetsOptions
 }
 
 /// <summary>
-/// Checks every target at start, each problem one sentence naming its key: an address that is not a loopback http(s)
-/// address, a file that is not there, settings that cannot go together.
+/// Checks every target at start, each problem one sentence naming its key: an address that is not an absolute http(s)
+/// address with a host, a file that is not there, settings that cannot go together.
 /// </summary>
 public sealed partial class TargetsValidation(IHostEnvironment environment) : IValidateOptions<TargetsOptions>
 {
@@ -97,9 +99,6 @@ public sealed partial class TargetsValidation(IHostEnvironment environment) : IV
         var problems = options.Targets.SelectMany(target => Problems(target.Key, target.Value)).ToList();
         return problems.Count == 0 ? ValidateOptionsResult.Success : ValidateOptionsResult.Fail(problems);
     }
-
-    public static bool IsLoopback(Uri address) =>
-        address.IsLoopback || (IPAddress.TryParse(address.DnsSafeHost, out var ip) && IPAddress.IsLoopback(ip));
 
     public string FullPath(string path) => Path.GetFullPath(path, environment.ContentRootPath);
 
@@ -116,13 +115,15 @@ public sealed partial class TargetsValidation(IHostEnvironment environment) : IV
             yield return $"{key}: '{TargetsOptions.BuiltIn}' is the built-in PerformanceService at ServerUrl; give this target another name.";
         }
 
-        if (!EngineOptions.TryServiceAddress(target.Address, out var address))
+        if (!EngineOptions.TryServiceAddress(target.Address, out var address) || address.Host.Length == 0 || address.Fragment.Length > 0)
         {
-            yield return $"{key}:Address must be an absolute http:// or https:// address with no path, e.g. http://127.0.0.1:50051; it was '{target.Address}'.";
+            yield return $"{key}:Address must be an absolute http:// or https:// address of a host and port with no path, " +
+                $"e.g. http://127.0.0.1:50051 or http://billing.staging.svc.cluster.local:8080; it was '{target.Address}'.";
         }
-        else if (!IsLoopback(address))
+        else if (address.UserInfo.Length > 0)
         {
-            yield return $"{key}:Address must be on this machine (localhost, 127.0.0.0/8 or [::1]): the gateway loads only loopback services; it was '{target.Address}'.";
+            // Said without the address: what sits before the @ is a credential.
+            yield return $"{key}:Address holds a user name or password before its host, which gRPC never sends; give credentials as {key}:Metadata (the address is not shown).";
         }
         else if (target.Metadata.FirstOrDefault(pair => pair.Key.EndsWith("-bin", StringComparison.OrdinalIgnoreCase) && !IsBase64(pair.Value)).Key is { } binary)
         {

@@ -107,14 +107,14 @@ public sealed class KeepAliveLesson(ChannelFactory channels, IOptions<EngineOpti
                             handler.SslOptions = TlsTrust.TrustOnly(tlsAddress!.Value.Trusted);
                         }
 
-                        opened.Add((tls, pinged, GrpcChannel.ForAddress(tls ? tlsAddress!.Value.Address : channels.ServerUri, new GrpcChannelOptions { HttpHandler = handler, DisposeHttpClient = true }), connections));
+                        opened.Add((tls, pinged, channels.CreateChannel(handler, tls ? tlsAddress!.Value.Address : null), connections));
                     }
                 }
             }
 
             async Task<TimedCall> CallAsync(GrpcChannel channel, WireCounter connections, string when) => described is null
                 ? await TimedCallAsync(channel, when, callerGone)
-                : new TimedCall(await described.TimedAsync(channel, options.Value.CallTimeout, callerGone), $"connection {connections.Totals.Opened} opened by the channel");
+                : new TimedCall(await described.TimedAsync(channels.CreateInvoker(channel), options.Value.CallTimeout, callerGone), $"connection {connections.Totals.Opened} opened by the channel");
 
             var before = new List<TimedCall>();
             foreach (var (_, _, channel, connections) in opened)
@@ -150,7 +150,7 @@ public sealed class KeepAliveLesson(ChannelFactory channels, IOptions<EngineOpti
 
     private async Task<TimedCall> TimedCallAsync(GrpcChannel channel, string when, CancellationToken callerGone)
     {
-        var (milliseconds, answer) = await MonitorTarget.TimedCallAsync(channel, new PerformanceStatusRequest { ClientName = $"{Name} {when}" }, options.Value.CallTimeout, callerGone);
+        var (milliseconds, answer) = await MonitorTarget.TimedCallAsync(channels.CreateInvoker(channel), new PerformanceStatusRequest { ClientName = $"{Name} {when}" }, options.Value.CallTimeout, callerGone);
         return new TimedCall(milliseconds, answer.ConnectionId);
     }
 
@@ -231,8 +231,8 @@ internal sealed class DescribedCall(DescribedMethod method, CallData data)
         return new DescribedCall(method, CallData.Parse(method, call.Data));
     }
 
-    public async Task<double> TimedAsync(GrpcChannel channel, TimeSpan timeout, CancellationToken cancellation) =>
-        (await OneCall.TimedAsync(channel, method.Method, data.Request(Interlocked.Increment(ref _number) - 1, CallData.SampleWorker), timeout, cancellation)).Milliseconds;
+    public async Task<double> TimedAsync(CallInvoker invoker, TimeSpan timeout, CancellationToken cancellation) =>
+        (await OneCall.TimedAsync(invoker, method.Method, data.Request(Interlocked.Increment(ref _number) - 1, CallData.SampleWorker), timeout, cancellation)).Milliseconds;
 }
 
 /// <summary>One channel's first call after the pause, against its warm call before it; whether the service saw a new connection.</summary>

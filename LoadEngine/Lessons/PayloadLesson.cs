@@ -38,7 +38,7 @@ public sealed class PayloadLesson(ClientWrapper wrapper, ChannelFactory channels
         PerformanceStatusResponse response;
         try
         {
-            (callMs, response) = await MonitorTarget.TimedCallAsync(wrapper.Channel, request, options.Value.CallTimeout, callerGone);
+            (callMs, response) = await MonitorTarget.TimedCallAsync(wrapper.CreateInvoker(), request, options.Value.CallTimeout, callerGone);
         }
         catch (RpcException error) when (!callerGone.IsCancellationRequested)
         {

@@ -29,10 +29,10 @@ public static class MonitorTarget
     public static IMethodTarget<PerformanceStatusRequest, PerformanceStatusResponse> For(RunPlan plan, bool oneStream) =>
         new Calls(oneStream ? GetManyPerformanceStats : GetPerformance, plan);
 
-    /// <summary>One call of GetPerformance on <paramref name="channel"/> as a lesson makes it, outside any run: its time (fractional ms) and its answer.</summary>
+    /// <summary>One call of GetPerformance through <paramref name="invoker"/> as a lesson makes it, outside any run: its time (fractional ms) and its answer.</summary>
     public static Task<(double Milliseconds, PerformanceStatusResponse Answer)> TimedCallAsync(
-        ChannelBase channel, PerformanceStatusRequest request, TimeSpan timeout, CancellationToken cancellation) =>
-        OneCall.TimedAsync(channel, GetPerformance, request, timeout, cancellation);
+        CallInvoker invoker, PerformanceStatusRequest request, TimeSpan timeout, CancellationToken cancellation) =>
+        OneCall.TimedAsync(invoker, GetPerformance, request, timeout, cancellation);
 
     private sealed class Calls(Method<PerformanceStatusRequest, PerformanceStatusResponse> method, RunPlan plan)
         : IMethodTarget<PerformanceStatusRequest, PerformanceStatusResponse>

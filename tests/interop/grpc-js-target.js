@@ -3,9 +3,11 @@
 //
 //   node grpc-js-target.js [--port 0] [--tls --cert server.pem --key server-key.pem] [--client-ca ca.pem]
 //                          [--no-reflection | --reflection-v1alpha-only] [--reflection-protoset inventory.protoset]
-//                          [--max-concurrent-streams N]
+//                          [--max-concurrent-streams N] [--require-metadata KEY]
 //
-// Prints "Now listening on: http(s)://127.0.0.1:<port>" once bound; --client-ca requires and verifies client certificates.
+// Prints "Now listening on: http(s)://127.0.0.1:<port>" once bound; --client-ca requires and verifies client certificates;
+// --require-metadata refuses every call without that metadata key (reflection's too, not Stats, the tests' own) with
+// PermissionDenied, as a service that reads a tenant from its headers does.
 // Reflection is @grpc/reflection as grpc-js users run it: it serves the descriptors proto-loader regenerates (files named
 // after packages, e.g. interop_inventory.proto, no dependency lists, map entries named after the field; grpc/grpc-node#3034).
 // --reflection-protoset serves protoc's descriptors instead (the set's real file names and imports), as grpc-go or
@@ -32,6 +34,7 @@ try {
       'reflection-v1alpha-only': { type: 'boolean', default: false },
       'reflection-protoset': { type: 'string' },
       'max-concurrent-streams': { type: 'string' },
+      'require-metadata': { type: 'string' },
     },
   }).values;
 } catch (error) {
@@ -98,9 +101,21 @@ const failure = (item, call) => item.fail_code
   : null;
 const later = (item, action) => (item.delay_ms > 0 ? setTimeout(action, item.delay_ms) : setImmediate(action));
 
-const server = new grpc.Server(options['max-concurrent-streams'] === undefined
-  ? {}
-  : { 'grpc.max_concurrent_streams': Number(options['max-concurrent-streams']) });
+// A server interceptor sees every call's metadata before its handler, reflection's included.
+const required = options['require-metadata'];
+const requireMetadata = (method, call) => new grpc.ServerInterceptingCall(call, {
+  start: (next) => next({
+    onReceiveMetadata: (metadata, proceed) => {
+      if (method.path.endsWith('/Stats') || metadata.get(required).length > 0) proceed(metadata);
+      else call.sendStatus({ code: grpc.status.PERMISSION_DENIED, details: `metadata ${required} is required; the call carried none.` });
+    },
+  }),
+});
+
+const server = new grpc.Server({
+  ...(options['max-concurrent-streams'] === undefined ? {} : { 'grpc.max_concurrent_streams': Number(options['max-concurrent-streams']) }),
+  ...(required === undefined ? {} : { interceptors: [requireMetadata] }),
+});
 
 server.addService(Inventory.service, {
   GetItem: (call, callback) => {

@@ -8,9 +8,11 @@ namespace LoadEngine.Targets.Described;
 /// <summary>
 /// A described method as the engine calls it: each call's request (or a stream's messages) from the run's data, and each
 /// answer decoded by its marshaller; the run keeps its first answer as JSON so a user sees the call did what they meant.
-/// The built-in service's answers also say which connection carried them, as its own target reads them.
+/// The built-in service's answers also say which connection carried them, as its own target reads them. A run's calls are
+/// numbered once ({{.RequestNumber}}): its <paramref name="warmupCalls"/> warm-up calls 0 to W-1, its measured calls on
+/// from W, so no two calls of a run share a number.
 /// </summary>
-public sealed class DescribedMethodTarget(DescribedMethod method, CallData data, string workerId) : IMethodTarget<IMessage, IMessage>
+public sealed class DescribedMethodTarget(DescribedMethod method, CallData data, string workerId, int warmupCalls = 0) : IMethodTarget<IMessage, IMessage>
 {
     private static readonly JsonFormatter Formatter = new(JsonFormatter.Settings.Default);
 
@@ -20,9 +22,12 @@ public sealed class DescribedMethodTarget(DescribedMethod method, CallData data,
 
     public DescribedMethod Described => method;
 
-    public IMessage Request(long index, RunPhase phase) => data.Request(index, workerId);
+    public IMessage Request(long index, RunPhase phase) => data.Request(Number(index, phase), workerId);
 
-    public IEnumerable<IMessage> Messages(long index, RunPhase phase) => data.Messages(index, workerId);
+    public IEnumerable<IMessage> Messages(long index, RunPhase phase) => data.Messages(Number(index, phase), workerId);
+
+    /// <summary>The call's RequestNumber: each phase counts its calls from 0, and the measured ones follow the warm-up's.</summary>
+    public long Number(long index, RunPhase phase) => phase == RunPhase.Warmup ? index : warmupCalls + index;
 
     public void Check(IMessage answer, long index, RunObservations observations)
     {

@@ -92,7 +92,7 @@ public static partial class DescribedPlan
             throw new TargetDescriptionException(refused);
         }
 
-        var target = new DescribedMethodTarget(method, data, DescribedMethodTarget.WorkerOf(plan));
+        var target = new DescribedMethodTarget(method, data, DescribedMethodTarget.WorkerOf(plan), plan.Warmup);
         return strategy.Info.Shape == CallShape.OneStream
             ? new GrpcStream<IMessage, IMessage>(strategy, target)
             : new GrpcCalls<IMessage, IMessage>(strategy, target);

@@ -180,7 +180,25 @@ public sealed class DescribedDataTests
             ["orderId", "customerId", "totalCents", "priority", "gift", "discount", "signature", "size", "placedAt", "note", "coupon", "hold", "items", "stock", "byLine", "card", "tags"],
             template.EnumerateObject().Select(property => property.Name));
         Assert.Equal("1970-01-01T00:00:00Z", template.GetProperty("placedAt").GetString());
-        Assert.Equal(new Order { Card = "", PlacedAt = new Timestamp(), Note = "", Coupon = 0, Hold = new Duration() }, Order.Parser.ParseFrom(CallData.Parse(Place, Place.RequestTemplate).Request(0, "g0c0").ToByteArray()));
+        // A list shows one element and a map one entry, a nested message's fields written out in each.
+        Assert.Equal(["sku", "quantity", "size"], Assert.Single(template.GetProperty("items").EnumerateArray()).EnumerateObject().Select(property => property.Name));
+        Assert.Equal("0", template.GetProperty("stock").GetProperty("key").GetString());
+        Assert.Equal("SIZE_UNSPECIFIED", template.GetProperty("byLine").GetProperty("0").GetProperty("size").GetString());
+        Assert.Equal([""], template.GetProperty("tags").EnumerateArray().Select(tag => tag.GetString()));
+        Assert.Equal(
+            new Order { Card = "", PlacedAt = new Timestamp(), Note = "", Coupon = 0, Hold = new Duration(), Items = { new Item() }, Stock = { ["key"] = 0 }, ByLine = { [0] = new Item() }, Tags = { "" } },
+            Order.Parser.ParseFrom(CallData.Parse(Place, Place.RequestTemplate).Request(0, "g0c0").ToByteArray()));
+    }
+
+    [Fact]
+    public void ARunNumbersItsWarmUpCallsAndThenItsMeasuredCallsSoNoTwoShareARequestNumber()
+    {
+        var target = new DescribedMethodTarget(Place, CallData.Parse(Place, """{"orderId": "n{{.RequestNumber}}"}"""), "g0c0", warmupCalls: 3);
+
+        var warmup = Enumerable.Range(0, 3).Select(index => ((Order)target.Request(index, LoadEngine.Runs.RunPhase.Warmup)).OrderId);
+        var measured = Enumerable.Range(0, 3).Select(index => ((Order)target.Request(index, LoadEngine.Runs.RunPhase.Measured)).OrderId);
+
+        Assert.Equal(["n0", "n1", "n2", "n3", "n4", "n5"], [.. warmup, .. measured]);
     }
 
     [Fact]

@@ -56,8 +56,24 @@ public sealed class TargetOptionsTests
     }
 
     [Theory]
-    [InlineData("Address", "http://10.0.0.1:50051", "Targets:inventory:Address must be on this machine")]
-    [InlineData("Address", "http://example.com:50051", "Targets:inventory:Address must be on this machine")]
+    [InlineData("http://10.0.0.1:50051")]
+    [InlineData("https://billing.example.com")]
+    [InlineData("http://billing.staging.svc.cluster.local:8080")]
+    [InlineData("http://billing:8080")]
+    [InlineData("https://[2001:db8::7]:443")]
+    public void ATargetMayBeAnyHostTheOperatorNames(string address)
+    {
+        using var folder = new TemporaryFolder();
+
+        var targets = Bind(folder.Path, new() { ["Targets:billing:Address"] = address });
+
+        Assert.Equal(new Uri(address), targets.Targets["billing"].AddressUri);
+    }
+
+    [Theory]
+    [InlineData("Address", "http://127.0.0.1:50051#part", "Targets:inventory:Address must be an absolute http:// or https:// address of a host and port")]
+    [InlineData("Address", "billing.staging.svc.cluster.local:8080", "Targets:inventory:Address must be an absolute http:// or https:// address of a host and port")]
+    [InlineData("Address", "http://ops:hunter2@billing.staging:8080", "Targets:inventory:Address holds a user name or password before its host, which gRPC never sends; give credentials as Targets:inventory:Metadata (the address is not shown).")]
     [InlineData("Address", "ftp://127.0.0.1:50051", "Targets:inventory:Address must be an absolute http:// or https:// address")]
     [InlineData("Address", "http://127.0.0.1:50051/path", "Targets:inventory:Address must be an absolute http:// or https:// address")]
     [InlineData("Proto", "missing.proto", "Targets:inventory:Proto:0 must be a file")]

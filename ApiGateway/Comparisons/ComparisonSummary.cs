@@ -121,7 +121,7 @@ public static class ComparisonSummary
 
             if (run.Stats.Failed > 0)
             {
-                var statuses = string.Join(", ", run.Stats.StatusCounts.Where(status => status.Key != "OK").Select(status => $"{status.Key} {status.Value}"));
+                var statuses = StatusDetails.Describe(run.Stats);
                 return $"{Whole(run.Stats.Failed)} of {Whole(run.Stats.Calls)} calls failed in repetition {index + 1} ({statuses})";
             }
         }

@@ -107,6 +107,7 @@ public static class ProblemResponses
                 ["completedCalls"] = stats?.Succeeded ?? 0,
                 ["count"] = run.Plan.Count,
                 ["statusCounts"] = stats?.StatusCounts,
+                ["statusDetails"] = stats?.StatusDetails,
             });
     }
 

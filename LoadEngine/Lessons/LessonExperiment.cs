@@ -190,7 +190,7 @@ public static class LessonExperiment
 
         if (stats.Failed > 0)
         {
-            var statuses = string.Join(", ", stats.StatusCounts.Where(status => status.Key != "OK").Select(status => $"{status.Key} {status.Value}"));
+            var statuses = StatusDetails.Describe(stats);
             return new ExperimentSample(step.Repetition, step.Arm!, run.Id, RunState.Failed, Empty,
                 $"{stats.Failed.ToString("#,0", CultureInfo.InvariantCulture)} of {stats.Calls.ToString("#,0", CultureInfo.InvariantCulture)} calls failed ({statuses})");
         }

@@ -42,6 +42,7 @@ internal static class RunSection
         WriteSends(html, stats.Sends);
         WriteStatusCounts(html, stats);
         html.Append("</div>");
+        ServerMessages.Write(html, stats);
         html.Append("<h3>Charts</h3><div class=\"charts\">");
         WriteHistogram(html, run, index, stats.Histogram);
         WriteSeries(html, run, index);

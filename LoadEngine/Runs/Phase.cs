@@ -132,7 +132,7 @@ internal sealed class Phase : IDisposable
             return false;
         }
 
-        Recorder.RecordFailure(failure.Status);
+        Recorder.RecordFailure(failure.Status, failure.Detail);
         Detector.Failed(failure, sentAt);
         return true;
     }

@@ -83,7 +83,7 @@ public sealed class RunEngine(IOptions<EngineOptions> options, ServiceDiagnostic
             ({ } unreachable, _) => (RunState.Failed, unreachable),
             _ when phase.GaveUp is { } gaveUp => (RunState.Failed, gaveUp),
             _ when cancellation.IsCancellationRequested => (RunState.Cancelled, "The run was cancelled before it finished."),
-            (_, { Succeeded: 0 }) => (RunState.Failed, $"No call succeeded ({Describe(recorder.StatusCounts)})."),
+            (_, { Succeeded: 0 }) => (RunState.Failed, NoCallSucceeded(recorder)),
             _ => (RunState.Completed, (string?)null),
         };
         var note = state == RunState.Completed && phase.ConnectFailures is { } failures ? ConnectFailuresNote(failures, recorder, phase.WallTime) : null;
@@ -101,6 +101,14 @@ public sealed class RunEngine(IOptions<EngineOptions> options, ServiceDiagnostic
         var failedOtherwise = otherwise.Count == 0 ? "" : $"; {Whole(otherwise.Sum(pair => pair.Value))} failed otherwise ({Describe(otherwise.ToDictionary())})";
         return $"{Whole(failures.Calls)} of {Whole(recorder.Completed)} calls failed to connect ({nameof(StatusCode.Unavailable)}: {failures.Detail}) while the service kept " +
             $"answering: {(otherwise.Count == 0 ? "the other " : "")}{Whole(recorder.Succeeded)} succeeded{last}{failedOtherwise}.";
+    }
+
+    /// <summary>"No call succeeded (100 × PermissionDenied: 'tenant (none) is not allowed')." The server's words, not only its codes.</summary>
+    private static string NoCallSucceeded(RunRecorder recorder)
+    {
+        var details = recorder.StatusDetails;
+        var described = details.Count == 0 ? Describe(recorder.StatusCounts) : StatusDetails.Describe(details);
+        return $"No call succeeded ({described}).";
     }
 
     private static string Whole(long value) => value.ToString("N0", CultureInfo.InvariantCulture);

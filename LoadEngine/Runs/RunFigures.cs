@@ -37,6 +37,9 @@ public sealed record RunFigures(
     /// <summary>Answer messages the target counted (a described method's: each message of a stream); 0 when it counts none.</summary>
     public long Answers { get; init; }
 
+    /// <summary>The failed calls by status with the first few distinct messages the server sent (none in figures stored before they were kept).</summary>
+    public IReadOnlyList<StatusDetail> StatusDetails { get; init; } = [];
+
     public RunStats ToStats(IReadOnlyList<double> percentiles) => new(
         Round(WallTimeMs),
         Round(WallTimeMs > 0 ? Succeeded / (WallTimeMs / 1000) : 0),
@@ -57,6 +60,7 @@ public sealed record RunFigures(
         Sends = SendLag is null || Sends is null ? null : Sends.ToStats(SendLag),
         FirstAnswer = FirstAnswer,
         AnswersPerCall = Answers > 0 && Calls > 0 ? Round((double)Answers / Calls) : null,
+        StatusDetails = StatusDetails,
     };
 
     /// <summary>
@@ -95,6 +99,7 @@ public sealed record RunFigures(
         {
             FirstAnswer = parts.Select(part => part.FirstAnswer).FirstOrDefault(answer => answer is not null),
             Answers = parts.Sum(part => part.Answers),
+            StatusDetails = Runs.StatusDetails.Merge(parts.Select(part => part.StatusDetails ?? [])),
         };
     }
 

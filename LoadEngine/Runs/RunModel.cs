@@ -243,6 +243,12 @@ public sealed record RunStats(
     /// </summary>
     public bool ConnectionsCounted => ConnectionsUsed > 0 || Succeeded == 0;
 
+    /// <summary>
+    /// The failed calls by status, most first, each with the first few distinct messages the server sent (masked, escaped
+    /// and bounded: <see cref="Runs.StatusDetails"/>); empty when none failed, and in runs stored before they were kept.
+    /// </summary>
+    public IReadOnlyList<StatusDetail> StatusDetails { get; init; } = [];
+
     /// <summary>Failed ÷ calls (0 with no calls).</summary>
     public double ErrorRate => Calls == 0 ? 0 : Math.Round((double)Failed / Calls, 6);
 

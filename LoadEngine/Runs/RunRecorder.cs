@@ -18,12 +18,15 @@ public sealed class RunRecorder
     public const double FineSeriesLimitMs = 5_000;
 
     private static readonly long LateAfterTicks = (long)(LateAfterMs * Stopwatch.Frequency / 1000);
-    private static readonly int StatusCodes = Enum.GetValues<StatusCode>().Max(code => (int)code) + 1;
+
+    /// <summary>How many status codes there are: arrays indexed by code are this long.</summary>
+    internal static readonly int StatusCodes = Enum.GetValues<StatusCode>().Max(code => (int)code) + 1;
 
     private readonly LatencyRecorder _latency = new();
     private readonly LatencyRecorder? _fromActualSend;
     private readonly LatencyRecorder? _sendLag;
     private readonly long[] _statusCounts = new long[StatusCodes];
+    private readonly StatusDetails _statusDetails = new();
     private readonly CallMetrics? _metrics;
     private readonly object _seriesGate = new();
     private readonly List<TimePoint> _fine = [];
@@ -89,10 +92,14 @@ public sealed class RunRecorder
         Interlocked.Increment(ref _completed);
     }
 
-    /// <summary>A failed call counts under its status and never as a success; its latency is not in the distribution.</summary>
-    public void RecordFailure(StatusCode status)
+    /// <summary>
+    /// A failed call counts under its status and never as a success; its latency is not in the distribution.
+    /// <paramref name="detail"/> is the server's message, masked and escaped already (<see cref="StatusDetails"/> keeps the first few).
+    /// </summary>
+    public void RecordFailure(StatusCode status, string? detail = null)
     {
         Interlocked.Increment(ref _statusCounts[(int)status]);
+        _statusDetails.Record(status, detail);
         _metrics?.Failed(status);
         Interlocked.Increment(ref _failed);
         Interlocked.Increment(ref _completed);
@@ -116,6 +123,9 @@ public sealed class RunRecorder
     public void RecordDropped() => Interlocked.Increment(ref _dropped);
 
     public IReadOnlyDictionary<string, long> StatusCounts => Named(Snapshot(), includeOk: true);
+
+    /// <summary>The failed calls by status with the first few distinct messages the server sent.</summary>
+    public IReadOnlyList<StatusDetail> StatusDetails => _statusDetails.ToList();
 
     /// <summary>
     /// One tick of the clock, <paramref name="elapsedMs"/> into the phase: the latencies and outcomes since the last tick
@@ -193,6 +203,7 @@ public sealed class RunRecorder
         {
             FirstAnswer = Observations.FirstAnswer,
             Answers = Observations.AnswerMessages,
+            StatusDetails = StatusDetails,
         };
     }
 

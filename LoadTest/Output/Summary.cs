@@ -35,6 +35,7 @@ public static class Summary
         }
 
         console.WriteLine();
+        ErrorDistribution.Write(console, result);
         foreach (var run in result.Runs.Where(run => run.Error is not null))
         {
             console.MarkupLine($"[red]{Markup.Escape($"{run.Plan.Strategy} {run.State.ToString().ToLowerInvariant()} against {target}: {run.Error}")}[/]");

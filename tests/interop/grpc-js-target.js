@@ -4,6 +4,7 @@
 //   node grpc-js-target.js [--port 0] [--tls --cert server.pem --key server-key.pem] [--client-ca ca.pem]
 //                          [--no-reflection | --reflection-v1alpha-only] [--reflection-protoset inventory.protoset]
 //                          [--max-concurrent-streams N] [--require-metadata KEY]
+//                          [--fail-every N [--fail-code C] [--fail-detail TEXT]]
 //
 // Prints "Now listening on: http(s)://127.0.0.1:<port>" once bound; --client-ca requires and verifies client certificates;
 // --require-metadata refuses every call without that metadata key (reflection's too, not Stats, the tests' own) with
@@ -11,7 +12,9 @@
 // Reflection is @grpc/reflection as grpc-js users run it: it serves the descriptors proto-loader regenerates (files named
 // after packages, e.g. interop_inventory.proto, no dependency lists, map entries named after the field; grpc/grpc-node#3034).
 // --reflection-protoset serves protoc's descriptors instead (the set's real file names and imports), as grpc-go or
-// grpc-dotnet would.
+// grpc-dotnet would. --fail-every N fails every Nth GetItem call the server receives (the Nth, 2Nth, ...) with status C
+// (default 9, FAILED_PRECONDITION) and the message TEXT, whatever the request asks: a service that partly fails, with
+// words a test knows.
 const fs = require('fs');
 const path = require('path');
 const { parseArgs } = require('util');
@@ -35,6 +38,9 @@ try {
       'reflection-protoset': { type: 'string' },
       'max-concurrent-streams': { type: 'string' },
       'require-metadata': { type: 'string' },
+      'fail-every': { type: 'string' },
+      'fail-code': { type: 'string', default: '9' },
+      'fail-detail': { type: 'string', default: 'failed by --fail-every' },
     },
   }).values;
 } catch (error) {
@@ -43,6 +49,11 @@ try {
 
 const port = Number(options.port);
 if (!Number.isInteger(port) || port < 0 || port > 65535) fail(`--port was ${options.port}; it must be a port number from 0 to 65535.`);
+const failEvery = options['fail-every'] === undefined ? 0 : Number(options['fail-every']);
+if (!Number.isInteger(failEvery) || failEvery < 0) fail(`--fail-every was ${options['fail-every']}; it must be a whole number of calls, 1 or more.`);
+const failCode = Number(options['fail-code']);
+if (!Number.isInteger(failCode) || failCode < 1 || failCode > 16) fail(`--fail-code was ${options['fail-code']}; it must be a gRPC status code from 1 to 16.`);
+let unaryCalls = 0;
 const secure = options.tls || options['client-ca'] !== undefined;
 if (secure && (!options.cert || !options.key)) fail('--tls and --client-ca need --cert and --key (PEM files).');
 const read = (file, option) => {
@@ -121,9 +132,11 @@ server.addService(Inventory.service, {
   GetItem: (call, callback) => {
     const done = track('GetItem', call);
     const item = call.request;
+    unaryCalls += 1;
+    const failedByOption = failEvery > 0 && unaryCalls % failEvery === 0;
     later(item, () => {
       done();
-      const error = failure(item, call);
+      const error = failedByOption ? { code: failCode, details: options['fail-detail'] } : failure(item, call);
       callback(error, error ? undefined : { item, index: 0, ...callFacts(call) });
     });
   },

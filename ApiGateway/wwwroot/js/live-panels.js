@@ -4,6 +4,7 @@
 
 import { axis, create, perSecond, atSeconds, remove, styleOf } from './charts.js';
 import { el, ms, whole } from './format.js';
+import { errorsSentence } from './statuses.js';
 
 const maxPoints = 3000;
 const storageKey = (runId) => `grpcbp.live.${runId}`;
@@ -137,7 +138,7 @@ export function showStoredRun(run) {
   const partial = run.state === 'Partial' ? ` — ${run.error}` : run.note ? ` — ${run.note}` : '';
   panel.info.className = `live-info state-${run.state}`;
   panel.info.textContent = !stats ? `${run.state.toLowerCase()}${run.error ? `: ${run.error}` : ''}`
-    : `${run.state.toLowerCase()} in ${seconds(stats.wallTimeMs)} · ${whole(stats.throughputPerSecond)} calls/s · p50 ${ms(stats.latency?.p50Ms)} ms · p99 ${ms(stats.latency?.p99Ms)} ms${partial}`;
+    : `${run.state.toLowerCase()} in ${seconds(stats.wallTimeMs)} · ${whole(stats.throughputPerSecond)} calls/s · p50 ${ms(stats.latency?.p50Ms)} ms · p99 ${ms(stats.latency?.p99Ms)} ms${partial}${errorsSentence(stats)}`;
 }
 
 /** A run shared among agents draws no live points (the gateway sees only their summed calls): its panel says where they are. */

@@ -14,6 +14,7 @@ import { facts, loadFact } from './facts.js';
 import { workPanel } from './panel.js';
 import { callsMethod, initTargets, kindOf, readTarget, showRefusal } from './targets.js';
 import { el, ms, time, whole } from './format.js';
+import { errorsSentence, withoutStop } from './statuses.js';
 
 const $ = (id) => document.getElementById(id);
 const largeTypeKey = 'grpcbp.largeType';
@@ -184,7 +185,7 @@ function followWork(kind, view) {
       : onProgress(kind === 'suites' ? data : { runId: view.id, strategy: plan.strategy, index: 1, of: 1, progress: data }, plan)),
     run: (run) => {
       showStored(run).catch(showError);
-      say(`${run.plan.strategy} ${run.state.toLowerCase()}: ${ms(run.stats?.wallTimeMs)} ms wall time${run.error ? ` — ${run.error}` : ''}.${noteText(run)}`);
+      say(`${run.plan.strategy} ${run.state.toLowerCase()}: ${ms(run.stats?.wallTimeMs)} ms wall time${run.error ? ` — ${withoutStop(run.error)}` : ''}.${noteText(run)}${run.state === 'Completed' ? errorsSentence(run.stats) : ''}`);
     },
     final: (final) => {
       const shown = kind === 'runs' ? showStored(final).then(() => showEndedShards(final)) : Promise.resolve();
@@ -257,17 +258,17 @@ async function finish(kind, final) {
   if (final.state === 'Completed') {
     say(`${what} completed at ${time(final.finishedAt ?? new Date().toISOString())}` +
       (kind === 'suites' ? `. ${leaders(final.comparison)}` : `: ${ms(final.stats?.wallTimeMs)} ms wall time.`) +
-      (kind === 'suites' ? final.runs.map(noteText).join('') : noteText(final)) + verdict);
+      (kind === 'suites' ? final.runs.map(noteText).join('') : noteText(final) + errorsSentence(final.stats)) + verdict);
     panel.setState('done');
   } else if (final.state === 'Partial') {
     // Figures, but not the whole plan's: never shown as completed.
     say(`${what}: ${final.error ?? 'Partial: some agent\'s share is missing.'}`);
     panel.setState('partial');
   } else if (final.state === 'Cancelled') {
-    say(`${what}: cancelled — ${final.error ?? 'on request'}.`);
+    say(`${what}: cancelled — ${withoutStop(final.error ?? 'on request')}.`);
     panel.setState('done');
   } else {
-    say(`${what}: failed — ${final.error ?? 'no reason given'}.`);
+    say(`${what}: failed — ${withoutStop(final.error ?? 'no reason given')}.`);
     showError(new Error(`The ${kind === 'suites' ? 'suite' : 'run'} failed: ${final.error ?? 'no reason given'}`));
     panel.setState('error');
   }

@@ -2,6 +2,7 @@
 // comparison (POST /api/comparisons), follows it live and draws its summary. A reload shows the latest one again.
 
 import { api, clearErrors, showError } from './api.js';
+import { withoutStop } from './statuses.js';
 import { doneFraction, progressText } from './live.js';
 import { el, ms, time, whole } from './format.js';
 import { workPanel } from './panel.js';
@@ -162,7 +163,7 @@ function followComparison(view) {
       const repetition = Math.floor((index - 1) / view.contenders.length) + 1;
       panel.progress(`Run ${index} of ${of} (repetition ${repetition} of ${view.repetitions}): ${strategy} — ${progressText(progress)}`);
     },
-    run: (run) => say(`${run.plan.strategy} ${run.state.toLowerCase()}: ${ms(run.stats?.latency?.meanMs)} ms mean per call${run.error ? ` — ${run.error}` : ''}.`),
+    run: (run) => say(`${run.plan.strategy} ${run.state.toLowerCase()}: ${ms(run.stats?.latency?.meanMs)} ms mean per call${run.error ? ` — ${withoutStop(run.error)}` : ''}.`),
     final: (final) => finish(final),
   });
 }
@@ -171,7 +172,7 @@ function finish(final) {
   panel.ended();
   render(final);
   if (final.state === 'Failed') {
-    say(`The comparison failed — ${final.error ?? 'no reason given'}.`);
+    say(`The comparison failed — ${withoutStop(final.error ?? 'no reason given')}.`);
     showError(new Error(`The comparison failed: ${final.error ?? 'no reason given'}`));
     panel.setState('error');
     return;

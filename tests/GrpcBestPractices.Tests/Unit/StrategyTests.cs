@@ -86,7 +86,7 @@ public sealed class StrategyTests
         var run = await RunAsync(Unary(client), Plan("factory-client", LoadKind.Sequential, count: 5));
 
         Assert.Equal(RunState.Failed, run.State);
-        Assert.Equal("No call succeeded (5 × DeadlineExceeded).", run.Error);
+        Assert.Equal("No call succeeded (5 × DeadlineExceeded: 'fake failure').", run.Error);
     }
 
     [Fact]

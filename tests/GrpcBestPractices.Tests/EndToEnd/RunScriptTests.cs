@@ -15,9 +15,9 @@ public sealed class RunScriptTests
     public async Task RunScriptStartsBothAppsPrintsSwaggerAndCtrlCStopsBoth()
     {
         var (servicePort, gatewayPort) = (Ports.Unused(), Ports.Unused());
-        // setsid gives the script its own process group, as a terminal's foreground job has, so Ctrl+C can be sent to all of it.
-        var start = new ProcessStartInfo("setsid") { WorkingDirectory = AppProcess.RepositoryRoot, RedirectStandardOutput = true, RedirectStandardError = true };
-        foreach (var argument in new[] { "bash", "run.sh", "--no-build" })
+        // The bond runs the script in a session and process group of its own, as a terminal's foreground job has, so Ctrl+C can be sent to all of it.
+        var start = new ProcessStartInfo("bash") { WorkingDirectory = AppProcess.RepositoryRoot, RedirectStandardOutput = true, RedirectStandardError = true };
+        foreach (var argument in new[] { "run.sh", "--no-build" })
         {
             start.ArgumentList.Add(argument);
         }
@@ -33,7 +33,7 @@ public sealed class RunScriptTests
         start.Environment["Metrics__Url"] = "http://127.0.0.1:0";
         start.Environment["Protocols__CertificateFolder"] = folder.Path;
         start.Environment["History__DatabasePath"] = folder.File("history.db");
-        using var script = Process.Start(start)!;
+        using var script = TestHostBond.Start(start);
         var output = new List<string>();
         var swagger = new TaskCompletionSource<string>(TaskCreationOptions.RunContinuationsAsynchronously);
         script.OutputDataReceived += (_, e) =>

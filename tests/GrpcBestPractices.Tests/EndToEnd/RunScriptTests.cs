@@ -102,6 +102,38 @@ public sealed class RunScriptTests
         }
     }
 
+    [Theory]
+    [InlineData("SERVICE_URL", "http", "the service's gRPC listener")]
+    [InlineData("GATEWAY_URL", "http", "the gateway")]
+    [InlineData("TLS_URL", "https", "the service's TLS listener")]
+    [InlineData("HTTP1_URL", "http", "the service's HTTP/1.1 listener")]
+    [InlineData("METRICS_URL", "http", "the service's metrics listener")]
+    public async Task RunScriptNamesATakenPortAndTheVariableThatMovesItBeforeBuilding(string variable, string scheme, string listener)
+    {
+        using var holder = new System.Net.Sockets.TcpListener(IPAddress.Loopback, 0);
+        holder.Start();
+        var port = ((IPEndPoint)holder.LocalEndpoint).Port;
+        // No --no-build: the sentence must come before the build, which takes minutes.
+        var start = new ProcessStartInfo("bash", ["run.sh"]) { WorkingDirectory = AppProcess.RepositoryRoot };
+        foreach (var (name, other) in new[] { ("SERVICE_URL", "http"), ("GATEWAY_URL", "http"), ("TLS_URL", "https"), ("HTTP1_URL", "http"), ("METRICS_URL", "http") })
+        {
+            start.Environment[name] = $"{other}://127.0.0.1:{(name == variable ? port : Ports.Unused())}";
+        }
+
+        var run = await ToolRun.RunAsync(start, TimeSpan.FromSeconds(60));
+
+        Assert.True(run.ExitCode == 1, run.ToString());
+        Assert.DoesNotContain("Building", run.Output, StringComparison.Ordinal);
+        var sentence = Assert.Single(run.ErrorLines);
+        Assert.StartsWith($"run.sh: port {port}, wanted for {listener} ({scheme}://127.0.0.1:{port}), is already taken", sentence, StringComparison.Ordinal);
+        Assert.Contains($"set {variable} to another address", sentence, StringComparison.Ordinal);
+        // ss (iproute2) tells who holds it: this test host.
+        if (File.Exists("/usr/bin/ss") || File.Exists("/bin/ss"))
+        {
+            Assert.Contains($"(pid {Environment.ProcessId})", sentence, StringComparison.Ordinal);
+        }
+    }
+
     private static bool Dump(List<string> output)
     {
         lock (output)

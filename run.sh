@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # Starts the whole system: PerformanceService, then ApiGateway pointed at it, and prints where to click.
-# Ctrl+C (or SIGTERM) stops both; if either dies, the other is stopped too.
-#   SERVICE_URL  where the gRPC service listens (h2c)   (default http://127.0.0.1:5000)
-#   GATEWAY_URL  where the gateway listens              (default http://127.0.0.1:5080)
-#   HTTP1_URL, TLS_URL  the service's HTTP/1.1 and TLS listeners (default: its Protocols settings, :5002 and :5001)
-#   METRICS_URL  the service's Prometheus /metrics and /health listener (default: its Metrics:Url, :5003)
+# Ctrl+C (or SIGTERM) stops both; if either dies, the other is stopped too. Each port it needs is checked before the
+# build: a taken one stops it at once, naming the port, what holds it and the variable below that moves it.
+#   SERVICE_URL  the service's gRPC listener (h2c)                       (default http://127.0.0.1:5000)
+#   GATEWAY_URL  the gateway: chart page, Swagger UI, API, its /metrics  (default http://127.0.0.1:5080)
+#   TLS_URL      the service's TLS listener; empty turns it off          (default its Protocols:TlsUrl, https://127.0.0.1:5001)
+#   HTTP1_URL    the service's HTTP/1.1 listener; empty turns it off     (default its Protocols:Http1Url, http://127.0.0.1:5002)
+#   METRICS_URL  the service's /metrics and /health; empty turns it off  (default its Metrics:Url, http://127.0.0.1:5003)
 #   CONFIGURATION  Release (default) or Debug;  --no-build  skips the build
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -16,10 +18,41 @@ build=1
 for argument in "$@"; do
   case "$argument" in
     --no-build) build=0 ;;
-    -h|--help) sed -n '2,9p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,11p' "$0"; exit 0 ;;
     *) echo "run.sh: unknown argument '$argument' (use --no-build or --help)" >&2; exit 2 ;;
   esac
 done
+
+# The address a service listener will get: its run.sh variable if set (even empty), else the setting the service reads
+# from the environment, else its appsettings.json.
+listener_url() {
+  local variable=$1 environment=$2 key=$3
+  if [[ -n ${!variable+set} ]]; then echo "${!variable}"
+  elif [[ -n ${!environment+set} ]]; then echo "${!environment}"
+  else grep -o "\"$key\": *\"[^\"]*\"" PerformanceService/appsettings.json | head -n 1 | sed 's/.*: *"\(.*\)"/\1/'
+  fi
+}
+
+# Stops here when something already listens on the port of $3 (port 0 or an empty address asks for none): one sentence
+# naming the port, what holds it when ss can tell, and the variable $1 that moves it.
+check_port() {
+  local variable=$1 listener=$2 url=$3 hostport host port holder
+  [[ -n $url ]] || return 0
+  hostport=${url#*://}; hostport=${hostport%%/*}; port=${hostport##*:}; host=${hostport%:*}
+  host=${host#[}; host=${host%]}
+  [[ $port =~ ^[0-9]+$ ]] && ((port > 0)) || return 0
+  case $host in ''|'*'|'+'|0.0.0.0|localhost) host=127.0.0.1 ;; ::) host=::1 ;; esac
+  timeout 2 bash -c 'exec 3<>"/dev/tcp/$0/$1"' "$host" "$port" 2>/dev/null || return 0
+  holder=$(ss -Hltnp "sport = :$port" 2>/dev/null | grep -o 'users:(("[^"]*",pid=[0-9]*' | head -n 1 | sed 's/users:(("\(.*\)",pid=\(.*\)/ by \1 (pid \2)/')
+  echo "run.sh: port $port, wanted for $listener ($url), is already taken${holder}; set $variable to another address (e.g. $variable=${url%:*}:$((port + 1000))) or stop what holds it." >&2
+  exit 1
+}
+
+check_port SERVICE_URL "the service's gRPC listener" "$SERVICE_URL"
+check_port GATEWAY_URL "the gateway" "$GATEWAY_URL"
+check_port TLS_URL "the service's TLS listener" "$(listener_url TLS_URL Protocols__TlsUrl TlsUrl)"
+check_port HTTP1_URL "the service's HTTP/1.1 listener" "$(listener_url HTTP1_URL Protocols__Http1Url Http1Url)"
+check_port METRICS_URL "the service's metrics listener" "$(listener_url METRICS_URL Metrics__Url Url)"
 
 # The build installs Chart.js from npm: a fresh Debian/Ubuntu machine gets Node.js and npm here (the .NET SDK is only checked).
 source scripts/prerequisites.sh
@@ -80,9 +113,9 @@ wait_for() {
 }
 
 service_arguments=(--urls "$SERVICE_URL")
-[[ -n ${HTTP1_URL:-} ]] && service_arguments+=(--Protocols:Http1Url "$HTTP1_URL")
-[[ -n ${TLS_URL:-} ]] && service_arguments+=(--Protocols:TlsUrl "$TLS_URL")
-[[ -n ${METRICS_URL:-} ]] && service_arguments+=(--Metrics:Url "$METRICS_URL")
+[[ -n ${HTTP1_URL+set} ]] && service_arguments+=(--Protocols:Http1Url "$HTTP1_URL")
+[[ -n ${TLS_URL+set} ]] && service_arguments+=(--Protocols:TlsUrl "$TLS_URL")
+[[ -n ${METRICS_URL+set} ]] && service_arguments+=(--Metrics:Url "$METRICS_URL")
 start PerformanceService "${service_arguments[@]}"
 wait_for PerformanceService "$SERVICE_URL" "${pids[0]}"
 

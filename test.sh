@@ -2,7 +2,7 @@
 # Runs every test: installs what the suite needs when it is missing (Debian/Ubuntu: Node.js and npm, Chromium,
 # PostgreSQL's server programs, util-linux's setsid; the .NET 10 SDK it only checks), then runs
 # `dotnet test GrpcBestPractices.sln -c Release` with your arguments after it.
-#   ./test.sh                                        every test (about 10 minutes on 2 cores)
+#   ./test.sh                                        every test (about 16 minutes of tests on 2 quiet cores)
 #   ./test.sh --fast                                 the fast loop: tests that start no process, browser, database or
 #                                                    socket (the same as --filter "Category!=Process"); needs no Chromium or PostgreSQL
 #   ./test.sh --filter "FullyQualifiedName~Lesson"   any dotnet test arguments pass through

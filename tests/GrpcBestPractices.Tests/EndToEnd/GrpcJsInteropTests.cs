@@ -68,8 +68,8 @@ public sealed class GrpcJsInteropTests(SystemFixture system)
 
         public static async Task<NodeServer> StartAsync()
         {
-            var start = new ProcessStartInfo("node", "grpc-js-server.js") { WorkingDirectory = InteropDirectory, RedirectStandardOutput = true };
-            var process = Process.Start(start)!;
+            var start = new ProcessStartInfo("node", ["grpc-js-server.js"]) { WorkingDirectory = InteropDirectory, RedirectStandardOutput = true };
+            var process = TestHostBond.Start(start);
             using var timeout = new CancellationTokenSource(TimeSpan.FromSeconds(30));
             var line = await process.StandardOutput.ReadLineAsync(timeout.Token) ?? string.Empty;
             Assert.StartsWith("Now listening on: ", line);

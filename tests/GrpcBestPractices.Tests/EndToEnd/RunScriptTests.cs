@@ -15,9 +15,9 @@ public sealed class RunScriptTests
     public async Task RunScriptStartsBothAppsPrintsSwaggerAndCtrlCStopsBoth()
     {
         var (servicePort, gatewayPort) = (Ports.Unused(), Ports.Unused());
-        // setsid gives the script its own process group, as a terminal's foreground job has, so Ctrl+C can be sent to all of it.
-        var start = new ProcessStartInfo("setsid") { WorkingDirectory = AppProcess.RepositoryRoot, RedirectStandardOutput = true, RedirectStandardError = true };
-        foreach (var argument in new[] { "bash", "run.sh", "--no-build" })
+        // The bond runs the script in a session and process group of its own, as a terminal's foreground job has, so Ctrl+C can be sent to all of it.
+        var start = new ProcessStartInfo("bash") { WorkingDirectory = AppProcess.RepositoryRoot, RedirectStandardOutput = true, RedirectStandardError = true };
+        foreach (var argument in new[] { "run.sh", "--no-build" })
         {
             start.ArgumentList.Add(argument);
         }
@@ -33,7 +33,7 @@ public sealed class RunScriptTests
         start.Environment["Metrics__Url"] = "http://127.0.0.1:0";
         start.Environment["Protocols__CertificateFolder"] = folder.Path;
         start.Environment["History__DatabasePath"] = folder.File("history.db");
-        using var script = Process.Start(start)!;
+        using var script = TestHostBond.Start(start);
         var output = new List<string>();
         var swagger = new TaskCompletionSource<string>(TaskCreationOptions.RunContinuationsAsynchronously);
         script.OutputDataReceived += (_, e) =>
@@ -99,6 +99,38 @@ public sealed class RunScriptTests
             {
                 Signal("KILL", -script.Id);
             }
+        }
+    }
+
+    [Theory]
+    [InlineData("SERVICE_URL", "http", "the service's gRPC listener")]
+    [InlineData("GATEWAY_URL", "http", "the gateway")]
+    [InlineData("TLS_URL", "https", "the service's TLS listener")]
+    [InlineData("HTTP1_URL", "http", "the service's HTTP/1.1 listener")]
+    [InlineData("METRICS_URL", "http", "the service's metrics listener")]
+    public async Task RunScriptNamesATakenPortAndTheVariableThatMovesItBeforeBuilding(string variable, string scheme, string listener)
+    {
+        using var holder = new System.Net.Sockets.TcpListener(IPAddress.Loopback, 0);
+        holder.Start();
+        var port = ((IPEndPoint)holder.LocalEndpoint).Port;
+        // No --no-build: the sentence must come before the build, which takes minutes.
+        var start = new ProcessStartInfo("bash", ["run.sh"]) { WorkingDirectory = AppProcess.RepositoryRoot };
+        foreach (var (name, other) in new[] { ("SERVICE_URL", "http"), ("GATEWAY_URL", "http"), ("TLS_URL", "https"), ("HTTP1_URL", "http"), ("METRICS_URL", "http") })
+        {
+            start.Environment[name] = $"{other}://127.0.0.1:{(name == variable ? port : Ports.Unused())}";
+        }
+
+        var run = await ToolRun.RunAsync(start, TimeSpan.FromSeconds(60));
+
+        Assert.True(run.ExitCode == 1, run.ToString());
+        Assert.DoesNotContain("Building", run.Output, StringComparison.Ordinal);
+        var sentence = Assert.Single(run.ErrorLines);
+        Assert.StartsWith($"run.sh: port {port}, wanted for {listener} ({scheme}://127.0.0.1:{port}), is already taken", sentence, StringComparison.Ordinal);
+        Assert.Contains($"set {variable} to another address", sentence, StringComparison.Ordinal);
+        // ss (iproute2) tells who holds it: this test host.
+        if (File.Exists("/usr/bin/ss") || File.Exists("/bin/ss"))
+        {
+            Assert.Contains($"(pid {Environment.ProcessId})", sentence, StringComparison.Ordinal);
         }
     }
 

@@ -36,7 +36,7 @@ public sealed partial class AppProcess
             start.Environment[key] = value;
         }
 
-        var app = new AppProcess(new Process { StartInfo = start, EnableRaisingEvents = true });
+        var app = new AppProcess(new Process { StartInfo = TestHostBond.Bind(start), EnableRaisingEvents = true });
         app._process.Start();
         app._process.BeginOutputReadLine();
         app._process.BeginErrorReadLine();

@@ -222,7 +222,7 @@ public sealed partial class AppProcess : IAsyncDisposable
             start.Environment[key] = value;
         }
 
-        var app = new AppProcess(new Process { StartInfo = start, EnableRaisingEvents = true })
+        var app = new AppProcess(new Process { StartInfo = TestHostBond.Bind(start), EnableRaisingEvents = true })
         {
             _ownedDirectory = ownedDirectory,
             HistoryPath = historyPath,

@@ -38,7 +38,7 @@ public sealed class CliProcess : IDisposable
             start.Environment["XDG_CACHE_HOME"] = CacheFolder;
         }
 
-        _process = new Process { StartInfo = start };
+        _process = new Process { StartInfo = TestHostBond.Bind(start) };
         _process.OutputDataReceived += (_, e) =>
         {
             if (e.Data is not null)

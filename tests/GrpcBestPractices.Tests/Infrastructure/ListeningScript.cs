@@ -38,7 +38,7 @@ public sealed class ListeningScript : IAsyncDisposable
             start.ArgumentList.Add(argument);
         }
 
-        var node = new ListeningScript(new Process { StartInfo = start });
+        var node = new ListeningScript(new Process { StartInfo = TestHostBond.Bind(start) });
         node._process.OutputDataReceived += (_, e) => node.OnLine(e.Data);
         node._process.ErrorDataReceived += (_, e) => node.OnLine(e.Data);
         node._process.Start();

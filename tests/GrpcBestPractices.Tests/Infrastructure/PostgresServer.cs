@@ -128,6 +128,8 @@ public sealed partial class PostgresServer : IAsyncLifetime
                 await using var connection = new NpgsqlConnection(ConnectionString + ";Pooling=false;Timeout=5");
                 await connection.OpenAsync();
                 _running = true;
+                // pg_ctl starts the postmaster in a session of its own and leaves it: it goes with the test host all the same.
+                await TestHostBond.AdoptAsync(await PostmasterIdAsync());
                 return;
             }
             catch (NpgsqlException notYet)
@@ -148,6 +150,10 @@ public sealed partial class PostgresServer : IAsyncLifetime
         }
     }
 
+    /// <summary>The postmaster's PID, the first line of its postmaster.pid (written before it accepts connections).</summary>
+    private async Task<int> PostmasterIdAsync() =>
+        int.Parse((await File.ReadAllLinesAsync(Path.Combine(DataFolder, "postmaster.pid")))[0], CultureInfo.InvariantCulture);
+
     /// <summary>The newest Debian-installed PostgreSQL's programs, else pg_config's; a clear failure when there is none.</summary>
     private static string FindBinaries()
     {
@@ -165,17 +171,12 @@ public sealed partial class PostgresServer : IAsyncLifetime
 
     private static string? PgConfigBinaries()
     {
-        try
-        {
-            using var pgConfig = Process.Start(new ProcessStartInfo("pg_config", "--bindir") { RedirectStandardOutput = true, UseShellExecute = false })!;
-            var folder = pgConfig.StandardOutput.ReadToEnd().Trim();
-            pgConfig.WaitForExit();
-            return File.Exists(Path.Combine(folder, "initdb")) ? folder : null;
-        }
-        catch (System.ComponentModel.Win32Exception)
-        {
-            return null;
-        }
+        // Without pg_config the bond's shell cannot run it: it exits 127 and prints no folder.
+        using var pgConfig = TestHostBond.Start(new ProcessStartInfo("pg_config", ["--bindir"]) { RedirectStandardOutput = true, RedirectStandardError = true });
+        _ = pgConfig.StandardError.ReadToEndAsync();
+        var folder = pgConfig.StandardOutput.ReadToEnd().Trim();
+        pgConfig.WaitForExit();
+        return pgConfig.ExitCode == 0 && folder.Length > 0 && File.Exists(Path.Combine(folder, "initdb")) ? folder : null;
     }
 
     // The postgres account must own the folder and be able to walk to it; a temp folder under a private parent would hide it.
@@ -208,7 +209,7 @@ public sealed partial class PostgresServer : IAsyncLifetime
             start.ArgumentList.Add(argument);
         }
 
-        using var process = Process.Start(start)!;
+        using var process = TestHostBond.Start(start);
         var output = process.StandardOutput.ReadToEndAsync();
         var error = process.StandardError.ReadToEndAsync();
         using var bound = new CancellationTokenSource(StartPatience);

@@ -13,7 +13,7 @@ public static class ToolRun
         start.RedirectStandardError = true;
         start.UseShellExecute = false;
         start.StandardOutputEncoding = Encoding.UTF8;
-        using var process = Process.Start(start)!;
+        using var process = TestHostBond.Start(start);
         var output = process.StandardOutput.ReadToEndAsync();
         var error = process.StandardError.ReadToEndAsync();
         using var cancel = new CancellationTokenSource(bound);

@@ -63,7 +63,7 @@ public sealed partial class LoadTestRunner(RunEngine engine, IServiceProvider se
         try
         {
             await using var scope = services.CreateAsyncScope();
-            using var calls = scope.ServiceProvider.GetRequiredService<RunCallsFactory>().Create(run.Plan);
+            using var calls = await scope.ServiceProvider.GetRequiredService<RunCallsFactory>().CreateAsync(run.Plan, stop.Token);
             var ended = await engine.ExecuteAsync(calls, run, live, stop.Token);
             // Judged where it ended, by the engine: a run that measured something fails its thresholds alike whichever stop ended it.
             return ended.State != RunState.Cancelled ? ended

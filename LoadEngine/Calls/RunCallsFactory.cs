@@ -15,16 +15,30 @@ namespace LoadEngine.Calls;
 /// </summary>
 public sealed class RunCallsFactory(IServiceProvider scope)
 {
-    public IRunCalls Create(RunPlan plan) => plan.Workload is null
-        ? Compose(StrategyList.Resolve(scope, plan.Strategy), plan)
-        : WorkloadStrategy.Create(plan, scope.GetRequiredService<IOptions<EngineOptions>>().Value, scope.GetRequiredService<ChannelFactory>());
+    /// <summary>
+    /// What <paramref name="plan"/> calls; a described target's set this process has not compiled yet (an agent's stored
+    /// plan) is compiled first, awaited within its budget, and <paramref name="cancellation"/> stops it.
+    /// </summary>
+    public async Task<IRunCalls> CreateAsync(RunPlan plan, CancellationToken cancellation)
+    {
+        if (plan.Workload is not null)
+        {
+            return WorkloadStrategy.Create(plan, scope.GetRequiredService<IOptions<EngineOptions>>().Value, scope.GetRequiredService<ChannelFactory>());
+        }
 
-    /// <summary>A strategy's calls under <paramref name="plan"/>: of the described target's method when it names a call, else of the built-in service's.</summary>
-    public static IRunCalls Compose(IChannelStrategy strategy, RunPlan plan)
+        var described = plan.Call is null ? null : await DescribedTarget.OfAsync(plan, cancellation);
+        return Compose(StrategyList.Resolve(scope, plan.Strategy), plan, described);
+    }
+
+    /// <summary>
+    /// A strategy's calls under <paramref name="plan"/>: of the described target's method when it names a call (its target
+    /// <paramref name="described"/>, else the one this process has compiled), else of the built-in service's.
+    /// </summary>
+    public static IRunCalls Compose(IChannelStrategy strategy, RunPlan plan, DescribedTarget? described = null)
     {
         if (plan.Call is not null)
         {
-            return DescribedPlan.Compose(strategy, plan);
+            return DescribedPlan.Compose(strategy, plan, described ?? DescribedTarget.Of(plan));
         }
 
         var oneStream = strategy.Info.Shape == CallShape.OneStream;

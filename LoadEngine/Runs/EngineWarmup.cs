@@ -41,7 +41,7 @@ public static class EngineWarmup
 
             await using var scope = services.CreateAsyncScope();
             var run = new RunRecord(Guid.NewGuid(), plan, RunState.Running, DateTimeOffset.UtcNow, null, null, null, null);
-            using var calls = scope.ServiceProvider.GetRequiredService<Calls.RunCallsFactory>().Create(plan);
+            using var calls = await scope.ServiceProvider.GetRequiredService<Calls.RunCallsFactory>().CreateAsync(plan, budget.Token);
             var ended = await engine.ExecuteAsync(calls, run, new LiveRun(), budget.Token);
             if (ended.State != RunState.Completed || ended.Stats is not { Failed: 0 })
             {

@@ -36,21 +36,7 @@ internal static class CSharpCompiler
     public static string WorkerPath { get; } = Path.Combine(AppContext.BaseDirectory, "LoadEngine.Compiler.dll");
 
     /// <summary>The process id of the worker running now, or null (for the tests: it exits when idle).</summary>
-    internal static int? WorkerProcessId
-    {
-        get
-        {
-            OneAtATime.Wait();
-            try
-            {
-                return _worker?.Id;
-            }
-            finally
-            {
-                OneAtATime.Release();
-            }
-        }
-    }
+    internal static int? WorkerProcessId => Volatile.Read(ref _worker)?.Id;
 
     /// <summary>The image of <paramref name="sources"/> compiled as <paramref name="name"/>; a compile error is a sentence.</summary>
     public static async Task<byte[]> EmitAsync(IReadOnlyList<(string Path, string Text)> sources, string name, CancellationToken cancellation)

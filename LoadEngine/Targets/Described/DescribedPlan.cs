@@ -84,9 +84,10 @@ public static partial class DescribedPlan
             : null;
 
     /// <summary>A strategy's calls of the plan's described method, as <see cref="RunCallsFactory.Compose"/> makes them.</summary>
-    public static IRunCalls Compose(IChannelStrategy strategy, RunPlan plan)
+    public static IRunCalls Compose(IChannelStrategy strategy, RunPlan plan, DescribedTarget described)
     {
-        var method = Method(plan, out var data);
+        var method = described.Find(plan.Call!);
+        var data = CallData.Parse(method, plan.Data);
         if (Refusal(strategy.Info, method) is { } refused)
         {
             throw new TargetDescriptionException(refused);

@@ -85,29 +85,6 @@ public sealed class DescribedTarget
     public static Task<DescribedTarget> FromDescriptorSetAsync(byte[] set, CancellationToken cancellation, CompiledSetCache? cache = null) =>
         FromSafeAsync(DescriptorAllowlist.Rebuild(set), cancellation, cache);
 
-    /// <summary>
-    /// <see cref="FromDescriptorSetAsync"/> for a caller that cannot wait asynchronously: immediate when the set is compiled
-    /// already (the host describes a target before its plans run), blocking on the compiler otherwise.
-    /// </summary>
-    public static DescribedTarget FromDescriptorSet(byte[] set)
-    {
-        var safe = DescriptorAllowlist.Rebuild(set);
-        if (WithHash(safe.Hash) is { } found)
-        {
-            return found;
-        }
-
-        using var limit = new CancellationTokenSource(DescribeLimits.Time);
-        try
-        {
-            return FromSafeAsync(safe, limit.Token, null).GetAwaiter().GetResult();
-        }
-        catch (OperationCanceledException stopped) when (limit.IsCancellationRequested)
-        {
-            throw OverBudget(DescribeLimits.Time, stopped);
-        }
-    }
-
     /// <summary>The target a plan's <see cref="RunPlan.DescriptorSet"/> names when this process has it compiled; null otherwise.</summary>
     public static DescribedTarget? WithHash(string hash)
     {
@@ -124,21 +101,44 @@ public sealed class DescribedTarget
 
     /// <summary>
     /// The target a plan calls: found by the hash it names, else compiled from the bytes it carries (which must be the set
-    /// the hash names: a stored plan's set is read back untrusted).
+    /// the hash names: a stored plan's set is read back untrusted), within <see cref="DescribeLimits.Time"/>.
     /// </summary>
-    public static DescribedTarget Of(RunPlan plan)
+    public static async Task<DescribedTarget> OfAsync(RunPlan plan, CancellationToken cancellation)
     {
         if (plan.DescriptorSet is { } hash && WithHash(hash) is { } found)
         {
             return found;
         }
 
-        var descriptors = plan.Descriptors
-            ?? throw new TargetDescriptionException($"The plan calls {plan.Call} but carries no descriptors of {plan.Target ?? "its target"}: the host describes the target before the run.");
-        var target = FromDescriptorSet(descriptors);
-        return plan.DescriptorSet is null || string.Equals(plan.DescriptorSet, target.Hash, StringComparison.OrdinalIgnoreCase)
-            ? target
-            : throw new TargetDescriptionException($"The plan's descriptor set is not the one it names ({Excerpt(plan.DescriptorSet)}): it was changed after the plan was made.");
+        var descriptors = plan.Descriptors ?? throw NoDescriptors(plan);
+        var safe = DescriptorAllowlist.Rebuild(descriptors);
+        if (plan.DescriptorSet is not null && !string.Equals(plan.DescriptorSet, safe.Hash, StringComparison.OrdinalIgnoreCase))
+        {
+            throw new TargetDescriptionException($"The plan's descriptor set is not the one it names ({Excerpt(plan.DescriptorSet)}): it was changed after the plan was made.");
+        }
+
+        using var limit = CancellationTokenSource.CreateLinkedTokenSource(cancellation);
+        limit.CancelAfter(DescribeLimits.Time);
+        try
+        {
+            return WithHash(safe.Hash) ?? await FromSafeAsync(safe, limit.Token, null);
+        }
+        catch (OperationCanceledException stopped) when (limit.IsCancellationRequested && !cancellation.IsCancellationRequested)
+        {
+            throw OverBudget(DescribeLimits.Time, stopped);
+        }
+    }
+
+    /// <summary>
+    /// The target a plan calls when this process has it compiled (a host describes its targets before their plans are
+    /// checked); a plan whose set is not compiled here is a sentence, as <see cref="OfAsync"/> is what compiles one.
+    /// </summary>
+    public static DescribedTarget Of(RunPlan plan)
+    {
+        var hash = plan.DescriptorSet ?? (plan.Descriptors is { } descriptors ? DescriptorAllowlist.Rebuild(descriptors).Hash : null)
+            ?? throw NoDescriptors(plan);
+        return WithHash(hash)
+            ?? throw new TargetDescriptionException($"The plan calls {plan.Call} on {plan.Target ?? "a target"} whose descriptors are not described in this process: describe the target again before the run.");
     }
 
     /// <summary>
@@ -259,6 +259,9 @@ public sealed class DescribedTarget
     /// <summary>The target that <paramref name="files"/>, compiled already, describe (the fast tests' generated classes).</summary>
     internal static DescribedTarget FromFiles(IReadOnlyList<FileDescriptor> files, byte[] set) =>
         new(set, Convert.ToHexString(SHA256.HashData(set)), files, null);
+
+    private static TargetDescriptionException NoDescriptors(RunPlan plan) =>
+        new($"The plan calls {plan.Call} but carries no descriptors of {plan.Target ?? "its target"}: the host describes the target before the run.");
 
     private static TargetDescriptionException OverBudget(TimeSpan budget, Exception stopped) =>
         new($"Describing the target took longer than {budget.TotalSeconds:0.#} seconds, the most reflection, protoc and the compiler may take together; a set this slow to describe is refused.", stopped);

@@ -41,7 +41,7 @@ public sealed class DescribedTargetTests(WorkloadServiceFixture service, ITestOu
         Assert.NotEqual(typeof(Order), request.GetType());
         var reference = Order.Parser.ParseJson("""{"orderId":"o-1","customerId":"7","size":"SIZE_LARGE","placedAt":"2025-01-02T03:04:05Z","note":"n","stock":{"a":1},"voucher":{"sku":"v"}}""");
         Assert.Equal(reference.ToByteArray(), request.ToByteArray());
-        Assert.Same(target, DescribedTarget.FromDescriptorSet(target.DescriptorSet));
+        Assert.Same(target, await DescribedTarget.FromDescriptorSetAsync(target.DescriptorSet, CancellationToken.None));
     }
 
     [Fact]
@@ -115,7 +115,7 @@ public sealed class DescribedTargetTests(WorkloadServiceFixture service, ITestOu
         services.Configure<EngineOptions>(engine => engine.ServerUri = service.H2c);
         await using var provider = services.BuildServiceProvider();
         await using var scope = provider.CreateAsyncScope();
-        using var calls = scope.ServiceProvider.GetRequiredService<RunCallsFactory>().Create(plan);
+        using var calls = await scope.ServiceProvider.GetRequiredService<RunCallsFactory>().CreateAsync(plan, CancellationToken.None);
         return await provider.GetRequiredService<RunEngine>().ExecuteAsync(
             calls, new RunRecord(Guid.NewGuid(), plan, RunState.Running, DateTimeOffset.UtcNow, null, null, null, null), new LiveRun(), CancellationToken.None);
     }

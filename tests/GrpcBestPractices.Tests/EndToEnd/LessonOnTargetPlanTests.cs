@@ -20,9 +20,9 @@ public sealed class LessonOnTargetPlanTests
     /// <summary>The built-in service's contract as a host describes it: the FileDescriptorSet of performance.proto.</summary>
     public static byte[] Performance { get; } = SetOf(global::Performance.PerformanceReflection.Descriptor);
 
-    private static readonly DescribedTarget PerformanceTarget = DescribedTarget.FromDescriptorSet(Performance);
+    private static readonly DescribedTarget PerformanceTarget = DescribedTarget.FromDescriptorSetAsync(Performance, CancellationToken.None).GetAwaiter().GetResult();
 
-    private static readonly DescribedTarget Workloads = DescribedTarget.FromDescriptorSet(SetOf(global::Workloads.ContractFirst.WorkloadsReflection.Descriptor));
+    private static readonly DescribedTarget Workloads = DescribedTarget.FromDescriptorSetAsync(SetOf(global::Workloads.ContractFirst.WorkloadsReflection.Descriptor), CancellationToken.None).GetAwaiter().GetResult();
 
     private static readonly Uri Address = new("http://127.0.0.1:50051");
 

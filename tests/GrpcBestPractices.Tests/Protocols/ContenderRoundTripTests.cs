@@ -189,7 +189,7 @@ public sealed class ContenderRoundTripTests(WorkloadServiceFixture service)
         });
         await using var provider = services.BuildServiceProvider();
         await using var scope = provider.CreateAsyncScope();
-        using var calls = scope.ServiceProvider.GetRequiredService<RunCallsFactory>().Create(plan);
+        using var calls = await scope.ServiceProvider.GetRequiredService<RunCallsFactory>().CreateAsync(plan, CancellationToken.None);
         return await provider.GetRequiredService<RunEngine>().ExecuteAsync(
             calls, new RunRecord(Guid.NewGuid(), plan, RunState.Running, DateTimeOffset.UtcNow, null, null, null, null), new LiveRun(), CancellationToken.None);
     }

@@ -138,7 +138,7 @@ public sealed class TargetConnectionTlsTests(WorkloadServiceFixture service) : I
         await using var scope = provider.CreateAsyncScope();
         var info = StrategyList.Find(strategy)!;
         var plan = new RunPlan { Strategy = strategy, Load = info.DefaultLoad, Count = 4, Concurrency = 2 };
-        using var calls = scope.ServiceProvider.GetRequiredService<RunCallsFactory>().Create(plan);
+        using var calls = await scope.ServiceProvider.GetRequiredService<RunCallsFactory>().CreateAsync(plan, CancellationToken.None);
         return await provider.GetRequiredService<RunEngine>().ExecuteAsync(
             calls, new RunRecord(Guid.NewGuid(), plan, RunState.Running, DateTimeOffset.UtcNow, null, null, null, null), new LiveRun(), CancellationToken.None);
     }

@@ -203,7 +203,7 @@ public sealed class DescribedTargetInteropTests(ITestOutputHelper output)
         services.Configure<EngineOptions>(engine => engine.ServerUri = target.Address);
         await using var provider = services.BuildServiceProvider();
         await using var scope = provider.CreateAsyncScope();
-        using var calls = scope.ServiceProvider.GetRequiredService<RunCallsFactory>().Create(plan);
+        using var calls = await scope.ServiceProvider.GetRequiredService<RunCallsFactory>().CreateAsync(plan, CancellationToken.None);
         var run = await provider.GetRequiredService<RunEngine>().ExecuteAsync(
             calls, new RunRecord(Guid.NewGuid(), plan, RunState.Running, DateTimeOffset.UtcNow, null, null, null, null), new LiveRun(), CancellationToken.None);
         Assert.True(run.Error is null, run.Error);

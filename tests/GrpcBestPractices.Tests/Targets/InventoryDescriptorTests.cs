@@ -8,9 +8,9 @@ namespace GrpcBestPractices.Tests.Targets;
 public sealed class InventoryDescriptorTests
 {
     [Fact]
-    public void TheRequestTemplateOfAMessageWithAWrapperShowsItsOtherKindsOfField()
+    public async Task TheRequestTemplateOfAMessageWithAWrapperShowsItsOtherKindsOfField()
     {
-        var method = DescribedTarget.FromDescriptorSet(File.ReadAllBytes(GrpcJsTarget.ProtosetPath)).Find(GrpcJsTarget.Service + "/GetItem");
+        var method = (await DescribedTarget.FromDescriptorSetAsync(File.ReadAllBytes(GrpcJsTarget.ProtosetPath), CancellationToken.None)).Find(GrpcJsTarget.Service + "/GetItem");
 
         var template = JsonDocument.Parse(method.RequestTemplate).RootElement;
 

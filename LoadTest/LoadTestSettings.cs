@@ -151,7 +151,11 @@ public sealed record LoadTestSettings(
         {
             if (!RunPlanRules.TryCreate(input with { Strategy = name, SharedBy = isSuite ? StrategyList.Names : [] }, limits, StrategyList.Names, out var plan, out error))
             {
-                error = isSuite ? $"For {name}: {error}" : error;
+                // A problem of one strategy's plan names it; one every strategy has (the data, a threshold) is said once, as it is.
+                var problem = error;
+                var everyStrategy = isSuite && StrategyList.Names.All(other =>
+                    !RunPlanRules.TryCreate(input with { Strategy = other, SharedBy = StrategyList.Names }, limits, StrategyList.Names, out _, out var theirs) && theirs == problem);
+                error = isSuite && !everyStrategy ? $"For {name}: {error}" : error;
                 return false;
             }
 

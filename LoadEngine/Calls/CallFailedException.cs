@@ -45,7 +45,7 @@ public readonly record struct CallFailure(StatusCode Status, string Detail, stri
     private static CallFailure Of(StatusCode status, string detail, Exception? cause, TargetText text, bool cleartext) =>
         Find<System.Security.Authentication.AuthenticationException>(cause) is { } tls
             ? new CallFailure(status, text.Clean(detail), text.Clean($"the TLS handshake failed ({tls.Message.TrimEnd('.')}){NotTls(tls)}"), Refused: false, Handshake: true)
-            : Find<IOException>(cause) is { } io && io.Message.Contains("HTTP/2 handshake", StringComparison.Ordinal)
+            : HandshakeIncomplete(cause, cleartext)
                 ? new CallFailure(status, text.Clean(detail), cleartext ? CleartextRefused : PrefaceRefused, Refused: false, Handshake: true)
                 : new CallFailure(status, text.Clean(detail), text.Clean(Describe(detail, cause)), IsRefused(cause));
 
@@ -54,10 +54,19 @@ public readonly record struct CallFailure(StatusCode Status, string Detail, stri
         "the server closed the connection before the HTTP/2 handshake completed (a TLS server that requires a client certificate does so " +
         "when it gets none it trusts, under TLS 1.3 after the TLS handshake; so does a server that does not speak HTTP/2)";
 
-    // Called in cleartext, a TLS port reads the HTTP/2 preface as a broken TLS record and hangs up; an HTTP/1.1 port answers instead.
+    // Called in cleartext, a TLS port reads the HTTP/2 preface as a broken TLS record and hangs up (or sends an alert first, which
+    // the client reads as a broken frame, as it reads an HTTP/1.1 port's answer).
     private const string CleartextRefused =
-        "the server closed the connection before the HTTP/2 handshake completed: the port speaks TLS and was called in cleartext; " +
+        "the server did not complete the HTTP/2 handshake: the port speaks TLS (or HTTP/1.1 alone), not cleartext HTTP/2; " +
         "call it over https:// (leave out --insecure)";
+
+    /// <summary>
+    /// The connection ended before the server's HTTP/2 preface: the socket closed (an IOException), or in cleartext also
+    /// bytes that were no HTTP/2 frame (the HttpRequestException alone).
+    /// </summary>
+    private static bool HandshakeIncomplete(Exception? cause, bool cleartext) =>
+        Find<IOException>(cause) is { } io && io.Message.Contains("HTTP/2 handshake", StringComparison.Ordinal)
+        || cleartext && Find<HttpRequestException>(cause) is { } request && request.Message.Contains("HTTP/2 handshake", StringComparison.Ordinal);
 
     // SslStream's words when the first bytes back are not a TLS record: an h2c server answering the ClientHello with an HTTP/2 frame.
     private static string NotTls(System.Security.Authentication.AuthenticationException tls) =>

@@ -95,7 +95,7 @@ public sealed class LoadTestCliTargetTests(SystemFixture system)
     [Theory]
     [InlineData("tls-to-h2c", "the TLS handshake failed (Cannot determine the frame size or a corrupted frame was received): the port answered in something other than TLS, " +
         "as a cleartext HTTP/2 (h2c) port does; call it over http:// (with a host:port, --insecure).")]
-    [InlineData("cleartext-to-tls", "the server closed the connection before the HTTP/2 handshake completed: the port speaks TLS and was called in cleartext; " +
+    [InlineData("cleartext-to-tls", "the server did not complete the HTTP/2 handshake: the port speaks TLS (or HTTP/1.1 alone), not cleartext HTTP/2; " +
         "call it over https:// (leave out --insecure).")]
     public async Task TheWrongTransportForThePortSaysWhichOptionToChange(string mistake, string sentence)
     {

@@ -91,7 +91,8 @@ public static class LessonsMode
                 }
 
                 var lesson = plan.Lesson;
-                Say(settings, output, $"Lesson {lesson.Number}, {lesson.Title}{(call is null ? "" : $" on {call.Call}")}: {plan.Schedule().Count} steps ({plan.Repetitions} repetitions)…");
+                Say(settings, output, $"Lesson {lesson.Number}, {lesson.Title}{(call is null ? "" : $" on {call.Call}")}: {plan.Schedule().Count} steps " +
+                    $"({plan.Repetitions} {(plan.Repetitions == 1 ? "repetition" : "repetitions")})…");
                 var record = await LessonExperiment.RunAsync(plan, plan.NewRecord(), runs, services, _ => { }, interrupt.Token);
                 outcomes.Add(new LessonOutcome(lesson.Id, lesson.Number, lesson.Title, record, LessonVerdicts.Judge(lesson, record)));
             }
@@ -131,9 +132,11 @@ public static class LessonsMode
                     Markup.Escape(index == 0 ? $"{outcome.Number} {outcome.Lesson}" : ""),
                     Markup.Escape(verdict.Claim),
                     Markup.Escape(verdict.ExpectedDirection == ExpectedDirection.Above1 ? "above 1" : "near 1"),
-                    Markup.Escape(verdict.MeasuredRatio is { } ratio ? $"{Ratio(ratio)} ({Ratio(verdict.Range!.Min)}–{Ratio(verdict.Range.Max)}), {verdict.RatioOf}" : "not measured"),
-                    verdict.Agrees ? "yes" : "no",
-                    verdict.BeyondNoise ? "yes" : "no");
+                    // A claim with no ratio was not judged: its row says so and why, never "no" as if it had been measured and disagreed.
+                    Markup.Escape(verdict.MeasuredRatio is { } ratio ? $"{Ratio(ratio)} ({Ratio(verdict.Range!.Min)}–{Ratio(verdict.Range.Max)}), {verdict.RatioOf}"
+                        : $"not measured: {NotJudged(verdict.Sentence)}"),
+                    verdict.MeasuredRatio is null ? "not measured" : verdict.Agrees ? "yes" : "no",
+                    verdict.MeasuredRatio is null ? "not measured" : verdict.BeyondNoise ? "yes" : "no");
             }
         }
 
@@ -166,6 +169,10 @@ public static class LessonsMode
         error.WriteLine($"loadtest: {sentence}");
         return ExitCodes.Usage;
     }
+
+    /// <summary>Why a claim was not judged, as its verdict says it ("Not judged: the experiment is still running." gives the reason alone).</summary>
+    private static string NotJudged(string sentence) =>
+        sentence.StartsWith(LessonVerdicts.NotJudged, StringComparison.Ordinal) ? sentence[LessonVerdicts.NotJudged.Length..] : sentence;
 
     private static string Ratio(double ratio) => ratio.ToString(ratio < 10 ? "0.00" : "0.0", CultureInfo.InvariantCulture);
 

@@ -79,19 +79,19 @@ public static class LoadTestCli
                 return Usage(error, problem);
             }
 
-            notes.ToList().ForEach(output.WriteLine);
+            notes.ToList().ForEach(SummaryWriter(settings, output, error).WriteLine);
         }
 
-        var exitCode = await RunPlansAsync(settings, output, interrupt);
+        var exitCode = await RunPlansAsync(settings, output, error, interrupt);
         // The target owns its compiled classes: held until every run that calls them has ended.
         GC.KeepAlive(target);
         return exitCode;
     }
 
-    private static async Task<int> RunPlansAsync(LoadTestSettings settings, TextWriter output, Interrupt interrupt)
+    private static async Task<int> RunPlansAsync(LoadTestSettings settings, TextWriter output, TextWriter error, Interrupt interrupt)
     {
         var plain = settings.Progress != ProgressMode.Live;
-        var console = ConsoleFor(settings, output);
+        var console = ConsoleFor(settings, SummaryWriter(settings, output, error));
         ProgressDisplay display = settings.Progress switch
         {
             ProgressMode.Live => new LiveProgress(console),
@@ -109,8 +109,16 @@ public static class LoadTestCli
         var (notes, notWritten) = await ResultFiles.WriteAsync(settings, result);
         var outcome = Outcome.Of(result, notWritten);
         Summary.Write(console, result, settings.Target, notes, outcome, plain);
+        if (settings.StdoutFormat is { } format)
+        {
+            output.Write(ResultFiles.Render(format, settings, result));
+        }
+
         return outcome.ExitCode;
     }
+
+    /// <summary>Where the summary goes: stdout, unless ghz's -O without -o gave stdout to a format alone (-O json > run.json).</summary>
+    private static TextWriter SummaryWriter(LoadTestSettings settings, TextWriter output, TextWriter error) => settings.StdoutFormat is null ? output : error;
 
     private static IAnsiConsole ConsoleFor(LoadTestSettings settings, TextWriter output) => settings.Progress != ProgressMode.Live
         ? PlainConsole(output)

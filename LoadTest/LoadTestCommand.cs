@@ -1,9 +1,12 @@
 using System.CommandLine;
 using System.CommandLine.Parsing;
 using System.Globalization;
+using System.Text.RegularExpressions;
+using LoadEngine;
 using LoadEngine.Protocols;
 using LoadEngine.Strategies;
 using LoadEngine.Thresholds;
+using LoadTest.Output;
 
 namespace LoadTest;
 
@@ -11,7 +14,7 @@ namespace LoadTest;
 /// Every option of the command line. The plan's options carry the run API's field names (--delay-ms for delayMs) and stay
 /// text, so that <see cref="RunPlanRules"/> reads them and a bad one gets the same sentence the gateway gives.
 /// </summary>
-public sealed class LoadTestCommand
+public sealed partial class LoadTestCommand
 {
     /// <summary>How the user started it: <c>loadtest</c> when installed as a .NET tool, the repository's <c>./loadtest</c> script otherwise.</summary>
     public static string Name { get; } = Path.GetFileName(Environment.ProcessPath) == "loadtest" ? "loadtest" : "./loadtest";
@@ -101,7 +104,8 @@ public sealed class LoadTestCommand
     public Option<string> ClientKey { get; } = Text("--key", "pem", "The client certificate's private key (PEM).");
 
     public Option<string> Authority { get; } = Text("--authority", "name",
-        "The :authority (Host) of every call, and the name TLS asks for (SNI) and checks the certificate against; left out, the address's host.");
+        "The :authority (Host) of every call, and the name TLS asks for (SNI) and checks the certificate against; left out, the address's host. " +
+        "ghz's --cname (the name TLS checks) is taken for it.", "--cname");
 
     public Option<bool> InsecureSkipVerify { get; } = new("--insecure-skip-verify", "--skipTLS")
     {
@@ -167,20 +171,30 @@ public sealed class LoadTestCommand
 
     public Option<string> Count { get; } = Text("--count", "calls",
         $"Measured calls (stream messages for streaming-call), 1 to {PlanLimits.Defaults.MaxCount}. A run needs a count, a duration, or both (whichever ends first); " +
-        "a workload run left without either makes its workload's own count of calls.");
+        "a workload run left without either makes its workload's own count of calls.", "-n");
 
-    public Option<string> Duration { get; } = Text("--duration", "seconds",
-        $"Seconds the measured phase lasts, {RunPlanRules.MinDurationSeconds.ToString(CultureInfo.InvariantCulture)} to {PlanLimits.Defaults.MaxRunSeconds}.");
+    public Option<string> Duration { get; } = Text("--duration", "duration",
+        $"How long the measured phase lasts, as ghz writes it (10s, 1m30s, 500ms) or in seconds, {RunPlanRules.MinDurationSeconds.ToString(CultureInfo.InvariantCulture)} s " +
+        $"to {PlanLimits.Defaults.MaxRunSeconds} s.", "-z");
 
     public Option<string> Load { get; } = Text("--load", "shape",
         $"The load shape: {RunPlanRules.LoadNames}. Left out, each strategy's own: " +
         string.Join(", ", StrategyList.All.Select(strategy => $"{strategy.Info.Name} {RunPlanRules.Name(strategy.Info.DefaultLoad)}")) + ".");
 
     public Option<string> Concurrency { get; } = Text("--concurrency", "calls",
-        "Closed load: calls in flight at once (left out, all calls at once, at most --max-in-flight). Open and ramping: the most in flight (default 1000); a call due beyond it waits, then is dropped.");
+        "Closed load: calls in flight at once (left out, all calls at once, at most --max-in-flight); given without --load, a strategy that calls one at a time runs " +
+        "the closed load. Open and ramping: the most in flight (default 1000); a call due beyond it waits, then is dropped.", "-c");
 
     public Option<string> Rate { get; } = Text("--rate", "per-second",
-        "Open load: calls started per second, on a schedule. Ramping: the rate it starts from (default 0).");
+        "Open load: calls started per second, on a schedule; given without --load (and without --stages), the load is open. Ramping: the rate it starts from (default 0).", "--rps");
+
+    /// <summary>ghz's --connections, as the strategy that opens them: one connection, or several (as many as the calls in flight need).</summary>
+    public Option<int?> Connections { get; } = new("--connections")
+    {
+        Description = "ghz's connection count, as the strategy it names: 1 is single-connection; more is multiple-connections, which opens a connection when " +
+            "one's ~100 streams are busy, so the count follows the calls in flight. In place of --strategy.",
+        HelpName = "n",
+    };
 
     public Option<string> Stages { get; } = Text("--stages", "list",
         "Ramping load: seconds:rate pairs, each moving the rate linearly to its target, e.g. \"10:5000,20:5000\".");
@@ -198,8 +212,9 @@ public sealed class LoadTestCommand
         HelpName = "condition",
     };
 
-    public Option<string> CallTimeout { get; } = Text("--call-timeout", "seconds",
-        $"Deadline of each call in seconds, {LoadTestSettings.MinTimeoutSeconds.ToString(CultureInfo.InvariantCulture)} to {LoadTestSettings.MaxCallTimeoutSeconds} (default 10); also the longest a stream may stay silent.");
+    public Option<string> CallTimeout { get; } = Text("--call-timeout", "duration",
+        $"Deadline of each call, as ghz's --timeout writes it (20s, 500ms) or in seconds, {LoadTestSettings.MinTimeoutSeconds.ToString(CultureInfo.InvariantCulture)} s to " +
+        $"{LoadTestSettings.MaxCallTimeoutSeconds} s (default 10 s); also the longest a stream may stay silent.", "--timeout", "-t");
 
     public Option<string> ConnectTimeout { get; } = Text("--connect-timeout", "seconds",
         $"A connection not made within this many seconds fails the call, {LoadTestSettings.MinTimeoutSeconds.ToString(CultureInfo.InvariantCulture)} to {LoadTestSettings.MaxConnectTimeoutSeconds} (default 3).");
@@ -220,6 +235,15 @@ public sealed class LoadTestCommand
 
     public Option<string> Report { get; } = Text("--report", "file",
         "Write an HTML report of the run (or the suite) to this file: one self-contained page that opens offline, as the gateway's report.");
+
+    public Option<string> Csv { get; } = Text("--csv", "file",
+        "Write the runs to this file as CSV: a header, then one row per run with its figures (calls, failures, calls/s, latency percentiles, late and dropped sends).");
+
+    public Option<string> Format { get; } = Text("--format", "format",
+        $"ghz's output format: {string.Join(", ", ResultFormats.Names)}. With -o the file is written in it (as --json, --report or --csv would); without, stdout holds " +
+        "only it, and the progress and summary go to stderr.", "-O");
+
+    public Option<string> Output { get; } = Text("--output", "file", "ghz's output path: the file --format is written to.", "-o");
 
     public Option<bool> Plain { get; } = new("--plain")
     {
@@ -278,10 +302,10 @@ public sealed class LoadTestCommand
         // Each command lists --target, then its own options, the plan's, the listeners, and how long to wait and what to show.
         Option[] connection = [CallTimeout, ConnectTimeout, SilenceSeconds, ConnectFailureSeconds, MaxInFlight, Plain, Quiet, LogLevel];
         Option[] listeners = [Http1Target, TlsTarget, TrustCertificate];
-        Option[] plan = [Count, Duration, Load, Concurrency, Rate, Stages, .. WholeSettings, PercentileList, Thresholds, Json, Report];
+        Option[] plan = [Count, Duration, Load, Concurrency, Rate, Stages, .. WholeSettings, PercentileList, Thresholds, Json, Report, Csv, Format, Output];
         Run = Command("run", "Load-tests a gRPC service in-process with the gateway's run engine: PerformanceService, or any method --call names. " +
             "One strategy, or all in turn. " + RunExitCodes,
-            [Target, Insecure, Strategy, .. TargetOptions, .. ConnectionOptions, .. plan, .. connection]);
+            [Target, Insecure, Strategy, Connections, .. TargetOptions, .. ConnectionOptions, .. plan, .. connection]);
         Run.Arguments.Add(Host);
         // Not an address but an option run does not have, which the parser took for its argument.
         Host.Validators.Add(host => host.Tokens.Where(token => token.Value.StartsWith('-')).ToList().ForEach(option => host.AddError($"Unrecognized command or argument '{option.Value}'.")));
@@ -330,17 +354,34 @@ public sealed class LoadTestCommand
     public string Problem(ParseResult parsed)
     {
         // The parser keeps an option it does not know as an argument (lessons' ids may have taken it).
+        var command = parsed.CommandResult.Command;
         foreach (var name in parsed.Tokens.Where(token => token.Type == TokenType.Argument).Select(token => token.Value.Split('=')[0]))
         {
-            var owners = Root.Subcommands.Where(command => command.Options.Any(option => option.Name == name)).Select(command => command.Name).ToList();
+            var owners = Root.Subcommands.Where(other => other.Options.Any(option => option.Name == name || option.Aliases.Contains(name))).Select(other => other.Name).ToList();
             if (owners.Count > 0)
             {
-                return $"{name} is not an option of {parsed.CommandResult.Command.Name} but of {string.Join(" and ", owners)}.";
+                return $"{name} is not an option of {command.Name} but of {string.Join(" and ", owners)}.";
+            }
+        }
+
+        // An option no command has: the closest this command has, as git and dotnet suggest one.
+        foreach (var name in parsed.Errors.Select(error => Unrecognized().Match(error.Message)).Where(match => match.Success).Select(match => match.Groups[1].Value.Split('=')[0]))
+        {
+            if (name.StartsWith('-'))
+            {
+                var closest = command.Options.SelectMany(option => option.Aliases.Prepend(option.Name))
+                    .Select(known => (known, distance: Spelling.Distance(name, known))).MinBy(pair => pair.distance);
+                // A short flag is a letter away from every other: only a longer name that is close is suggested.
+                var near = closest.known is not null && closest.distance <= name.Length / 3;
+                return $"{name} is not an option of {command.Name}{(near ? $"; did you mean {closest.known}?" : ".")}";
             }
         }
 
         return parsed.Errors[0].Message;
     }
+
+    [GeneratedRegex("^Unrecognized command or argument '(.+)'\\.$")]
+    private static partial Regex Unrecognized();
 
     /// <summary>"--file-bytes" for fileBytes: the run API's name, as options are spelled on a command line.</summary>
     public static string OptionName(WorkloadParameter parameter) => OptionName(parameter.Name);
@@ -360,5 +401,6 @@ public sealed class LoadTestCommand
     }
 
     /// <summary>An option whose value stays text until the rules read it, shown in help as <c>--name &lt;helpName&gt;</c>.</summary>
-    private static Option<string> Text(string name, string helpName, string description) => new(name) { Description = description, HelpName = helpName };
+    private static Option<string> Text(string name, string helpName, string description, params string[] aliases) =>
+        new(name, aliases) { Description = description, HelpName = helpName };
 }

@@ -4,6 +4,7 @@ using LoadEngine;
 using LoadEngine.Clients;
 using LoadEngine.Protocols;
 using LoadEngine.Strategies;
+using LoadTest.Output;
 using Microsoft.Extensions.Logging;
 
 namespace LoadTest;
@@ -32,6 +33,12 @@ public sealed record LoadTestSettings(
     ProgressMode Progress,
     LogLevel LogLevel)
 {
+    /// <summary>--csv, or -O csv -o file.</summary>
+    public string? CsvPath { get; init; }
+
+    /// <summary>ghz's -O without -o: the format stdout holds alone, the summary going to stderr; null for the summary on stdout.</summary>
+    public ResultFormat? StdoutFormat { get; init; }
+
     public const double MinTimeoutSeconds = 0.01;
     public const int MaxCallTimeoutSeconds = 3600;
     public const int MaxConnectTimeoutSeconds = 120;
@@ -57,6 +64,8 @@ public sealed record LoadTestSettings(
             || !TryLogLevel(parsed.GetValue(command.LogLevel), out var logLevel, out error)
             || !TryOutputFile(parsed.GetValue(command.Json), "json", out var jsonPath, out error)
             || !TryOutputFile(parsed.GetValue(command.Report), "report", out var reportPath, out error)
+            || !TryOutputFile(parsed.GetValue(command.Csv), "csv", out var csvPath, out error)
+            || !TryFormat(parsed, command, ref jsonPath, ref reportPath, ref csvPath, out var stdoutFormat, out error)
             || !TryListener(parsed.GetValue(command.Http1Target), command.Http1Target.Name, Uri.UriSchemeHttp, "http://127.0.0.1:5002", out var http1Target, out error)
             || !TryListener(parsed.GetValue(command.TlsTarget), command.TlsTarget.Name, Uri.UriSchemeHttps, "https://127.0.0.1:5001", out var tlsTarget, out error)
             || !TryCertificate(parsed.GetValue(command.TrustCertificate), out var certificate, out error)
@@ -82,10 +91,11 @@ public sealed record LoadTestSettings(
             return false;
         }
 
-        var progress = parsed.GetValue(command.Quiet) ? ProgressMode.Quiet
+        // stdout holding a format alone (ghz's -O json > run.json) holds no progress either.
+        var progress = parsed.GetValue(command.Quiet) || stdoutFormat is not null ? ProgressMode.Quiet
             : parsed.GetValue(command.Plain) || outputRedirected ? ProgressMode.Plain
             : ProgressMode.Live;
-        settings = new LoadTestSettings(target, described, plans, isSuite, engine, limits, jsonPath, reportPath, progress, logLevel);
+        settings = new LoadTestSettings(target, described, plans, isSuite, engine, limits, jsonPath, reportPath, progress, logLevel) { CsvPath = csvPath, StdoutFormat = stdoutFormat };
         return true;
     }
 
@@ -96,8 +106,14 @@ public sealed record LoadTestSettings(
     private static bool TryPlans(ParseResult parsed, LoadTestCommand command, string? data, PlanLimits limits, out IReadOnlyList<RunPlan> plans, out bool isSuite, out string error)
     {
         plans = [];
+        isSuite = false;
         var strategy = parsed.GetValue(command.Strategy);
         var workload = parsed.GetValue(command.Workload);
+        if (parsed.GetResult(command.Connections) is not null && !TryConnections(parsed.GetValue(command.Connections), parsed.GetResult(command.Strategy) is { Implicit: false }, ref strategy, out error))
+        {
+            return false;
+        }
+
         isSuite = strategy == LoadTestCommand.AllStrategies;
         if (workload is null && !isSuite && !StrategyList.Names.Contains(strategy))
         {
@@ -112,6 +128,12 @@ public sealed record LoadTestSettings(
             .ToDictionary(field => field, field => options.TryGetValue(LoadTestCommand.OptionName(field), out var option) ? parsed.GetValue(option) : null);
         // The data may come from a file or stdin.
         text["data"] = data;
+        if (!TryDuration(text, out error))
+        {
+            return false;
+        }
+
+        ImplyLoad(text, isSuite ? null : StrategyList.Find(strategy!));
         if (!RunPlanText.TryRead(text, parsed.GetValue(command.Thresholds), limits, out var input, out error))
         {
             return false;
@@ -129,7 +151,11 @@ public sealed record LoadTestSettings(
         {
             if (!RunPlanRules.TryCreate(input with { Strategy = name, SharedBy = isSuite ? StrategyList.Names : [] }, limits, StrategyList.Names, out var plan, out error))
             {
-                error = isSuite ? $"For {name}: {error}" : error;
+                // A problem of one strategy's plan names it; one every strategy has (the data, a threshold) is said once, as it is.
+                var problem = error;
+                var everyStrategy = isSuite && StrategyList.Names.All(other =>
+                    !RunPlanRules.TryCreate(input with { Strategy = other, SharedBy = StrategyList.Names }, limits, StrategyList.Names, out _, out var theirs) && theirs == problem);
+                error = isSuite && !everyStrategy ? $"For {name}: {error}" : error;
                 return false;
             }
 
@@ -336,14 +362,128 @@ public sealed record LoadTestSettings(
             return true;
         }
 
-        if (double.TryParse(text, NumberStyles.AllowDecimalPoint, CultureInfo.InvariantCulture, out var seconds) && seconds >= MinTimeoutSeconds && seconds <= max)
+        if (GhzDuration.TryParse(text, out var given) && given.TotalSeconds >= MinTimeoutSeconds && given.TotalSeconds <= max)
         {
-            value = TimeSpan.FromSeconds(seconds);
+            value = given;
             return true;
         }
 
-        error = $"{name} was '{text}'; it must be a number of seconds from {MinTimeoutSeconds.ToString(CultureInfo.InvariantCulture)} to {max}.";
+        error = $"{name} was '{text}'; it must be {GhzDuration.Form}, from {MinTimeoutSeconds.ToString(CultureInfo.InvariantCulture)} s to {max} s.";
         return false;
+    }
+
+    /// <summary>ghz's --connections as the strategy that opens them: 1 is single-connection, more is multiple-connections.</summary>
+    private static bool TryConnections(int? connections, bool strategyGiven, ref string? strategy, out string error)
+    {
+        error = string.Empty;
+        if (connections is not >= 1)
+        {
+            error = $"connections was '{connections}'; it must be a whole number from 1 (single-connection; more is multiple-connections).";
+            return false;
+        }
+
+        var named = connections == 1 ? "single-connection" : "multiple-connections";
+        if (strategyGiven && strategy != named)
+        {
+            error = $"--connections {connections} is the {named} strategy, and --strategy named {strategy}; give one of them.";
+            return false;
+        }
+
+        strategy = named;
+        return true;
+    }
+
+    /// <summary>The duration as ghz writes it (10s, 1m30s, 500ms) or in seconds, handed to the plan's rules in seconds, which check its range.</summary>
+    private static bool TryDuration(Dictionary<string, string?> text, out string error)
+    {
+        error = string.Empty;
+        if (text.GetValueOrDefault("duration") is not { } duration)
+        {
+            return true;
+        }
+
+        // The range is checked here too, so that the sentence quotes the duration as it was written.
+        if (!GhzDuration.TryParse(duration, out var value) || !(value.TotalSeconds >= RunPlanRules.MinDurationSeconds && value.TotalSeconds <= PlanLimits.Defaults.MaxRunSeconds))
+        {
+            error = $"duration was '{duration}'; it must be {GhzDuration.Form}, from {RunPlanRules.MinDurationSeconds.ToString(CultureInfo.InvariantCulture)} s to " +
+                $"{PlanLimits.Defaults.MaxRunSeconds} s.";
+            return false;
+        }
+
+        text["duration"] = GhzDuration.Seconds(value);
+        return true;
+    }
+
+    /// <summary>
+    /// As in ghz, the rate alone asks for an arrival rate (the open load), and a concurrency alone for calls in flight (the
+    /// closed load) where the strategy's own load would make one call at a time; a suite leaves the concurrency to the
+    /// strategies that use it.
+    /// </summary>
+    private static void ImplyLoad(Dictionary<string, string?> text, StrategyInfo? strategy)
+    {
+        if (text.GetValueOrDefault("load") is not null || text.GetValueOrDefault("stages") is not null)
+        {
+            return;
+        }
+
+        if (text.GetValueOrDefault("rate") is not null)
+        {
+            text["load"] = RunPlanRules.Name(LoadKind.Open);
+        }
+        else if (text.GetValueOrDefault("concurrency") is not null && strategy is not null && !LoadFact.Of(strategy.DefaultLoad).UsesConcurrency)
+        {
+            text["load"] = RunPlanRules.Name(LoadKind.Closed);
+        }
+    }
+
+    /// <summary>
+    /// ghz's -O and -o: with -o, the file is written in the format as --json, --report or --csv would write it; without,
+    /// stdout holds the format alone. The summary is the default, and is never a file.
+    /// </summary>
+    private static bool TryFormat(ParseResult parsed, LoadTestCommand command, ref string? jsonPath, ref string? reportPath, ref string? csvPath, out ResultFormat? stdout, out string error)
+    {
+        stdout = null;
+        error = string.Empty;
+        var text = parsed.GetValue(command.Format);
+        var output = parsed.GetValue(command.Output);
+        if (text is null && output is null)
+        {
+            return true;
+        }
+
+        var format = ResultFormat.Summary;
+        if (text is not null && !ResultFormats.TryParse(text, out format))
+        {
+            error = $"format was '{text}'; it must be one of: {string.Join(", ", ResultFormats.Names)}.";
+            return false;
+        }
+
+        if (output is not null && format == ResultFormat.Summary)
+        {
+            error = $"-o names the file -O writes; the summary is always printed, so give -O {string.Join("|", ResultFormats.Names.Skip(1))} with it.";
+            return false;
+        }
+
+        if (format == ResultFormat.Summary)
+        {
+            return true;
+        }
+
+        if (output is null)
+        {
+            stdout = format;
+            return true;
+        }
+
+        ref var path = ref format == ResultFormat.Json ? ref jsonPath : ref format == ResultFormat.Html ? ref reportPath : ref csvPath;
+        var own = format == ResultFormat.Json ? "--json" : format == ResultFormat.Html ? "--report" : "--csv";
+        if (path is not null)
+        {
+            error = $"{own} and -O {ResultFormats.Names[(int)format]} -o both name the file; give one of them.";
+            return false;
+        }
+
+        return TryOutputFile(output, "output", out path, out error);
     }
 
     private static bool TryLogLevel(string? text, out LogLevel level, out string error)

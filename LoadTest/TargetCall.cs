@@ -68,7 +68,7 @@ public sealed record TargetCall(DescriptorSource Source, string? Call, bool List
         catch (TargetDescriptionException problem)
         {
             // A target that cannot be reached is said the way a run says it: why the connection or its handshake failed.
-            return (null, problem.InnerException is { } cause && CallFailure.From(cause, text) is { } failure && (failure.Handshake || failure.Status == StatusCode.Unavailable)
+            return (null, problem.InnerException is { } cause && CallFailure.From(cause, text, channels.ServerUri.Scheme == Uri.UriSchemeHttp) is { } failure && (failure.Handshake || failure.Status == StatusCode.Unavailable)
                 ? $"{channels.ServerUri.GetLeftPart(UriPartial.Authority)} could not be described by its server reflection: {failure.Described}."
                 : text.Clean(problem.Message));
         }

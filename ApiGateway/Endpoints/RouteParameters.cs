@@ -1,5 +1,6 @@
 using System.Globalization;
 using ApiGateway.Errors;
+using LoadEngine;
 using LoadEngine.Runs;
 
 namespace ApiGateway.Endpoints;
@@ -105,25 +106,7 @@ public sealed class RouteParameters(IReadOnlyList<RouteParameter> all, string? q
         return parts.Count == 0 ? "" : $" ({string.Join("; ", parts)})";
     }
 
-    private static int Distance(string a, string b)
-    {
-        a = a.ToLowerInvariant();
-        b = b.ToLowerInvariant();
-        var row = Enumerable.Range(0, b.Length + 1).ToArray();
-        for (var i = 1; i <= a.Length; i++)
-        {
-            var diagonal = row[0];
-            row[0] = i;
-            for (var j = 1; j <= b.Length; j++)
-            {
-                var above = row[j];
-                row[j] = Math.Min(Math.Min(row[j] + 1, row[j - 1] + 1), diagonal + (a[i - 1] == b[j - 1] ? 0 : 1));
-                diagonal = above;
-            }
-        }
-
-        return row[b.Length];
-    }
+    private static int Distance(string a, string b) => Spelling.Distance(a.ToLowerInvariant(), b.ToLowerInvariant());
 }
 
 public static class RouteParametersExtensions

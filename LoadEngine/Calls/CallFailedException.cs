@@ -28,12 +28,13 @@ public readonly record struct CallFailure(StatusCode Status, string Detail, stri
 
     /// <summary>
     /// The failure a call threw, or null when it is not a call's failure (a bug, which the engine re-throws). Its detail
-    /// came from the target: it enters the engine here, masked and escaped by <paramref name="text"/>.
+    /// came from the target: it enters the engine here, masked and escaped by <paramref name="text"/>. <paramref name="cleartext"/>
+    /// says the call went out as cleartext HTTP/2 (http://), which tells a TLS port's refusal from a TLS server's.
     /// </summary>
-    public static CallFailure? From(Exception error, TargetText text) => error switch
+    public static CallFailure? From(Exception error, TargetText text, bool cleartext = false) => error switch
     {
-        RpcException rpc => Of(rpc.StatusCode, rpc.Status.Detail, rpc.Status.DebugException, text),
-        CallFailedException failed => Of(failed.Status, failed.Detail, failed.InnerException, text),
+        RpcException rpc => Of(rpc.StatusCode, rpc.Status.Detail, rpc.Status.DebugException, text, cleartext),
+        CallFailedException failed => Of(failed.Status, failed.Detail, failed.InnerException, text, cleartext),
         _ => null,
     };
 
@@ -41,17 +42,37 @@ public readonly record struct CallFailure(StatusCode Status, string Detail, stri
     public static bool Is(Exception error) => error is RpcException or CallFailedException;
 
     // A failed handshake's own message (untrusted chain, wrong name) is deep beneath "The SSL connection could not be established".
-    private static CallFailure Of(StatusCode status, string detail, Exception? cause, TargetText text) =>
+    private static CallFailure Of(StatusCode status, string detail, Exception? cause, TargetText text, bool cleartext) =>
         Find<System.Security.Authentication.AuthenticationException>(cause) is { } tls
-            ? new CallFailure(status, text.Clean(detail), text.Clean($"the TLS handshake failed ({tls.Message.TrimEnd('.')})"), Refused: false, Handshake: true)
-            : Find<IOException>(cause) is { } io && io.Message.Contains("HTTP/2 handshake", StringComparison.Ordinal)
-                ? new CallFailure(status, text.Clean(detail), PrefaceRefused, Refused: false, Handshake: true)
+            ? new CallFailure(status, text.Clean(detail), text.Clean($"the TLS handshake failed ({tls.Message.TrimEnd('.')}){NotTls(tls)}"), Refused: false, Handshake: true)
+            : HandshakeIncomplete(cause, cleartext)
+                ? new CallFailure(status, text.Clean(detail), cleartext ? CleartextRefused : PrefaceRefused, Refused: false, Handshake: true)
                 : new CallFailure(status, text.Clean(detail), text.Clean(Describe(detail, cause)), IsRefused(cause));
 
     // grpc-dotnet's detail strings the whole exception chain together; this is what it means.
     private const string PrefaceRefused =
         "the server closed the connection before the HTTP/2 handshake completed (a TLS server that requires a client certificate does so " +
         "when it gets none it trusts, under TLS 1.3 after the TLS handshake; so does a server that does not speak HTTP/2)";
+
+    // Called in cleartext, a TLS port reads the HTTP/2 preface as a broken TLS record and hangs up (or sends an alert first, which
+    // the client reads as a broken frame, as it reads an HTTP/1.1 port's answer).
+    private const string CleartextRefused =
+        "the server did not complete the HTTP/2 handshake: the port speaks TLS (or HTTP/1.1 alone), not cleartext HTTP/2; " +
+        "call it over https:// (leave out --insecure)";
+
+    /// <summary>
+    /// The connection ended before the server's HTTP/2 preface: the socket closed (an IOException), or in cleartext also
+    /// bytes that were no HTTP/2 frame (the HttpRequestException alone).
+    /// </summary>
+    private static bool HandshakeIncomplete(Exception? cause, bool cleartext) =>
+        Find<IOException>(cause) is { } io && io.Message.Contains("HTTP/2 handshake", StringComparison.Ordinal)
+        || cleartext && Find<HttpRequestException>(cause) is { } request && request.Message.Contains("HTTP/2 handshake", StringComparison.Ordinal);
+
+    // SslStream's words when the first bytes back are not a TLS record: an h2c server answering the ClientHello with an HTTP/2 frame.
+    private static string NotTls(System.Security.Authentication.AuthenticationException tls) =>
+        tls.Message.Contains("frame size or a corrupted frame", StringComparison.Ordinal)
+            ? ": the port answered in something other than TLS, as a cleartext HTTP/2 (h2c) port does; call it over http:// (with a host:port, --insecure)"
+            : "";
 
     private static T? Find<T>(Exception? error)
         where T : Exception

@@ -13,6 +13,9 @@ public static class LessonVerdicts
     /// <summary>"About the same": a ratio between 1 ÷ this and this.</summary>
     public const double SimilarWithin = 1.25;
 
+    /// <summary>How the sentence of a claim that was not judged begins; the reason follows.</summary>
+    public const string NotJudged = "Not judged: ";
+
     public static IReadOnlyList<LessonVerdict> Judge(LessonDefinition lesson, ExperimentRecord experiment) =>
         [.. lesson.Claims.Select(claim => Judge(lesson, claim, experiment))];
 
@@ -21,7 +24,7 @@ public static class LessonVerdicts
         var baseline = lesson.Arm(claim.Baseline);
         var other = lesson.Arm(claim.Other);
         var ratioOf = $"{other.Name} ÷ {baseline.Name}, {claim.FigureTitle}";
-        LessonVerdict Unjudged(string why) => new(claim.Statement, claim.Figure, ratioOf, claim.Expected, null, null, [], false, false, $"Not judged: {why}");
+        LessonVerdict Unjudged(string why) => new(claim.Statement, claim.Figure, ratioOf, claim.Expected, null, null, [], false, false, NotJudged + why);
 
         foreach (var arm in new[] { baseline, other })
         {

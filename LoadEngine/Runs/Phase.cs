@@ -28,6 +28,8 @@ internal sealed class Phase : IDisposable
         TargetText text, CancellationToken cancellation, bool answeredBefore = false)
     {
         Text = text;
+        // A workload's TLS contender calls the service's TLS listener whatever the engine's own address is.
+        Cleartext = options.ServerUri.Scheme == Uri.UriSchemeHttp && plan.Security != Protocols.WireSecurity.Tls;
         Plan = plan;
         Name = name;
         Recorder = recorder;
@@ -54,6 +56,9 @@ internal sealed class Phase : IDisposable
 
     /// <summary>How the target's words (its failures' details) are masked and escaped as they enter the engine.</summary>
     public TargetText Text { get; }
+
+    /// <summary>Whether the calls go out as cleartext HTTP/2 (http://), which tells a TLS port's refusal apart in their failures.</summary>
+    public bool Cleartext { get; }
 
     /// <summary>The calls the phase makes when a count bounds it.</summary>
     public int? Count { get; }
@@ -112,7 +117,7 @@ internal sealed class Phase : IDisposable
             await calls.CallAsync(new CallContext(index, Name, options, Recorder.Observations));
             Recorder.RecordSuccess(index, dueAt, sentAt, Detector.Succeeded());
         }
-        catch (Exception error) when (CallFailure.From(error, Text) is { } failure)
+        catch (Exception error) when (CallFailure.From(error, Text, Cleartext) is { } failure)
         {
             ended = failure.Status;
             Fail(failure, sentAt);

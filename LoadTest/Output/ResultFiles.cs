@@ -19,20 +19,25 @@ public static class ResultFiles
     {
         var notes = new List<string>();
         var failed = 0;
-        if (settings.JsonPath is { } jsonPath)
+        foreach (var (path, format, what) in new[] { (settings.JsonPath, ResultFormat.Json, "JSON"), (settings.ReportPath, ResultFormat.Html, "Report"), (settings.CsvPath, ResultFormat.Csv, "CSV") })
         {
-            object document = result.Suite is { } suite ? new SuiteDocument(suite, result.Runs) : result.Runs.Single();
-            failed += await TryWriteAsync(jsonPath, "JSON", stream => JsonSerializer.SerializeAsync(stream, document, RunJson.Options), notes);
-        }
-
-        if (settings.ReportPath is { } reportPath)
-        {
-            var html = HtmlReport.Render(Report(settings, result));
-            failed += await TryWriteAsync(reportPath, "Report", stream => stream.WriteAsync(Encoding.UTF8.GetBytes(html)).AsTask(), notes);
+            if (path is not null)
+            {
+                failed += await TryWriteAsync(path, what, stream => stream.WriteAsync(Encoding.UTF8.GetBytes(Render(format, settings, result))).AsTask(), notes);
+            }
         }
 
         return (notes, failed);
     }
+
+    /// <summary>The runs in one of the file formats: the API's JSON (a suite: the suite and its runs), the HTML report, or CSV.</summary>
+    public static string Render(ResultFormat format, LoadTestSettings settings, LoadTestResult result) => format switch
+    {
+        ResultFormat.Json => JsonSerializer.Serialize(result.Suite is { } suite ? new SuiteDocument(suite, result.Runs) : (object)result.Runs.Single(), RunJson.Options),
+        ResultFormat.Html => HtmlReport.Render(Report(settings, result)),
+        ResultFormat.Csv => ResultFormats.Csv(result.Runs),
+        _ => throw new ArgumentOutOfRangeException(nameof(format), format, "The summary is written by Summary."),
+    };
 
     /// <summary>What the report shows: the suite and its runs (or the one run), against the target, coloured as on the chart page.</summary>
     private static ReportContent Report(LoadTestSettings settings, LoadTestResult result)

@@ -22,6 +22,13 @@ public static class Summary
             console.WriteLine($"First answer: {(line.Length <= 200 ? line : line[..200] + "…")}");
         }
 
+        // An arrival rate's schedule: how many sends went out late or were dropped, and by how much they lagged.
+        if (result.Runs.Any(run => run.Stats?.Sends is not null))
+        {
+            console.MarkupLine("[bold]Arrival schedule[/]");
+            console.Write(Sends(result, border));
+        }
+
         if (result.Runs.Any(run => run.Plan.Workload is not null))
         {
             console.MarkupLine("[bold]On the wire[/]");
@@ -88,6 +95,35 @@ public static class Summary
                     { Passed: true } => "[green]passed[/]",
                     _ => "[red]failed[/]",
                 });
+        }
+
+        return table;
+    }
+
+    /// <summary>Open and ramping runs: the rate asked for and kept, the sends due, late (past <see cref="SendStats.LateAfterMs"/>) and dropped, and the lag.</summary>
+    private static Table Sends(LoadTestResult result, TableBorder border)
+    {
+        var table = new Table().Border(border);
+        table.AddColumn("strategy");
+        foreach (var figure in new[] { "rate asked", "rate sent", "due", "sent", "late", "dropped", "lag p50", "lag p99", "lag max" })
+        {
+            table.AddColumn(new TableColumn(figure).RightAligned());
+        }
+
+        foreach (var run in result.Runs.Where(run => run.Stats?.Sends is not null))
+        {
+            var sends = run.Stats!.Sends!;
+            table.AddRow(
+                Markup.Escape(run.Plan.Strategy),
+                $"{Figures.Whole(sends.RequestedRatePerSecond)}/s",
+                $"{Figures.Whole(sends.AchievedRatePerSecond)}/s",
+                Figures.Whole(sends.Intended),
+                Figures.Whole(sends.Sent),
+                Markup.Escape($"{Figures.Whole(sends.Late)} of {Figures.Whole(sends.Sent)} (> {Figures.Ms(sends.LateAfterMs)})"),
+                Figures.Whole(sends.Dropped),
+                Figures.Ms(sends.LagP50Ms),
+                Figures.Ms(sends.LagP99Ms),
+                Figures.Ms(sends.LagMaxMs));
         }
 
         return table;

@@ -57,7 +57,7 @@ internal static class StreamLoad
         {
             ended = new CallFailure(StatusCode.Cancelled, "The run was stopped.");
         }
-        catch (Exception error) when (CallFailure.From(error, phase.Text) is { } failure)
+        catch (Exception error) when (CallFailure.From(error, phase.Text, phase.Cleartext) is { } failure)
         {
             ended = failure;
         }
@@ -162,7 +162,7 @@ internal static class StreamLoad
                 {
                     // An answer that is not what its message asked for is that message's failure; the stream goes on.
                     status = wrong.Status;
-                    phase.Fail(CallFailure.From(wrong, phase.Text)!.Value, sent.SentAt);
+                    phase.Fail(CallFailure.From(wrong, phase.Text, phase.Cleartext)!.Value, sent.SentAt);
                     Interlocked.Increment(ref answered);
                 }
 

@@ -1,4 +1,5 @@
 using System.Text.Json;
+using System.Text.RegularExpressions;
 using Google.Protobuf;
 using Google.Protobuf.Reflection;
 
@@ -8,7 +9,7 @@ namespace LoadEngine.Targets.Described;
 /// Why JSON does not fit a message type, as one sentence: the first field (by its path, e.g. order.items[1].price) that
 /// is not the type's, or whose value Google.Protobuf's JsonParser refuses, and the type that field must be.
 /// </summary>
-internal static class DataFit
+internal static partial class DataFit
 {
     private static readonly JsonParser Parser = new(JsonParser.Settings.Default);
 
@@ -30,9 +31,22 @@ internal static class DataFit
         return $"data does not fit {type.FullName}: {problem.Message.TrimEnd('.')}.";
     }
 
-    /// <summary>System.Text.Json's own words on why text is not JSON, without its line and byte positions.</summary>
-    public static string NotJson(string what, JsonException problem) =>
-        $"{what}: {problem.Message.Split([" LineNumber:", " Path:"], StringSplitOptions.None)[0].TrimEnd('.', ' ')}.";
+    /// <summary>How data must be written, for the sentence that refuses text that is not JSON.</summary>
+    public const string JsonAllowed = "data must be strict JSON (RFC 8259): names and strings in double quotes, no comments, no trailing commas";
+
+    /// <summary>
+    /// Where text stops being JSON (line and character, from 1) and System.Text.Json's own words on why, without its
+    /// advice to the programmer ("Change the reader options"), then what JSON data may hold (positions count bytes, from 1).
+    /// </summary>
+    public static string NotJson(string what, JsonException problem)
+    {
+        var words = ReaderOptions().Replace(problem.Message.Split([" LineNumber:", " Path:"], StringSplitOptions.None)[0], "").TrimEnd('.', ' ');
+        var where = problem.LineNumber is { } line ? $" at line {line + 1}, position {problem.BytePositionInLine + 1}" : "";
+        return $"{what}{where}: {words}; {JsonAllowed}.";
+    }
+
+    [GeneratedRegex(@"( which is not supported in this mode)?\.? Change the reader options\.?")]
+    private static partial Regex ReaderOptions();
 
     private static string? Misfit(MessageDescriptor type, JsonElement element, string path)
     {

@@ -1,7 +1,9 @@
+using System.Text.RegularExpressions;
+
 namespace LoadEngine.Targets.Described;
 
 /// <summary>.proto files as one FileDescriptorSet, their imports included: protoc --include_imports --descriptor_set_out.</summary>
-internal static class ProtoFiles
+internal static partial class ProtoFiles
 {
     public static async Task<byte[]> DescribeAsync(IReadOnlyList<string> protos, IReadOnlyList<string> importPaths, CancellationToken cancellation)
     {
@@ -34,7 +36,8 @@ internal static class ProtoFiles
                     .. named.Select(file => file.Name.Replace(Path.DirectorySeparatorChar, '/')),
                 ],
                 $"protoc could not compile {string.Join(", ", protos.Select(Path.GetFileName))}",
-                cancellation);
+                cancellation,
+                said => MissingImport(said, [.. searched.SkipLast(1)]));
             return await File.ReadAllBytesAsync(output, cancellation);
         }
         finally
@@ -42,4 +45,14 @@ internal static class ProtoFiles
             File.Delete(output);
         }
     }
+
+    /// <summary>An import protoc found in no folder ("warehouse/location.proto: File not found."): which, where it looked, and what to give.</summary>
+    private static string? MissingImport(IReadOnlyList<string> said, IReadOnlyList<string> searched) =>
+        said.Select(line => NotFound().Match(line)).FirstOrDefault(match => match.Success) is { } missing
+            ? TargetText.Escape($"its import {missing.Groups[1].Value} is in none of the folders searched ({string.Join(", ", searched)}); add the folder that " +
+                $"{missing.Groups[1].Value} lies under as an import path (the CLI's -i/--import-path, the gateway's Targets:<name>:ImportPaths)", 1000)
+            : null;
+
+    [GeneratedRegex(@"^(\S+\.proto): File not found\.?$")]
+    private static partial Regex NotFound();
 }

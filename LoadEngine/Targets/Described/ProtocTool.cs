@@ -34,9 +34,10 @@ internal static class ProtocTool
 
     /// <summary>
     /// Runs protoc with <paramref name="arguments"/> (awaited, never blocked on); a failure is a sentence that begins with
-    /// <paramref name="what"/> and quotes protoc. <paramref name="cancellation"/> (the describe's time budget) kills it.
+    /// <paramref name="what"/> and quotes protoc, or says what <paramref name="explain"/> makes of protoc's lines.
+    /// <paramref name="cancellation"/> (the describe's time budget) kills it.
     /// </summary>
-    public static async Task RunAsync(IReadOnlyList<string> arguments, string what, CancellationToken cancellation)
+    public static async Task RunAsync(IReadOnlyList<string> arguments, string what, CancellationToken cancellation, Func<IReadOnlyList<string>, string?>? explain = null)
     {
         using var process = new Process
         {
@@ -75,7 +76,7 @@ internal static class ProtocTool
 
         if (process.ExitCode != 0)
         {
-            throw new TargetDescriptionException($"{what}: {TargetText.Escape(string.Join(" ", said.Take(3)), 1000).TrimEnd('.')}.");
+            throw new TargetDescriptionException($"{what}: {explain?.Invoke([.. said]) ?? TargetText.Escape(string.Join(" ", said.Take(3)), 1000).TrimEnd('.')}.");
         }
     }
 

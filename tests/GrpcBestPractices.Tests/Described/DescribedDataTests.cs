@@ -158,7 +158,7 @@ public sealed class DescribedDataTests
     [InlineData("""{"tags":"x"}""", "data field tags was \"x\"; it must be an array whose items are each a string.")]
     [InlineData("""{"coupon":true}""", "data field coupon was true; it must be a 64-bit integer (a number, or a string of digits), or null.")]
     [InlineData("""{"voucher":{"sku":1.5}}""", "data field voucher.sku was 1.5; it must be a string.")]
-    [InlineData("""{"orderId":""", "data is not JSON: Expected depth to be zero at the end of the JSON payload. There is an open JSON object or array that should be closed.")]
+    [InlineData("""{"orderId":""", "data is not JSON at line 1, position 12: Expected depth to be zero at the end of the JSON payload. There is an open JSON object or array that should be closed; data must be strict JSON (RFC 8259): names and strings in double quotes, no comments, no trailing commas.")]
     [InlineData("""[{"orderId":"a"}, 3]""", "data is an array whose items must each be a JSON object (one message each).")]
     [InlineData("""{"orderId":"{{.Nope}}"}""", "data's template {{.Nope}} is not one this tool knows; it knows " + CallTemplate.Known + ".")]
     [InlineData("""{"orderId":"{{.RequestNumber"}""", "data has a template that is never closed: {{.RequestNumber\"} needs its }}.")]
@@ -219,7 +219,7 @@ public sealed class DescribedDataTests
     [InlineData("shop", "Place", null, "call was 'Place'; it must name a method as package.Service/Method, e.g. performance.Monitor/GetPerformance.")]
     [InlineData("shop", null, null, "target shop needs a call: the method to load, as package.Service/Method, e.g. performance.Monitor/GetPerformance.")]
     [InlineData(null, null, """{"orderId":"a"}""", "data is the request of a call; name the call it is for as package.Service/Method, e.g. performance.Monitor/GetPerformance.")]
-    [InlineData(null, "shop.v1.Orders/Place", "{orderId", "data is not JSON: 'o' is an invalid start of a property name. Expected a '\"'.")]
+    [InlineData(null, "shop.v1.Orders/Place", "{orderId", "data is not JSON at line 1, position 2: 'o' is an invalid start of a property name. Expected a '\"'; data must be strict JSON (RFC 8259): names and strings in double quotes, no comments, no trailing commas.")]
     [InlineData(null, "shop.v1.Orders/Place", "42", "data must be a JSON object, or an array of objects (a stream's messages).")]
     public void APlansCallIsCheckedForFormBeforeTheTargetIsDescribed(string? target, string? call, string? data, string? sentence)
     {

@@ -30,6 +30,10 @@ public sealed class LessonsCliTargetTests
         Assert.Contains(
             $"Lesson 5, Binary payloads, does not apply to {GetPerformance}: The binary-payloads lesson measures the built-in service's answer with two 64 KiB bytes fields",
             result.Output);
+        Assert.Contains("(1 repetition)…", result.Output);
+        // The TLS arms need the service's TLS listener, which a target does not have: those claims say so, never "no".
+        Assert.Contains("not measured: a reused channel over TLS could not run here.", result.Output);
+        Assert.Matches(@"[|│] not measured +[|│] not measured +[|│]", result.Output);
         using var outcomes = JsonDocument.Parse(File.ReadAllText(json));
         var outcome = Assert.Single(outcomes.RootElement.EnumerateArray());
         var experiment = outcome.GetProperty("experiment");

@@ -1,4 +1,5 @@
 using System.Text.Json;
+using Google.Protobuf;
 using GrpcBestPractices.Tests.Infrastructure;
 using LoadTest;
 
@@ -89,6 +90,51 @@ public sealed class LoadTestCliTargetTests(SystemFixture system)
         Assert.True(result.ExitCode == ExitCodes.Usage, result.ToString());
         Assert.Empty(result.Output);
         Assert.Contains(sentence, Assert.Single(result.ErrorLines));
+    }
+
+    [Theory]
+    [InlineData("tls-to-h2c", "the TLS handshake failed (Cannot determine the frame size or a corrupted frame was received): the port answered in something other than TLS, " +
+        "as a cleartext HTTP/2 (h2c) port does; call it over http:// (with a host:port, --insecure).")]
+    [InlineData("cleartext-to-tls", "the server did not complete the HTTP/2 handshake: the port speaks TLS (or HTTP/1.1 alone), not cleartext HTTP/2; " +
+        "call it over https:// (leave out --insecure).")]
+    public async Task TheWrongTransportForThePortSaysWhichOptionToChange(string mistake, string sentence)
+    {
+        // ghz's host:port is TLS unless --insecure: the h2c port without it, the TLS port with it.
+        string[] address = mistake == "tls-to-h2c" ? [HostPort] : [new Uri(system.Tls).Authority, "--insecure"];
+
+        var described = await CliProcess.RunAsync(["--call", GetPerformance, "--strategy", "client-wrapper", "--count", "5", .. address]);
+        var run = await CliProcess.RunAsync(["--call", GetPerformance, "--proto", Proto, "--strategy", "client-wrapper", "--count", "5", .. address]);
+
+        Assert.True(described.ExitCode == ExitCodes.Usage, described.ToString());
+        Assert.EndsWith($"could not be described by its server reflection: {sentence} See ./loadtest --help for every option.", Assert.Single(described.ErrorLines).TrimEnd());
+        Assert.DoesNotContain("client certificate", described.Error);
+        // Described by its .proto, the run itself meets the same failure and says the same.
+        Assert.True(run.ExitCode == ExitCodes.NotCompleted, run.ToString());
+        Assert.Contains($"The service is unreachable: {sentence.TrimEnd('.')}", run.Output.ReplaceLineEndings(" "));
+    }
+
+    [Fact]
+    public async Task DescriptionsThatCannotCompileNameTheFileAndTheOptionThatMendsThem()
+    {
+        using var folder = new TemporaryFolder();
+        var protoset = folder.File("inventory.protoset");
+        // Without --include_imports a protoset holds the file alone: here without the warehouse/location.proto it imports.
+        await File.WriteAllBytesAsync(protoset, new Google.Protobuf.Reflection.FileDescriptorSet { File = { Interop.Inventory.InventoryReflection.Descriptor.ToProto() } }.ToByteArray());
+        var inventory = Path.Combine(AppProcess.RepositoryRoot, "tests", "interop", "protos", "inventory.proto");
+        string[] call = ["--target", system.Service.Url, "--call", "interop.inventory.Inventory/GetItem", "--strategy", "client-wrapper", "--count", "5"];
+
+        var unincluded = await CliProcess.RunAsync([.. call, "--protoset", protoset]);
+        var unimported = await CliProcess.RunAsync([.. call, "--proto", inventory]);
+        var malformed = await CliProcess.RunAsync("--target", system.Service.Url, "--call", GetPerformance, "--strategy", "client-wrapper", "--count", "5",
+            "-d", "{\n  \"clientName\": \"a\",\n}");
+
+        Assert.True((unincluded.ExitCode, unimported.ExitCode, malformed.ExitCode) == (ExitCodes.Usage, ExitCodes.Usage, ExitCodes.Usage), $"{unincluded}\n{unimported}\n{malformed}");
+        Assert.Contains("import warehouse/location.proto from inventory.proto without including it (a protoset is made with protoc --include_imports)", Assert.Single(unincluded.ErrorLines));
+        Assert.Contains($"protoc could not compile inventory.proto: its import warehouse/location.proto is in none of the folders searched ({Path.GetDirectoryName(inventory)}); " +
+            "add the folder that warehouse/location.proto lies under as an import path (the CLI's -i/--import-path", Assert.Single(unimported.ErrorLines));
+        Assert.Contains("data is not JSON at line 3, position 1: The JSON object contains a trailing comma at the end; data must be strict JSON (RFC 8259): names and strings in double quotes, " +
+            "no comments, no trailing commas.", Assert.Single(malformed.ErrorLines));
+        Assert.DoesNotContain("reader options", malformed.Error);
     }
 
     [Fact]

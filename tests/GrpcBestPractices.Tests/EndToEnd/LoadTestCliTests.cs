@@ -43,6 +43,24 @@ public sealed class LoadTestCliTests(SystemFixture system)
     }
 
     [Fact]
+    public async Task GhzsFlagsRunAnOpenLoadWhoseCsvAloneIsOnStdoutAndWhoseSummaryShowsTheLateAndDroppedSends()
+    {
+        // ghz's spellings: --rps alone makes the load open, -z takes units, -O csv without -o leaves stdout to the CSV.
+        var result = await CliProcess.RunAsync("--target", Target, "--strategy", "client-wrapper", "-z", "1500ms", "--rps", "200", "-t", "5s", "-O", "csv");
+
+        Assert.True(result.ExitCode == ExitCodes.Passed, result.ToString());
+        var lines = result.Output.Split('\n', StringSplitOptions.RemoveEmptyEntries);
+        Assert.Equal(string.Join(',', LoadTest.Output.ResultFormats.CsvHeader), lines[0]);
+        var row = Assert.Single(lines[1..]).Split(',');
+        Assert.Equal(["client-wrapper", "Completed"], row[..2]);
+        // Due sends: 200/s for 1.5 s, give or take the schedule's last tick.
+        Assert.InRange(long.Parse(row[13], System.Globalization.CultureInfo.InvariantCulture), 250, 350);
+        Assert.Contains("Arrival schedule", result.Error);
+        Assert.Matches(@"\| client-wrapper \| +200/s \| +[\d,]+/s \| +[\d,]+ \| +[\d,]+ \| +[\d,]+ of [\d,]+ \(> 1\.000 ms\) \| +[\d,]+ \| +[\d.]+ ms \| +[\d.]+ ms \| +[\d.]+ ms \|", result.Error);
+        Assert.Contains("COMPLETED: 1 run", result.Error);
+    }
+
+    [Fact]
     public async Task AFailingThresholdExits99AndTheSummarySaysWhichFailedAndByHowMuch()
     {
         using var folder = new TemporaryFolder();

@@ -53,7 +53,8 @@ public sealed class DocsTests
         var options = new LoadTestCommand().AllOptions.Select(option => option.Name).ToList();
 
         var unnamed = DocsChecks.UnnamedOptions(options, page).ToList();
-        var unknown = DocsChecks.UnknownOptions(options, page).ToList();
+        // ghz's spellings (--rps, --timeout, --cname) are the options' aliases, which the page may name too.
+        var unknown = DocsChecks.UnknownOptions([.. options, .. new LoadTestCommand().AllOptions.SelectMany(option => option.Aliases)], page).ToList();
 
         Assert.True(unnamed.Count == 0, $"docs/cli.md does not name these options of ./loadtest: {string.Join(", ", unnamed)}");
         Assert.True(unknown.Count == 0, $"docs/cli.md's options table names options ./loadtest does not have: {string.Join(", ", unknown)}");

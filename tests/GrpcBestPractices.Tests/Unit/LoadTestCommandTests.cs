@@ -1,6 +1,7 @@
 using ApiGateway.Endpoints;
 using LoadEngine.Strategies;
 using LoadTest;
+using LoadTest.Output;
 
 namespace GrpcBestPractices.Tests.Unit;
 
@@ -17,6 +18,7 @@ public sealed class LoadTestCommandTests
         "--quiet", "--log-level", "--repetitions", "--run-id", "--shard", "--history-provider", "--history", "--help", "--version",
         "--insecure", "--call", "--proto", "--import-path", "--import-paths", "--protoset", "--data", "--data-file", "--list", "--cacert", "--cert", "--key",
         "--authority", "--insecure-skip-verify", "--metadata", "--metadata-file", "--compression", "--enable-compression", "--stream-call",
+        "--connections", "--csv", "--format", "--output",
     ];
 
     [Fact]
@@ -75,7 +77,19 @@ public sealed class LoadTestCommandTests
 
     [Theory]
     [InlineData("Option '--target' is required.")]
-    [InlineData("Unrecognized command or argument '--bogus'.", "--target", Target, "--count", "10", "--bogus")]
+    [InlineData("--bogus is not an option of run.", "--target", Target, "--count", "10", "--bogus")]
+    [InlineData("--cout is not an option of run; did you mean --count?", "--target", Target, "--cout", "10")]
+    [InlineData("--duraton is not an option of run; did you mean --duration?", "--target", Target, "--duraton", "10s")]
+    [InlineData("--worklod is not an option of compare; did you mean --workload?", "--target", Target, "--workload", "small-ints", "--worklod", "x")]
+    [InlineData("--repetition is not an option of lessons; did you mean --repetitions?", "--target", Target, "--lessons", "--repetition", "2")]
+    [InlineData("duration was '10 s'; it must be a duration such as 10s, 1m30s or 500ms (units h, m, s, ms, us, ns), or a number of seconds, from 0.1 s to 600 s.", "--target", Target, "-z", "10 s")]
+    [InlineData("duration was '11m40s'; it must be a duration such as 10s, 1m30s or 500ms (units h, m, s, ms, us, ns), or a number of seconds, from 0.1 s to 600 s.", "--target", Target, "-z", "11m40s")]
+    [InlineData("call-timeout was '1d'; it must be a duration such as 10s", "--target", Target, "-n", "10", "-t", "1d")]
+    [InlineData("--connections 1 is the single-connection strategy, and --strategy named client-wrapper; give one of them.", "--target", Target, "-n", "10", "--connections", "1", "--strategy", "client-wrapper")]
+    [InlineData("connections was '0'; it must be a whole number from 1", "--target", Target, "-n", "10", "--connections", "0")]
+    [InlineData("format was 'xml'; it must be one of: summary, csv, json, html.", "--target", Target, "-n", "10", "-O", "xml")]
+    [InlineData("-o names the file -O writes; the summary is always printed, so give -O csv|json|html with it.", "--target", Target, "-n", "10", "-o", "out.csv")]
+    [InlineData("--json and -O json -o both name the file; give one of them.", "--target", Target, "-n", "10", "-O", "json", "-o", "a.json", "--json", "b.json")]
     [InlineData("--target must be an absolute http:// or https:// address with no path", "--target", "ftp://127.0.0.1:5000", "--count", "10")]
     [InlineData("--target must be an absolute http:// or https:// address with no path", "--target", "http://127.0.0.1:5000/api", "--count", "10")]
     [InlineData("strategy was 'nope'; it must be all (each in turn) or one of: factory-client,", "--target", Target, "--strategy", "nope", "--count", "10")]
@@ -91,12 +105,13 @@ public sealed class LoadTestCommandTests
     [InlineData("repetitions was '0'; it must be a whole number from 1 to 10.", "--target", Target, "--lessons", "streaming", "--repetitions", "0")]
     [InlineData("--repetitions is not an option of run but of lessons.", "--target", Target, "--count", "10", "--repetitions", "3")]
     [InlineData("A sequential run needs a count (calls) or a duration (seconds) to end; neither was given.", "--target", Target, "--strategy", "client-wrapper")]
-    [InlineData("For factory-client: An open run needs a rate", "--target", Target, "--load", "open", "--duration", "5")]
+    [InlineData("loadtest: An open run needs a rate", "--target", Target, "--load", "open", "--duration", "5")]
+    [InlineData("loadtest: data is not JSON at line 1, position 6: ", "--target", Target, "-n", "10", "--call", "performance.Monitor/GetPerformance", "-d", "{\"a\":")]
     [InlineData("delayMs was '-1'", "--target", Target, "--count", "10", "--delay-ms=-1")]
     [InlineData("threshold 'p99 5ms' (thresholds[0]) could not be read", "--target", Target, "--count", "10", "--threshold", "p99 5ms")]
     [InlineData("concurrency was '200'; it must be a whole number from 1 to 100", "--target", Target, "--count", "1000", "--strategy", "single-connection", "--concurrency", "200", "--max-in-flight", "100")]
-    [InlineData("call-timeout was '0'; it must be a number of seconds from 0.01 to 3600.", "--target", Target, "--count", "10", "--call-timeout", "0")]
-    [InlineData("connect-timeout was 'soon'; it must be a number of seconds from 0.01 to 120.", "--target", Target, "--count", "10", "--connect-timeout", "soon")]
+    [InlineData("call-timeout was '0'; it must be a duration such as 10s, 1m30s or 500ms (units h, m, s, ms, us, ns), or a number of seconds, from 0.01 s to 3600 s.", "--target", Target, "--count", "10", "--call-timeout", "0")]
+    [InlineData("connect-timeout was 'soon'; it must be a duration such as 10s, 1m30s or 500ms (units h, m, s, ms, us, ns), or a number of seconds, from 0.01 s to 120 s.", "--target", Target, "--count", "10", "--connect-timeout", "soon")]
     [InlineData("log-level was 'loud'; it must be one of: trace, debug, information, warning, error, critical, none.", "--target", Target, "--count", "10", "--log-level", "loud")]
     [InlineData("json was '/no-such-folder/out.json'; it must name a file in a folder that exists", "--target", Target, "--count", "10", "--json", "/no-such-folder/out.json")]
     [InlineData("report was '/'; that is a folder, and it must name a file.", "--target", Target, "--count", "10", "--report", "/")]
@@ -161,6 +176,89 @@ public sealed class LoadTestCommandTests
         Assert.Equal((TimeSpan.FromSeconds(10), TimeSpan.FromSeconds(3)), (settings.Engine.CallTimeout, settings.Engine.ConnectTimeout));
     }
 
+    [Fact]
+    public void GhzsFlagsAreTheirOptionsAndItsDurationsCarryUnits()
+    {
+        var settings = Read("-n", "100", "-c", "8", "--strategy", "single-connection", "-z", "1m30s", "-t", "500ms", "--cname", "api.test", "--connect-timeout", "2");
+
+        var plan = Assert.Single(settings.Plans);
+        Assert.Equal((100, 8, 90.0), (plan.Count, plan.Concurrency, plan.Duration));
+        Assert.Equal((TimeSpan.FromMilliseconds(500), TimeSpan.FromSeconds(2)), (settings.Engine.CallTimeout, settings.Engine.ConnectTimeout));
+        Assert.Equal("api.test", settings.Engine.Connection.Authority);
+        Assert.Equal(2.5, Assert.Single(Read("--strategy", "client-wrapper", "--duration", "2.5").Plans).Duration);
+        Assert.Equal(0.25, Assert.Single(Read("--strategy", "client-wrapper", "--duration", "250ms").Plans).Duration);
+    }
+
+    [Theory]
+    [InlineData("10s", 10)]
+    [InlineData("1m30s", 90)]
+    [InlineData("500ms", 0.5)]
+    [InlineData("1.5h", 5400)]
+    [InlineData("250us", 0.00025)]
+    [InlineData("7", 7)]
+    [InlineData("0.5", 0.5)]
+    public void AGhzDurationReadsAsGoWritesIt(string text, double seconds)
+    {
+        Assert.True(GhzDuration.TryParse(text, out var value));
+        Assert.Equal(seconds, value.TotalSeconds, 9);
+    }
+
+    [Theory]
+    [InlineData("s")]
+    [InlineData("10x")]
+    [InlineData("10 s")]
+    [InlineData("-5s")]
+    [InlineData("1d")]
+    [InlineData("")]
+    public void WhatIsNotADurationIsRefused(string text) => Assert.False(GhzDuration.TryParse(text, out _));
+
+    [Fact]
+    public void AConcurrencyAloneRunsASequentialStrategyUnderTheClosedLoad()
+    {
+        var plan = Assert.Single(Read("--strategy", "client-wrapper", "--count", "100", "--concurrency", "10").Plans);
+
+        Assert.Equal((LoadKind.Closed, 10), (plan.Load, plan.Concurrency));
+        // A suite leaves it to the strategies whose own load uses it.
+        Assert.Equal(StrategyList.All.Select(strategy => strategy.Info.DefaultLoad), Read("-n", "100", "-c", "10").Plans.Select(plan => plan.Load));
+    }
+
+    [Fact]
+    public void ARateAloneIsTheOpenLoadForOneStrategyAndForASuite()
+    {
+        var plan = Assert.Single(Read("--strategy", "client-wrapper", "--duration", "5s", "--rate", "100").Plans);
+        var suite = Read("-z", "5s", "--rps", "100");
+
+        Assert.Equal((LoadKind.Open, 100.0), (plan.Load, plan.Rate));
+        Assert.All(suite.Plans, run => Assert.Equal((LoadKind.Open, 100.0), (run.Load, run.Rate)));
+        // Stages are the ramping load's, whose start the rate is.
+        Assert.All(Read("--rate", "10", "--stages", "1:100", "--load", "ramping").Plans, run => Assert.Equal(LoadKind.Ramping, run.Load));
+    }
+
+    [Theory]
+    [InlineData("1", "single-connection")]
+    [InlineData("4", "multiple-connections")]
+    public void GhzsConnectionsNameTheStrategyThatOpensThem(string connections, string strategy)
+    {
+        var settings = Read("-n", "100", "--connections", connections);
+
+        Assert.False(settings.IsSuite);
+        Assert.Equal(strategy, Assert.Single(settings.Plans).Strategy);
+    }
+
+    [Fact]
+    public void FormatWithAnOutputIsThatFileAndWithoutOneIsStdoutAlone()
+    {
+        var folder = Path.GetTempPath();
+        var csv = Read("-n", "10", "-O", "csv", "-o", Path.Combine(folder, "run.csv"));
+        var html = Read("-n", "10", "--format", "html", "--output", Path.Combine(folder, "run.html"));
+        var json = Read(false, ["--target", Target, "-n", "10", "-O", "json"]);
+
+        Assert.Equal((Path.Combine(folder, "run.csv"), null, (ResultFormat?)null), (csv.CsvPath, csv.JsonPath, csv.StdoutFormat));
+        Assert.Equal(Path.Combine(folder, "run.html"), html.ReportPath);
+        Assert.Equal((ResultFormat.Json, ProgressMode.Quiet, null), (json.StdoutFormat, json.Progress, json.JsonPath));
+        Assert.Null(Read("-n", "10", "-O", "summary").StdoutFormat);
+    }
+
     [Theory]
     [InlineData(false, ProgressMode.Live)]
     [InlineData(true, ProgressMode.Plain)]
@@ -172,7 +270,7 @@ public sealed class LoadTestCommandTests
         Assert.Equal(expected, Read(redirected, ["--target", Target, "--count", "10", .. flags]).Progress);
     }
 
-    private static LoadTestSettings Read(params string[] arguments) => Read(true, arguments);
+    private static LoadTestSettings Read(params string[] arguments) => Read(true, arguments.Contains("--target") ? arguments : ["--target", Target, .. arguments]);
 
     private static LoadTestSettings Read(bool redirected, string[] arguments)
     {

@@ -56,9 +56,16 @@ try {
 
   // The streaming lesson on the target's unary method: the experiment the gateway ran names the target and the method.
   await page.fill('#data', '{"clientName": "lesson-on-target"}');
+  // One repetition (the API allows 1 to 10; the page posts the lesson's default), so the card's words must read "once".
+  await page.route('**/api/lessons/streaming/experiments', (route) => route.request().method() === 'POST'
+    ? route.continue({ postData: JSON.stringify({ ...JSON.parse(route.request().postData() ?? '{}'), repetitions: 1 }) })
+    : route.continue());
   await page.click('#lesson-run-streaming');
   await ended('#lesson-streaming');
   check(await page.getAttribute('#lesson-streaming', 'data-state') === 'done', `the streaming lesson on ${second} ended: ${await text('#lesson-status-streaming')}`);
+  result.lessonStatus = await text('#lesson-status-streaming');
+  check(/every arm once\./.test(result.lessonStatus) && !/\b1 times\b|\.\./.test(result.lessonStatus), `the streaming lesson's status: ${result.lessonStatus}`);
+  await page.unroute('**/api/lessons/streaming/experiments');
   const posted = posts.find((post) => post.path === '/api/lessons/streaming/experiments');
   same(JSON.parse(posted?.body ?? '{}').target, second, 'the target the streaming lesson was posted with');
   const experiment = (await getJson('/api/lessons/streaming/experiments?limit=1')).experiments?.[0] ?? (await getJson('/api/lessons/streaming')).latest;

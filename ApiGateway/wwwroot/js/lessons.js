@@ -12,6 +12,7 @@ import { facts } from './facts.js';
 import { doneFraction, progressText } from './live.js';
 import { workPanel } from './panel.js';
 import { el, ms, time } from './format.js';
+import { withoutStop } from './statuses.js';
 import { pickedForLessons, readTarget } from './targets.js';
 
 const cards = new Map();
@@ -216,7 +217,12 @@ function runningWords(card, view) {
   }
   const total = (card.lesson.arms.length - Object.keys(view.unavailable ?? {}).length) * view.repetitions;
   card.bar.value = total > 0 ? Math.min(1, view.samples.length / total) : 0;
-  return `Running since ${time(view.startedAt)}: ${view.samples.length} of ${total} measurements in (every arm ${view.repetitions} times, interleaved).`;
+  return `Running since ${time(view.startedAt)}: ${view.samples.length} of ${total} measurements in (every arm ${times(view.repetitions)}, interleaved).`;
+}
+
+/** "once", "twice", "3 times": how often every arm ran. */
+function times(repetitions) {
+  return repetitions === 1 ? 'once' : repetitions === 2 ? 'twice' : `${repetitions} times`;
 }
 
 function finish(card, final) {
@@ -226,9 +232,9 @@ function finish(card, final) {
   card.bar.value = final.state === 'Completed' ? 1 : card.bar.value;
   const took = final.finishedAt ? ` in ${((new Date(final.finishedAt) - new Date(final.startedAt)) / 1000).toFixed(1)} s` : '';
   panel.say({
-    Completed: `Completed at ${time(final.finishedAt ?? final.startedAt)}${took}: every arm ${final.repetitions} times.`,
-    Cancelled: `Cancelled${took} — ${final.error ?? 'on request'}.`,
-  }[final.state] ?? `Failed${took} — ${final.error ?? 'no reason given'}.`);
+    Completed: `Completed at ${time(final.finishedAt ?? final.startedAt)}${took}: every arm ${times(final.repetitions)}.`,
+    Cancelled: `Cancelled${took} — ${withoutStop(final.error ?? 'on request')}.`,
+  }[final.state] ?? `Failed${took} — ${withoutStop(final.error ?? 'no reason given')}.`);
   panel.setState(final.state === 'Failed' ? 'error' : 'done');
 }
 
@@ -241,7 +247,7 @@ function show(card, view) {
     parts.push(el('p', { className: 'lesson-target hint', text: `On ${view.target ?? 'the built-in service'}'s ${view.call}${view.streamCall ? ` (the stream arm on ${view.streamCall})` : ''}.` }));
   }
   if (view.state === 'Failed' || view.state === 'Cancelled') {
-    parts.push(el('p', { className: 'lesson-error', text: `${view.state === 'Failed' ? 'The experiment failed' : 'The experiment was cancelled'}: ${view.error ?? 'no reason given'}.` }));
+    parts.push(el('p', { className: 'lesson-error', text: `${view.state === 'Failed' ? 'The experiment failed' : 'The experiment was cancelled'}: ${withoutStop(view.error ?? 'no reason given')}.` }));
   }
   if (judged && view.verdict) {
     parts.push(el('p', { className: 'lesson-verdict', text: view.verdict.sentence }));

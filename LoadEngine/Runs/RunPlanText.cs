@@ -101,6 +101,21 @@ public static class RunPlanText
         _ => RunPlanRules.WholeRange(field, limits) is { } setting ? Whole(field, text, setting.Min, setting.Max) : null,
     };
 
+    /// <summary>Stages as text writes them ("10:5000,20:5000"), bounded before they are read; else the sentence that refuses them.</summary>
+    public static bool TryStages(string text, out IReadOnlyList<RampStage> stages, out string error) =>
+        TryList(text, "stages", PlanLimits.MaxStages, InputBounds.MaxStageLength, "\"10:5000,20:5000\"", Stage, RunPlanRules.NotAStage, out stages, out error);
+
+    /// <summary>Percentiles as text writes them ("50,90,p99,99.9"), bounded before they are read; else the sentence that refuses them.</summary>
+    public static bool TryPercentiles(string text, out IReadOnlyList<double> percentiles, out string error) =>
+        TryList(text, "percentiles", PlanLimits.MaxPercentiles, InputBounds.MaxValueLength, "\"50,90,99,99.9\"", Percentile, RunPlanRules.NotAPercentile, out percentiles, out error);
+
+    private static bool TryList<T>(string text, string field, int maxItems, int maxItemLength, string example, Parse<T> parse, Func<string, string, string> refused, out IReadOnlyList<T> values, out string error)
+    {
+        error = List(field, text, maxItems, maxItemLength, example, parse, refused) ?? string.Empty;
+        values = error.Length > 0 ? [] : [.. text.Split(',', StringSplitOptions.TrimEntries).Select(item => parse(item, out var value) ? value : default!)];
+        return error.Length == 0;
+    }
+
     private static string Must(string field, string text, string allowed) => $"{field} was '{text}'; it must be {allowed}.";
 
     private static string? Whole(string field, string text, int min, int max) =>

@@ -1,4 +1,5 @@
 using System.Security.Cryptography;
+using System.Text.Json.Nodes;
 
 namespace AgentStore;
 
@@ -83,6 +84,40 @@ public sealed class DescriptorSets(HistoryDatabase database)
         return string.Equals(actual, name, StringComparison.OrdinalIgnoreCase)
             ? (plan with { Descriptors = stored }, null)
             : (plan, $"The descriptor set stored as {name} in {database.Description} does not match its name (its SHA-256 is {actual}): it was changed after it was stored, so the plan is not run.");
+    }
+
+    /// <summary>
+    /// Moves the sets that plans stored before sets were kept apart carry inline (base64 in the plan's "descriptors") into
+    /// the sets' table, each once by its hash, and names it beside and in each such plan: an old run's set then reads back
+    /// as a new run's does, and the plan's JSON loses the copy.
+    /// </summary>
+    public async Task MoveInlineSetsAsync(SchemaChange change, params string[] tables)
+    {
+        foreach (var table in tables)
+        {
+            var inline = await change.QueryAsync(
+                $"SELECT id, plan_json FROM {table} WHERE {Column} IS NULL AND plan_json LIKE '%\"descriptors\"%';",
+                row => (Id: row.GetValue(0), Plan: JsonNode.Parse(row.GetString(1))?.AsObject()));
+            foreach (var (id, plan) in inline)
+            {
+                if (plan?["descriptors"] is not JsonValue base64 || !base64.TryGetValue<string>(out var text))
+                {
+                    continue;
+                }
+
+                var bytes = Convert.FromBase64String(text);
+                var hash = Convert.ToHexString(SHA256.HashData(bytes));
+                plan.Remove("descriptors");
+                plan["descriptorSet"] = hash;
+                await change.ExecuteAsync(
+                    $"""
+                    {Insert}
+                    UPDATE {table} SET plan_json = @plan_json, {Column} = @{Column} WHERE id = @id;
+                    """,
+                    (Column, hash), ($"{Column}_bytes", bytes), ($"{Column}_stored_at", database.Time(DateTimeOffset.UtcNow)),
+                    ("plan_json", plan.ToJsonString()), ("id", id));
+            }
+        }
     }
 
     /// <summary>Removes every set that no stored plan names: after a run is deleted, so a set goes with the last plan that named it.</summary>

@@ -142,6 +142,12 @@ public abstract class HistoryDatabase : IDisposable
     {
         await using var connection = await OpenAsync(cancellationToken);
         await using var command = Command(connection, null, sql, parameters);
+        return await ReadAllAsync(command, read, cancellationToken);
+    }
+
+    /// <summary>Every row the command returns, each as <paramref name="read"/> makes it.</summary>
+    public static async Task<IReadOnlyList<T>> ReadAllAsync<T>(DbCommand command, Func<DbDataReader, T> read, CancellationToken cancellationToken = default)
+    {
         await using var reader = await command.ExecuteReaderAsync(cancellationToken);
         var rows = new List<T>();
         while (await reader.ReadAsync(cancellationToken))
@@ -233,7 +239,6 @@ public abstract class HistoryDatabase : IDisposable
 /// <summary>A schema change in progress: its statements run in the change's transaction.</summary>
 public sealed class SchemaChange(HistoryDatabase database, DbConnection connection, DbTransaction transaction)
 {
-    public Task ExecuteAsync(string sql) => HistoryDatabase.NonQueryAsync(connection, transaction, sql);
 
     /// <inheritdoc cref="HistoryDatabase.ReadSchemaVersionAsync"/>
     public Task<int> ReadVersionAsync() => database.ReadSchemaVersionAsync(connection, transaction);
@@ -243,4 +248,18 @@ public sealed class SchemaChange(HistoryDatabase database, DbConnection connecti
 
     /// <inheritdoc cref="HistoryDatabase.AddColumnAsync"/>
     public Task AddColumnAsync(string table, string column, string type) => database.AddColumnAsync(connection, transaction, table, column, type);
+
+    /// <summary>Runs <paramref name="sql"/> with its parameters, in the change's transaction.</summary>
+    public async Task ExecuteAsync(string sql, params (string Name, object? Value)[] parameters)
+    {
+        await using var command = HistoryDatabase.Command(connection, transaction, sql, parameters);
+        await command.ExecuteNonQueryAsync();
+    }
+
+    /// <summary>Every row <paramref name="sql"/> selects, each as <paramref name="read"/> makes it, in the change's transaction.</summary>
+    public async Task<IReadOnlyList<T>> QueryAsync<T>(string sql, Func<DbDataReader, T> read)
+    {
+        await using var command = HistoryDatabase.Command(connection, transaction, sql);
+        return await HistoryDatabase.ReadAllAsync(command, read);
+    }
 }

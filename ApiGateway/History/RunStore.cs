@@ -19,7 +19,7 @@ public sealed class RunStore(HistoryDatabase database) : IRunStore, IDisposable
     public const string InterruptedError = "The gateway stopped before this run finished.";
 
     // SQLite counts the schema's versions from the first gateway's; PostgreSQL came with SQLite's version 5 and counts from 1 there.
-    private const int SchemaVersion = 7;
+    private const int SchemaVersion = 8;
     private const int PostgresFirstVersion = 5;
 
     private const string RunColumns = "id, suite_id, strategy, state, started_at, finished_at, plan_json, stats_json, error, measured, series_json, verdict_json, experiment_id, note";
@@ -96,6 +96,12 @@ public sealed class RunStore(HistoryDatabase database) : IRunStore, IDisposable
             }
 
             await change.ExecuteAsync(Schema);
+            if (stored > 0)
+            {
+                // Version 8 moves the sets older plans carry inline into the sets' table, which the schema has just made.
+                await _sets.MoveInlineSetsAsync(change, "runs", "suites");
+            }
+
             await change.WriteVersionAsync(stored, current);
         }
     });
@@ -246,8 +252,8 @@ public sealed class RunStore(HistoryDatabase database) : IRunStore, IDisposable
             await change.AddColumnAsync("runs", "note", "TEXT NULL");
         }
 
-        // Version 7 keeps each descriptor set once (a table of its own) and names it beside each plan. Older plans carry
-        // their set inline, as base64 in plan_json: they still load, the set unread (nothing runs a stored run again).
+        // Version 7 keeps each descriptor set once (a table of its own) and names it beside each plan; version 8 moves the
+        // sets that older plans carried inline (base64 in plan_json) there too, once the schema has made the table.
         if (from < 7)
         {
             foreach (var table in new[] { "runs", "suites" })

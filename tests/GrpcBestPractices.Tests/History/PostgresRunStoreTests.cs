@@ -1,3 +1,5 @@
+using System.Security.Cryptography;
+using System.Text.Json.Nodes;
 using AgentStore;
 using ApiGateway.History;
 using ApiGateway.Runs;
@@ -29,7 +31,7 @@ public sealed class PostgresRunStoreTests(PostgresServer server) : RunStoreContr
         await stores[0].SaveAsync(run);
         Assert.All(await Task.WhenAll(stores.Select(store => store.GetAsync(run.Id))), loaded => Assert.Equal(run.Id, loaded?.Id));
         // One row per schema version, each written once.
-        Assert.Equal("1,2,3", await ScalarAsync("SELECT string_agg(version::text, ',' ORDER BY version) FROM history_schema;"));
+        Assert.Equal("1,2,3,4", await ScalarAsync("SELECT string_agg(version::text, ',' ORDER BY version) FROM history_schema;"));
     }
 
     [Fact]
@@ -68,17 +70,20 @@ public sealed class PostgresRunStoreTests(PostgresServer server) : RunStoreContr
     public async Task ADatabaseWithANewerSchemaIsRefusedAtStart()
     {
         await (await OpenStoreAsync()).CountAsync(null);
-        await ScalarAsync("INSERT INTO history_schema (version) VALUES (4);");
+        await ScalarAsync("INSERT INTO history_schema (version) VALUES (5);");
 
         var refused = await Assert.ThrowsAsync<InvalidDataException>(() => Track(new RunStore(HistoryDatabase.OpenPostgres(_connectionString))).InitializeAsync());
 
-        Assert.Equal("it holds history schema version 4, newer than this gateway's 3", refused.Message);
+        Assert.Equal("it holds history schema version 5, newer than this gateway's 4", refused.Message);
     }
 
     [Fact]
     public async Task AVersion1DatabaseKeepsItsRunsAndGainsNotesAndDescriptorSets()
     {
         var runId = Guid.NewGuid();
+        var inlineId = Guid.NewGuid();
+        var inline = JsonNode.Parse(Json(Plan("client-wrapper") with { Target = "inventory", Call = "inventory.Stock/Get" }))!.AsObject();
+        inline["descriptors"] = Convert.ToBase64String([.. "an inline FileDescriptorSet"u8]);
         // The version 1 tables, as the gateway before notes made them.
         await ScalarAsync($"""
             CREATE TABLE history_schema (version integer NOT NULL PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now());
@@ -90,20 +95,27 @@ public sealed class PostgresRunStoreTests(PostgresServer server) : RunStoreContr
                 strategies_json text NOT NULL, error text NULL, comparison_json text NULL, saved bigserial NOT NULL);
             CREATE TABLE experiments (id uuid NOT NULL PRIMARY KEY, lesson text NOT NULL, state text NOT NULL, started_at timestamptz NOT NULL, record_json text NOT NULL,
                 saved bigserial NOT NULL);
-            INSERT INTO runs (id, strategy, state, started_at, plan_json, measured) VALUES ('{runId:D}', 'client-wrapper', 'Completed', '2026-11-22T12:00:00Z', '{Json(Plan("client-wrapper"))}', 'as measured');
+            INSERT INTO runs (id, strategy, state, started_at, plan_json, measured) VALUES ('{runId:D}', 'client-wrapper', 'Completed', '2026-11-22T12:00:00Z', '{Json(Plan("client-wrapper"))}', 'as measured'),
+                ('{inlineId:D}', 'client-wrapper', 'Completed', '2026-11-22T12:00:00Z', '{inline.ToJsonString()}', 'carried its set');
             """);
 
         var store = await OpenStoreAsync();
 
         var kept = await store.GetAsync(runId);
         Assert.Equal(("as measured", Noon, null), (kept?.Measured, kept?.StartedAt, kept?.Note));
+        // A plan that carried its set inline names it now, and the set is kept once in its table.
+        var hash = Convert.ToHexString(SHA256.HashData("an inline FileDescriptorSet"u8));
+        Assert.Equal(hash, (await store.GetAsync(inlineId))?.Plan.DescriptorSet);
+        Assert.Equal((hash, 0L), (await ScalarAsync($"SELECT descriptor_set FROM runs WHERE id = '{inlineId:D}';"),
+            await ScalarAsync("SELECT COUNT(*) FROM runs WHERE plan_json LIKE '%\"descriptors\"%';")));
+        Assert.Equal("an inline FileDescriptorSet"u8.ToArray(), (byte[]?)await ScalarAsync($"SELECT bytes FROM descriptor_sets WHERE hash = '{hash}';"));
         var noted = Run("client-wrapper", Noon, RunState.Completed) with { Note = "3 of 100 calls failed to connect." };
         await store.SaveAsync(noted);
         Assert.Equal(noted.Note, (await store.GetAsync(noted.Id))?.Note);
         var described = Run("client-wrapper", Noon) with { Plan = DescribedPlan("client-wrapper", [.. "a FileDescriptorSet"u8]) };
         await store.SaveAsync(described);
         Assert.Equal(described.Plan.DescriptorSet, await ScalarAsync($"SELECT descriptor_set FROM runs WHERE id = '{described.Id:D}';"));
-        Assert.Equal("1,2,3", await ScalarAsync("SELECT string_agg(version::text, ',' ORDER BY version) FROM history_schema;"));
+        Assert.Equal("1,2,3,4", await ScalarAsync("SELECT string_agg(version::text, ',' ORDER BY version) FROM history_schema;"));
     }
 
     [Fact]

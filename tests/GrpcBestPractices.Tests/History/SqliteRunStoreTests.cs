@@ -1,3 +1,4 @@
+using System.Security.Cryptography;
 using System.Text.Json.Nodes;
 using AgentStore;
 using ApiGateway.History;
@@ -132,7 +133,7 @@ public sealed class SqliteRunStoreTests : RunStoreContract
     }
 
     [Fact]
-    public async Task AVersion6HistoryKeepsItsPlansWithTheirDescriptorsInlineAndGainsDescriptorSets()
+    public async Task AVersion6HistoryMovesTheDescriptorsItsPlansCarryInlineIntoDescriptorSets()
     {
         var runId = Guid.NewGuid();
         var inline = JsonNode.Parse(Json(Plan("client-wrapper") with { Target = "inventory", Call = "inventory.Stock/Get" }))!.AsObject();
@@ -152,7 +153,13 @@ public sealed class SqliteRunStoreTests : RunStoreContract
         var store = await OpenStoreAsync();
 
         var kept = await store.GetAsync(runId);
-        Assert.Equal(("inventory.Stock/Get", "as noted", null, null), (kept?.Plan.Call, kept?.Note, kept?.Plan.Descriptors, kept?.Plan.DescriptorSet));
+        var hash = Convert.ToHexString(SHA256.HashData("a FileDescriptorSet"u8));
+        Assert.Equal(("inventory.Stock/Get", "as noted", null, hash), (kept?.Plan.Call, kept?.Note, kept?.Plan.Descriptors, kept?.Plan.DescriptorSet));
+        Assert.Equal((hash, hash, 0L), (
+            await ScalarAsync($"SELECT descriptor_set FROM runs WHERE id = '{runId:D}';"),
+            await ScalarAsync("SELECT hash FROM descriptor_sets;"),
+            await ScalarAsync($"SELECT COUNT(*) FROM runs WHERE plan_json LIKE '%\"descriptors\"%';")));
+        Assert.Equal("a FileDescriptorSet"u8.ToArray(), (byte[]?)await ScalarAsync("SELECT bytes FROM descriptor_sets;"));
         var described = Run("client-wrapper", Noon) with { Plan = DescribedPlan("client-wrapper", [.. "a FileDescriptorSet"u8]) };
         await store.SaveAsync(described);
         Assert.Equal(described.Plan.DescriptorSet, await ScalarAsync($"SELECT hash FROM descriptor_sets;"));
@@ -218,7 +225,7 @@ public sealed class SqliteRunStoreTests : RunStoreContract
     /// <summary>The file is at the current schema version, and a run with every column comes back whole.</summary>
     private async Task AssertCurrentAsync(IRunStore store)
     {
-        Assert.Equal(7L, await ScalarAsync("PRAGMA user_version;"));
+        Assert.Equal(8L, await ScalarAsync("PRAGMA user_version;"));
         var run = Run("streaming-call", Noon, RunState.Completed, Guid.NewGuid()) with
         {
             Stats = FullStats(),

@@ -101,36 +101,9 @@ public sealed record TargetCall(DescriptorSource Source, string? Call, bool List
     /// </summary>
     public static bool TryPlans(LoadTestSettings settings, DescribedTarget target, out LoadTestSettings described, out IReadOnlyList<string> notes, out string error)
     {
-        described = settings;
-        notes = [];
-        error = string.Empty;
-        var calls = settings.Plans.Where(plan => plan.Call is not null).ToList();
-        if (calls.Count == 0)
-        {
-            return true;
-        }
-
-        try
-        {
-            var method = target.Find(calls[0].Call!);
-            CallData.Parse(method, calls[0].Data);
-            var refused = settings.Plans.Select(plan => (plan, why: DescribedPlan.Refusal(StrategyList.Find(plan.Strategy)!, method))).Where(pair => pair.why is not null).ToList();
-            if (refused.Count > 0 && !settings.IsSuite)
-            {
-                error = refused[0].why!;
-                return false;
-            }
-
-            notes = [.. refused.Select(pair => $"{pair.plan.Strategy} left out: {pair.why}")];
-            var left = settings.Plans.Except(refused.Select(pair => pair.plan)).ToList();
-            described = settings with { Plans = [.. left.Select(target.Describing)] };
-            return true;
-        }
-        catch (TargetDescriptionException problem)
-        {
-            error = problem.Message;
-            return false;
-        }
+        var fits = PlanExpansion.TryFit(settings.Plans, target, strategiesAsked: !settings.IsSuite, out var plans, out notes, out error);
+        described = settings with { Plans = plans };
+        return fits;
     }
 
     /// <summary>--data (@: stdin, as ghz reads it) or --data-file (-: stdin); not both.</summary>

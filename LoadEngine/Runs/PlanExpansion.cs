@@ -52,54 +52,32 @@ public static class PlanExpansion
     {
         comparison = null!;
         schedule = [];
-        if (WorkloadList.Find(input.Workload) is not { } workload)
-        {
-            error = string.IsNullOrEmpty(input.Workload)
-                ? $"A comparison needs a workload: one of {string.Join(", ", WorkloadList.Ids)}."
-                : $"workload was '{Excerpt.Of(input.Workload)}'; it must be one of: {string.Join(", ", WorkloadList.Ids)}.";
-            return false;
-        }
-
+        var workload = WorkloadList.Find(input.Workload);
         var plans = ContenderPlans(input, limits);
-        var valid = ContenderList.All.Where(contender => plans[contender.Name].Plan is not null).ToList();
-        if (valid.Count == 0)
-        {
+        IReadOnlyList<string> runnable = [.. ContenderList.All.Where(contender => plans[contender.Name].Plan is not null && WorkloadTargets.Check(contender, engine, out _)).Select(contender => contender.Name)];
+        var canRun = $"The contenders that can run {workload?.Id} with these settings on this gateway: {string.Join(", ", runnable)}.";
+        error = workload is null
+            ? string.IsNullOrEmpty(input.Workload)
+                ? $"A comparison needs a workload: one of {string.Join(", ", WorkloadList.Ids)}."
+                : $"workload was '{Excerpt.Of(input.Workload)}'; it must be one of: {string.Join(", ", WorkloadList.Ids)}."
             // Refused for every contender: the settings themselves are wrong, and the sentence says how.
-            error = plans.Values.First().Refusal!;
+            : plans.Values.All(each => each.Plan is null) ? plans.Values.First().Refusal!
+            : contenders is null ? runnable.Count < 2 ? $"A comparison needs at least two contenders, and only {runnable.Count} can run {workload.Id} with these settings on this gateway. {canRun}" : string.Empty
+            : NamedProblem(contenders, workload, plans, engine, canRun) ?? string.Empty;
+        if (error.Length > 0)
+        {
             return false;
         }
 
-        var runnable = valid.Where(contender => WorkloadTargets.Check(contender, engine, out _)).ToList();
-        var canRun = $"The contenders that can run {workload.Id} with these settings on this gateway: {string.Join(", ", runnable.Select(contender => contender.Name))}.";
-        IReadOnlyList<string> names;
-        if (contenders is { } named)
-        {
-            if (!TryNamed(named, workload, plans, engine, canRun, out error))
-            {
-                return false;
-            }
-
-            names = named;
-        }
-        else
-        {
-            names = [.. runnable.Select(contender => contender.Name)];
-            if (names.Count < 2)
-            {
-                error = $"A comparison needs at least two contenders, and only {names.Count} can run {workload.Id} with these settings on this gateway. {canRun}";
-                return false;
-            }
-        }
-
-        var chosen = names.ToDictionary(name => name, name => plans[name].Plan! is var each && input.Warmup is not null ? each : each with { Warmup = DefaultWarmup(each, workload, limits) });
+        var names = contenders ?? runnable;
+        var chosen = names.ToDictionary(name => name, name => plans[name].Plan! is var each && input.Warmup is not null ? each : each with { Warmup = DefaultWarmup(each, workload!, limits) });
         comparison = new ComparisonPlan(names, repetitions);
         schedule = [.. comparison.Schedule().Select(step => chosen[step.Contender])];
-        error = string.Empty;
         return true;
     }
 
     /// <summary>The warm-up a comparison gives each run unless told: a tenth of the count (the workload's own when bounded by duration), 1 to 100 calls.</summary>
-    public static int DefaultWarmup(RunPlan plan, WorkloadInfo workload, PlanLimits limits) =>
+    private static int DefaultWarmup(RunPlan plan, WorkloadInfo workload, PlanLimits limits) =>
         Math.Min(limits.MaxWarmup, Math.Clamp((plan.Count ?? workload.DefaultCount) / 10, 1, MaxDefaultWarmup));
 
     /// <summary>
@@ -164,45 +142,14 @@ public static class PlanExpansion
     private static (RunPlan? Plan, string? Refusal) Create(RunPlanInput input, PlanLimits limits, IReadOnlyCollection<string> strategies) =>
         RunPlanRules.TryCreate(input, limits, strategies, out var plan, out var refusal) ? (plan, null) : (null, refusal);
 
-    private static bool TryNamed(
-        IReadOnlyList<string> named, WorkloadInfo workload, Dictionary<string, (RunPlan? Plan, string? Refusal)> plans, EngineOptions engine, string canRun, out string error)
-    {
-        error = string.Empty;
-        var unknown = named.FirstOrDefault(name => ContenderList.Find(name) is null);
-        if (unknown is not null)
-        {
-            error = $"contenders holds '{Excerpt.Of(unknown)}', which is not a contender; name them from: {string.Join(", ", ContenderList.Names)}.";
-            return false;
-        }
-
-        var twice = named.GroupBy(name => name).FirstOrDefault(group => group.Count() > 1);
-        if (twice is not null)
-        {
-            error = $"contenders holds {twice.Key} more than once; name each contender at most once.";
-            return false;
-        }
-
-        if (named.Count < 2)
-        {
-            error = $"A comparison needs at least two contenders; contenders holds {named.Count}. {canRun}";
-            return false;
-        }
-
-        foreach (var name in named)
-        {
-            if (plans[name].Refusal is { } refusal)
-            {
-                error = $"{name} cannot run {workload.Id} with these settings: {refusal} {canRun}";
-                return false;
-            }
-
-            if (!WorkloadTargets.Check(ContenderList.Find(name)!, engine, out var unavailable))
-            {
-                error = $"{unavailable} {canRun}";
-                return false;
-            }
-        }
-
-        return true;
-    }
+    /// <summary>Why the contenders a comparison names cannot run: one is unknown or named twice, fewer than two, or one cannot run the workload here.</summary>
+    private static string? NamedProblem(
+        IReadOnlyList<string> named, WorkloadInfo workload, Dictionary<string, (RunPlan? Plan, string? Refusal)> plans, EngineOptions engine, string canRun) =>
+        named.FirstOrDefault(name => ContenderList.Find(name) is null) is { } unknown
+            ? $"contenders holds '{Excerpt.Of(unknown)}', which is not a contender; name them from: {string.Join(", ", ContenderList.Names)}."
+            : named.GroupBy(name => name).FirstOrDefault(group => group.Count() > 1) is { } twice ? $"contenders holds {twice.Key} more than once; name each contender at most once."
+            : named.Count < 2 ? $"A comparison needs at least two contenders; contenders holds {named.Count}. {canRun}"
+            : named.Select(name => plans[name].Refusal is { } refusal ? $"{name} cannot run {workload.Id} with these settings: {refusal} {canRun}"
+                : WorkloadTargets.Check(ContenderList.Find(name)!, engine, out var unavailable) ? null
+                : $"{unavailable} {canRun}").FirstOrDefault(problem => problem is not null);
 }

@@ -3,7 +3,6 @@ using Grpc.Core;
 using LoadEngine;
 using LoadEngine.Calls;
 using LoadEngine.Clients;
-using LoadEngine.Strategies;
 using LoadEngine.Targets;
 using LoadEngine.Targets.Described;
 
@@ -93,17 +92,6 @@ public sealed record TargetCall(DescriptorSource Source, string? Call, bool List
         {
             output.WriteLine(TargetText.Escape($"{method.Call} ({method.KindName})"));
         }
-    }
-
-    /// <summary>
-    /// The plans with the target's descriptors, after checking that the method exists and the data fits it. A strategy
-    /// that cannot call the method is refused for a single run, and left out of a suite with a note.
-    /// </summary>
-    public static bool TryPlans(LoadTestSettings settings, DescribedTarget target, out LoadTestSettings described, out IReadOnlyList<string> notes, out string error)
-    {
-        var fits = PlanExpansion.TryFit(settings.Plans, target, strategiesAsked: !settings.IsSuite, out var plans, out notes, out error);
-        described = settings with { Plans = plans };
-        return fits;
     }
 
     /// <summary>--data (@: stdin, as ghz reads it) or --data-file (-: stdin); not both.</summary>

@@ -74,11 +74,13 @@ public static class LoadTestCli
                 }
             }
 
-            if (!TargetCall.TryPlans(settings, target, out settings, out var notes, out problem))
+            // A strategy that cannot call the method is refused for a single run, and left out of a suite with a note.
+            if (!PlanExpansion.TryFit(settings.Plans, target, strategiesAsked: !settings.IsSuite, out var plans, out var notes, out problem))
             {
                 return Usage(error, problem);
             }
 
+            settings = settings with { Plans = plans };
             notes.ToList().ForEach(SummaryWriter(settings, output, error).WriteLine);
         }
 

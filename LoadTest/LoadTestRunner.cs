@@ -1,5 +1,4 @@
 using LoadEngine;
-using LoadEngine.Calls;
 using LoadEngine.Strategies;
 using LoadEngine.Thresholds;
 using LoadTest.Output;
@@ -13,7 +12,7 @@ namespace LoadTest;
 /// Runs the plans one after another with the gateway's engine, in this process: a DI scope per run (so a one-per-run
 /// strategy is disposed with it), each run stopped at the time limit as the gateway stops it, and none started once interrupted.
 /// </summary>
-public sealed partial class LoadTestRunner(RunEngine engine, IServiceProvider services, ILogger<LoadTestRunner> logger)
+public sealed partial class LoadTestRunner(IServiceProvider services, ILogger<LoadTestRunner> logger)
 {
     /// <summary>The engine, every strategy and the logging the settings ask for; the engine calls <see cref="LoadTestSettings.Target"/> only.</summary>
     public static ServiceProvider BuildServices(LoadTestSettings settings)
@@ -62,9 +61,7 @@ public sealed partial class LoadTestRunner(RunEngine engine, IServiceProvider se
         stop.CancelAfter(limit);
         try
         {
-            await using var scope = services.CreateAsyncScope();
-            using var calls = await scope.ServiceProvider.GetRequiredService<RunCallsFactory>().CreateAsync(run.Plan, stop.Token);
-            var ended = await engine.ExecuteAsync(calls, run, live, stop.Token);
+            var ended = await PlanExecutor.ExecuteAsync(services, run, live, stop.Token);
             // Judged where it ended, by the engine: a run that measured something fails its thresholds alike whichever stop ended it.
             return ended.State != RunState.Cancelled ? ended
                 : interrupt.Signal is { } signal ? ended with { Error = $"Interrupted by {signal} before the run finished." }

@@ -146,25 +146,14 @@ public sealed record LoadTestSettings(
             return TryWorkloadPlans(parsed.GetValue(command.Contenders), input, limits, out plans, out isSuite, out error);
         }
 
-        var list = new List<RunPlan>();
-        foreach (var name in isSuite ? StrategyList.Names : [strategy!])
+        if (isSuite)
         {
-            if (!RunPlanRules.TryCreate(input with { Strategy = name, SharedBy = isSuite ? StrategyList.Names : [] }, limits, StrategyList.Names, out var plan, out error))
-            {
-                // A problem of one strategy's plan names it; one every strategy has (the data, a threshold) is said once, as it is.
-                var problem = error;
-                var everyStrategy = isSuite && StrategyList.Names.All(other =>
-                    !RunPlanRules.TryCreate(input with { Strategy = other, SharedBy = StrategyList.Names }, limits, StrategyList.Names, out _, out var theirs) && theirs == problem);
-                error = isSuite && !everyStrategy ? $"For {name}: {error}" : error;
-                return false;
-            }
-
-            list.Add(plan);
+            return PlanExpansion.TrySuite(input, null, limits, out plans, out error);
         }
 
-        plans = list;
-        error = string.Empty;
-        return true;
+        var made = RunPlanRules.TryCreate(input with { Strategy = strategy }, limits, StrategyList.Names, out var plan, out error);
+        plans = made ? [plan] : [];
+        return made;
     }
 
     /// <summary>
@@ -188,33 +177,14 @@ public sealed record LoadTestSettings(
             return false;
         }
 
-        var all = contenders == LoadTestCommand.AllContenders;
-        List<Contender?> named = all ? [.. ContenderList.All] : [.. contenders.Split(',', StringSplitOptions.TrimEntries | StringSplitOptions.RemoveEmptyEntries).Select(ContenderList.Find)];
-        if (named.Count == 0 || named.Contains(null))
+        var named = contenders == LoadTestCommand.AllContenders ? null : contenders.Split(',', StringSplitOptions.TrimEntries | StringSplitOptions.RemoveEmptyEntries);
+        if (named is not null && (named.Length == 0 || named.Any(name => ContenderList.Find(name) is null)))
         {
             error = $"contenders was '{contenders}'; it must be {LoadTestCommand.AllContenders} or names separated by commas, from: {string.Join(", ", ContenderList.Names)}.";
             return false;
         }
 
-        var list = new List<RunPlan>();
-        error = string.Empty;
-        foreach (var contender in named.Distinct())
-        {
-            if (RunPlanRules.TryCreate(contender!.Into(input with { Strategy = null }), limits, [], out var plan, out error))
-            {
-                list.Add(plan);
-            }
-            // "all" means every contender that can run this workload as set (bulk-read's stream: the gRPC ones).
-            else if (!all)
-            {
-                error = $"For {contender.Name}: {error}";
-                return false;
-            }
-        }
-
-        plans = list;
-        error = list.Count > 0 ? string.Empty : error;
-        return list.Count > 0;
+        return PlanExpansion.TryContenders(input with { Strategy = null }, named, limits, out plans, out error);
     }
 
     /// <summary>Every contender to run has its listener, and under TLS a readable certificate, among the options given.</summary>

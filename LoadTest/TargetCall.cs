@@ -3,7 +3,6 @@ using Grpc.Core;
 using LoadEngine;
 using LoadEngine.Calls;
 using LoadEngine.Clients;
-using LoadEngine.Strategies;
 using LoadEngine.Targets;
 using LoadEngine.Targets.Described;
 
@@ -92,44 +91,6 @@ public sealed record TargetCall(DescriptorSource Source, string? Call, bool List
         foreach (var method in target.Methods)
         {
             output.WriteLine(TargetText.Escape($"{method.Call} ({method.KindName})"));
-        }
-    }
-
-    /// <summary>
-    /// The plans with the target's descriptors, after checking that the method exists and the data fits it. A strategy
-    /// that cannot call the method is refused for a single run, and left out of a suite with a note.
-    /// </summary>
-    public static bool TryPlans(LoadTestSettings settings, DescribedTarget target, out LoadTestSettings described, out IReadOnlyList<string> notes, out string error)
-    {
-        described = settings;
-        notes = [];
-        error = string.Empty;
-        var calls = settings.Plans.Where(plan => plan.Call is not null).ToList();
-        if (calls.Count == 0)
-        {
-            return true;
-        }
-
-        try
-        {
-            var method = target.Find(calls[0].Call!);
-            CallData.Parse(method, calls[0].Data);
-            var refused = settings.Plans.Select(plan => (plan, why: DescribedPlan.Refusal(StrategyList.Find(plan.Strategy)!, method))).Where(pair => pair.why is not null).ToList();
-            if (refused.Count > 0 && !settings.IsSuite)
-            {
-                error = refused[0].why!;
-                return false;
-            }
-
-            notes = [.. refused.Select(pair => $"{pair.plan.Strategy} left out: {pair.why}")];
-            var left = settings.Plans.Except(refused.Select(pair => pair.plan)).ToList();
-            described = settings with { Plans = [.. left.Select(target.Describing)] };
-            return true;
-        }
-        catch (TargetDescriptionException problem)
-        {
-            error = problem.Message;
-            return false;
         }
     }
 

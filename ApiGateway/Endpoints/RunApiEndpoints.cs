@@ -326,26 +326,9 @@ public static class RunApiEndpoints
             return ProblemResponses.InvalidParameters(error);
         }
 
-        request = request with { Input = input };
-
-        var strategies = request.Names ?? StrategyList.Names;
-        var unknown = strategies.FirstOrDefault(name => !StrategyList.Names.Contains(name));
-        if (strategies.Count == 0 || unknown is not null || strategies.Distinct().Count() != strategies.Count)
+        if (!PlanExpansion.TrySuite(input with { IncludeStatuses = false }, request.Names, limits.Value.PlanLimits(), out var plans, out error))
         {
-            return ProblemResponses.InvalidParameters(
-                $"strategies must name each strategy at most once, from: {string.Join(", ", StrategyList.Names)}{(unknown is null ? "" : $"; '{Excerpt.Of(unknown)}' is not one")}.");
-        }
-
-        // The same settings for every strategy, each under its own load unless the request named one.
-        var plans = new List<RunPlan>();
-        foreach (var strategy in strategies)
-        {
-            if (!RunPlanRules.TryCreate(request.Input with { Strategy = strategy, IncludeStatuses = false, SharedBy = strategies }, limits.Value.PlanLimits(), StrategyList.Names, out var plan, out error))
-            {
-                return ProblemResponses.InvalidParameters(strategies.Count > 1 ? $"For {strategy}: {error}" : error);
-            }
-
-            plans.Add(plan);
+            return ProblemResponses.InvalidParameters(error);
         }
 
         var (described, unfit) = await targets.DescribeAsync(plans, strategiesAsked: request.Names is not null, http.HttpContext.RequestAborted);

@@ -2,7 +2,6 @@ using System.Collections.Concurrent;
 using ApiGateway.Agents;
 using ApiGateway.Configuration;
 using ApiGateway.History;
-using LoadEngine.Calls;
 using Microsoft.Extensions.Options;
 
 namespace ApiGateway.Runs;
@@ -191,11 +190,8 @@ public sealed partial class RunCoordinator(
                 return await agentRuns.WaitForAgentsAsync(run.Record, run.Live, run.Cancellation);
             }
 
-            // A scope per run, so a one-per-run strategy (the factory client's) is disposed with its run; from the engine of
-            // the run's target, whose channels go to that target's address only and whose mask is that target's metadata.
-            await using var scope = engines.CreateScope(run.Record.Plan.Target);
-            using var calls = await scope.ServiceProvider.GetRequiredService<RunCallsFactory>().CreateAsync(run.Record.Plan, run.Cancellation);
-            return await scope.ServiceProvider.GetRequiredService<RunEngine>().ExecuteAsync(calls, run.Record, run.Live, run.Cancellation);
+            // The engine of the run's target, whose channels go to that target's address only and whose mask is that target's metadata.
+            return await PlanExecutor.ExecuteAsync(engines.Services(run.Record.Plan.Target), run.Record, run.Live, run.Cancellation);
         }
         catch (Exception ex) when (ex is not HistoryWriteException)
         {

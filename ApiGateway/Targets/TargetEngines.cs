@@ -15,9 +15,6 @@ public sealed class TargetEngines(
 {
     private readonly ConcurrentDictionary<string, Lazy<ServiceProvider>> _engines = new(StringComparer.OrdinalIgnoreCase);
 
-    /// <summary>A run's DI scope: the built-in service's for no target, else its target's; the run disposes it with itself.</summary>
-    public AsyncServiceScope CreateScope(string? target) => Services(target).CreateAsyncScope();
-
     /// <summary>The engine's services for <paramref name="target"/> (null or <see cref="TargetsOptions.BuiltIn"/>: the gateway's own).</summary>
     public IServiceProvider Services(string? target)
     {

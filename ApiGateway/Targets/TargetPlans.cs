@@ -1,6 +1,4 @@
 using LoadEngine.Runs;
-using LoadEngine.Strategies;
-using LoadEngine.Targets.Described;
 using Microsoft.AspNetCore.Http.HttpResults;
 using Microsoft.Extensions.Options;
 
@@ -44,8 +42,7 @@ public sealed class TargetPlans(IOptions<TargetsOptions> targets, TargetDescript
 
     /// <summary>
     /// The plans with their target's descriptors, or the problem: 503 when the target cannot be described or reached, 400
-    /// when the method, the data or a strategy does not fit. <paramref name="strategiesAsked"/> false (a suite of every
-    /// strategy) leaves out the strategies that cannot call the method instead of refusing them.
+    /// when the method, the data or a strategy does not fit (<see cref="PlanExpansion.TryFit"/>).
     /// </summary>
     public async Task<(IReadOnlyList<RunPlan> Plans, ProblemHttpResult? Problem)> DescribeAsync(IReadOnlyList<RunPlan> plans, bool strategiesAsked, CancellationToken cancellation)
     {
@@ -67,23 +64,9 @@ public sealed class TargetPlans(IOptions<TargetsOptions> targets, TargetDescript
             return ([], Unavailable(unreachable));
         }
 
-        var withDescriptors = plans.Select(target.Describing).ToList();
-        if (!strategiesAsked)
-        {
-            // A suite of every strategy runs those that can call the method; streaming-call only on a bidirectional one.
-            var applicable = withDescriptors.Where(plan => DescribedPlan.Problem(plan) is null || StrategyList.Find(plan.Strategy) is null).ToList();
-            withDescriptors = applicable.Count > 0 ? applicable : withDescriptors;
-        }
-
-        foreach (var plan in withDescriptors)
-        {
-            if (DescribedPlan.Problem(plan) is { } problem)
-            {
-                return ([], Errors.ProblemResponses.InvalidParameters(withDescriptors.Count > 1 ? $"For {plan.Strategy}: {problem}" : problem));
-            }
-        }
-
-        return (withDescriptors, null);
+        return PlanExpansion.TryFit(plans, target, strategiesAsked, out var fitted, out _, out var unfit)
+            ? (fitted, null)
+            : ([], Errors.ProblemResponses.InvalidParameters(unfit));
     }
 
     public static ProblemHttpResult Unavailable(string detail) =>

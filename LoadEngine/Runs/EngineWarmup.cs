@@ -27,7 +27,6 @@ public static class EngineWarmup
     public static async Task<WarmupReport> RunAsync(IServiceProvider services, CancellationToken stopping)
     {
         var start = Stopwatch.GetTimestamp();
-        var engine = services.GetRequiredService<RunEngine>();
         var options = services.GetRequiredService<IOptions<EngineOptions>>().Value;
         using var budget = CancellationTokenSource.CreateLinkedTokenSource(stopping);
         budget.CancelAfter(Budget);
@@ -39,10 +38,8 @@ public static class EngineWarmup
                 throw new InvalidOperationException($"The warm-up's own plan for {name} was refused: {refusal}");
             }
 
-            await using var scope = services.CreateAsyncScope();
             var run = new RunRecord(Guid.NewGuid(), plan, RunState.Running, DateTimeOffset.UtcNow, null, null, null, null);
-            using var calls = await scope.ServiceProvider.GetRequiredService<Calls.RunCallsFactory>().CreateAsync(plan, budget.Token);
-            var ended = await engine.ExecuteAsync(calls, run, new LiveRun(), budget.Token);
+            var ended = await PlanExecutor.ExecuteAsync(services, run, new LiveRun(), budget.Token);
             if (ended.State != RunState.Completed || ended.Stats is not { Failed: 0 })
             {
                 var why = budget.IsCancellationRequested && !stopping.IsCancellationRequested

@@ -171,14 +171,19 @@ public sealed partial class LoadTestCommand
     public Option<int?> Users { get; } = WorkloadSetting<int?>(WorkloadParameters.Users, text =>
         int.TryParse(text, NumberStyles.AllowLeadingSign, CultureInfo.InvariantCulture, out var users) ? (users, null) : (null, Must("users", text, $"a whole number from {WorkloadParameters.Users.Allowed}")));
 
-    public Option<string> Http1Target { get; } = Text("--http1-target", "url",
-        "The service's cleartext HTTP/1.1 listener (its Protocols:Http1Url, e.g. http://127.0.0.1:5002), for REST over HTTP/1.1 in cleartext.");
+    public Option<Uri?> Http1Target { get; } = Typed("--http1-target", "url",
+        "The service's cleartext HTTP/1.1 listener (its Protocols:Http1Url, e.g. http://127.0.0.1:5002), for REST over HTTP/1.1 in cleartext.",
+        Listener("--http1-target", Uri.UriSchemeHttp, "http://127.0.0.1:5002"));
 
-    public Option<string> TlsTarget { get; } = Text("--tls-target", "url",
-        "The service's TLS listener (its Protocols:TlsUrl, e.g. https://127.0.0.1:5001), for every contender with --security tls.");
+    public Option<Uri?> TlsTarget { get; } = Typed("--tls-target", "url",
+        "The service's TLS listener (its Protocols:TlsUrl, e.g. https://127.0.0.1:5001), for every contender with --security tls.",
+        Listener("--tls-target", Uri.UriSchemeHttps, "https://127.0.0.1:5001"));
 
-    public Option<string> TrustCertificate { get; } = Text("--trust-certificate", "file",
-        "The service's certificate (PEM, e.g. PerformanceService/data/service-certificate.pem): the only one TLS contenders trust.");
+    /// <summary>The certificate's full path.</summary>
+    public Option<string?> TrustCertificate { get; } = Typed<string?>("--trust-certificate", "file",
+        "The service's certificate (PEM, e.g. PerformanceService/data/service-certificate.pem): the only one TLS contenders trust.",
+        text => text.Length > 0 && File.Exists(Path.GetFullPath(text)) ? (Path.GetFullPath(text), null)
+            : (null, $"trust-certificate was '{text}'; no such file. It names the service's service-certificate.pem (in PerformanceService/data by default)."));
 
     public Option<int?> Count { get; } = Typed("--count", "calls",
         $"Measured calls (stream messages for streaming-call), 1 to {PlanLimits.Defaults.MaxCount}. A run needs a count, a duration, or both (whichever ends first); " +
@@ -253,21 +258,22 @@ public sealed partial class LoadTestCommand
         $"Most calls in flight at once, 1 to {LoadTestSettings.MaxInFlightLimit} (default {PlanLimits.Defaults.MaxConcurrency}): caps --concurrency.",
         MaxInFlightReader);
 
-    public Option<string> Json { get; } = Text("--json", "file",
-        "Write the run (for a suite, the suite and its runs) to this file, in the JSON shape of the gateway's run API.");
+    public Option<string?> Json { get; } = Typed("--json", "file",
+        "Write the run (for a suite, the suite and its runs) to this file, in the JSON shape of the gateway's run API.", OutputFile("json"));
 
-    public Option<string> Report { get; } = Text("--report", "file",
-        "Write an HTML report of the run (or the suite) to this file: one self-contained page that opens offline, as the gateway's report.");
+    public Option<string?> Report { get; } = Typed("--report", "file",
+        "Write an HTML report of the run (or the suite) to this file: one self-contained page that opens offline, as the gateway's report.", OutputFile("report"));
 
-    public Option<string> Csv { get; } = Text("--csv", "file",
-        "Write the runs to this file as CSV: a header, then one row per run with its figures (calls, failures, calls/s, latency percentiles, late and dropped sends).");
+    public Option<string?> Csv { get; } = Typed("--csv", "file",
+        "Write the runs to this file as CSV: a header, then one row per run with its figures (calls, failures, calls/s, latency percentiles, late and dropped sends).",
+        OutputFile("csv"));
 
     public Option<ResultFormat?> Format { get; } = Typed("--format", "format",
         $"ghz's output format: {string.Join(", ", ResultFormats.Names)}. With -o the file is written in it (as --json, --report or --csv would); without, stdout holds " +
         "only it, and the progress and summary go to stderr.",
         Named<ResultFormat>("format"), "-O");
 
-    public Option<string> Output { get; } = Text("--output", "file", "ghz's output path: the file --format is written to.", "-o");
+    public Option<string?> Output { get; } = Typed("--output", "file", "ghz's output path: the file --format is written to.", OutputFile("output"), "-o");
 
     public Option<bool> Plain { get; } = new("--plain")
     {
@@ -544,6 +550,23 @@ public sealed partial class LoadTestCommand
     /// <summary>An enum by its wire name in any case.</summary>
     private static Func<string, (TEnum? Value, string? Problem)> Wire<TEnum>(string field, string? allowed = null) where TEnum : struct, Enum => text =>
         WireNames<TEnum>.TryParse(text, out var value) ? (value, null) : (null, Must(field, text, allowed ?? WireNames<TEnum>.Listed));
+
+    /// <summary>
+    /// The full path of a file the results can be written to at the end: its folder must exist now, so a long run is not
+    /// lost to a typo.
+    /// </summary>
+    private static Func<string, (string? Value, string? Problem)> OutputFile(string name) => text =>
+    {
+        var full = string.IsNullOrWhiteSpace(text) ? null : Path.GetFullPath(text);
+        var folder = full is null ? null : Path.GetDirectoryName(full);
+        return full is not null && !Directory.Exists(full) && folder is not null && Directory.Exists(folder) ? (full, null)
+            : full is not null && Directory.Exists(full) ? (null, $"{name} was '{text}'; that is a folder, and it must name a file.")
+            : (null, $"{name} was '{text}'; it must name a file in a folder that exists{(folder is null ? "" : $" ({folder} does not)")}.");
+    };
+
+    /// <summary>A workload listener's address: absolute, of <paramref name="scheme"/>, with no path.</summary>
+    private static Func<string, (Uri? Value, string? Problem)> Listener(string name, string scheme, string example) => text =>
+        EngineOptions.TryListenerAddress(text, scheme, out var uri) ? (uri, null) : (null, $"{name} must be an absolute {scheme}:// address with no path, e.g. {example}; it was '{text}'.");
 
     /// <summary>An enum by its name in any case, never by its number.</summary>
     private static Func<string, (TEnum? Value, string? Problem)> Named<TEnum>(string field) where TEnum : struct, Enum => text =>

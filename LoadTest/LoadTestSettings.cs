@@ -55,13 +55,8 @@ public sealed record LoadTestSettings(
             return false;
         }
 
-        if (!TryOutputFile(parsed.GetValue(command.Json), "json", out var jsonPath, out error)
-            || !TryOutputFile(parsed.GetValue(command.Report), "report", out var reportPath, out error)
-            || !TryOutputFile(parsed.GetValue(command.Csv), "csv", out var csvPath, out error)
-            || !TryFormat(parsed, command, ref jsonPath, ref reportPath, ref csvPath, out var stdoutFormat, out error)
-            || !TryListener(parsed.GetValue(command.Http1Target), command.Http1Target.Name, Uri.UriSchemeHttp, "http://127.0.0.1:5002", out var http1Target, out error)
-            || !TryListener(parsed.GetValue(command.TlsTarget), command.TlsTarget.Name, Uri.UriSchemeHttps, "https://127.0.0.1:5001", out var tlsTarget, out error)
-            || !TryCertificate(parsed.GetValue(command.TrustCertificate), out var certificate, out error)
+        var (jsonPath, reportPath, csvPath) = (parsed.GetValue(command.Json), parsed.GetValue(command.Report), parsed.GetValue(command.Csv));
+        if (!TryFormat(parsed, command, ref jsonPath, ref reportPath, ref csvPath, out var stdoutFormat, out error)
             || !TryConnection(parsed, command, target, out var connection, out error)
             || !TargetCall.TryRead(parsed, command, out var described, out var data, out error))
         {
@@ -80,7 +75,10 @@ public sealed record LoadTestSettings(
             SilenceTimeout = parsed.GetValue(command.SilenceSeconds) ?? defaults.SilenceTimeout,
             ConnectFailureWindow = parsed.GetValue(command.ConnectFailureSeconds) ?? defaults.ConnectFailureWindow,
             MaxInFlight = maxInFlight,
-            Http1Uri = http1Target, TlsUri = tlsTarget, TrustedCertificatePath = certificate, SettingNames = ListenerSettingNames.Cli, Connection = connection,
+            Http1Uri = parsed.GetValue(command.Http1Target),
+            TlsUri = parsed.GetValue(command.TlsTarget),
+            TrustedCertificatePath = parsed.GetValue(command.TrustCertificate),
+            SettingNames = ListenerSettingNames.Cli, Connection = connection,
         };
         // The lessons bring their own plans (LessonsMode); a load test's come from the command line.
         IReadOnlyList<RunPlan> plans = [];
@@ -293,38 +291,6 @@ public sealed record LoadTestSettings(
         return connection.TryLoad(target, out _, out error);
     }
 
-    private static bool TryListener(string? text, string name, string scheme, string example, out Uri? address, out string error)
-    {
-        error = string.Empty;
-        address = null;
-        if (text is null)
-        {
-            return true;
-        }
-
-        if (EngineOptions.TryListenerAddress(text, scheme, out var uri))
-        {
-            address = uri;
-            return true;
-        }
-
-        error = $"{name} must be an absolute {scheme}:// address with no path, e.g. {example}; it was '{text}'.";
-        return false;
-    }
-
-    private static bool TryCertificate(string? text, out string? path, out string error)
-    {
-        error = string.Empty;
-        path = text is null ? null : Path.GetFullPath(text);
-        if (path is null || File.Exists(path))
-        {
-            return true;
-        }
-
-        error = $"trust-certificate was '{text}'; no such file. It names the service's service-certificate.pem (in PerformanceService/data by default).";
-        return false;
-    }
-
     /// <summary>
     /// ghz's -O and -o: with -o, the file is written in the format as --json, --report or --csv would write it; without,
     /// stdout holds the format alone. The summary is the default, and is never a file.
@@ -360,30 +326,7 @@ public sealed record LoadTestSettings(
             return false;
         }
 
-        return TryOutputFile(output, "output", out path, out error);
-    }
-
-    /// <summary>A file the results can be written to at the end: its folder must exist now, so a long run is not lost to a typo.</summary>
-    private static bool TryOutputFile(string? text, string name, out string? path, out string error)
-    {
-        error = string.Empty;
-        path = null;
-        if (text is null)
-        {
-            return true;
-        }
-
-        var full = string.IsNullOrWhiteSpace(text) ? null : Path.GetFullPath(text);
-        var folder = full is null ? null : Path.GetDirectoryName(full);
-        if (full is null || Directory.Exists(full) || folder is null || !Directory.Exists(folder))
-        {
-            error = full is not null && Directory.Exists(full)
-                ? $"{name} was '{text}'; that is a folder, and it must name a file."
-                : $"{name} was '{text}'; it must name a file in a folder that exists{(folder is null ? "" : $" ({folder} does not)")}.";
-            return false;
-        }
-
-        path = full;
+        path = output;
         return true;
     }
 }

@@ -52,9 +52,6 @@ public static partial class GhzDuration
         return true;
     }
 
-    /// <summary>Seconds as the plan's rules read them: invariant, without losing a fraction.</summary>
-    public static string Seconds(TimeSpan value) => value.TotalSeconds.ToString("R", CultureInfo.InvariantCulture);
-
     [GeneratedRegex(@"(?<number>\d+(\.\d*)?|\.\d+)(?<unit>ns|us|µs|ms|h|m|s)")]
     private static partial Regex Part();
 }

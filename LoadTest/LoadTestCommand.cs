@@ -1,18 +1,20 @@
 using System.CommandLine;
 using System.CommandLine.Parsing;
 using System.Globalization;
+using System.Reflection;
 using System.Text.RegularExpressions;
 using LoadEngine;
 using LoadEngine.Protocols;
 using LoadEngine.Strategies;
 using LoadEngine.Thresholds;
 using LoadTest.Output;
+using Level = Microsoft.Extensions.Logging.LogLevel;
 
 namespace LoadTest;
 
 /// <summary>
-/// Every option of the command line. The plan's options carry the run API's field names (--delay-ms for delayMs) and stay
-/// text, so that <see cref="RunPlanRules"/> reads them and a bad one gets the same sentence the gateway gives.
+/// Every option of the command line, each read into its type as it is parsed. The plan's options carry the run API's field
+/// names (--delay-ms for delayMs), and a value that does not read gets the sentence the gateway gives for that field.
 /// </summary>
 public sealed partial class LoadTestCommand
 {
@@ -22,6 +24,10 @@ public sealed partial class LoadTestCommand
     public const string AllStrategies = "all";
 
     public const string AllContenders = "all";
+
+    private static readonly Func<string, (LoadKind? Value, string? Problem)> LoadReader = Wire<LoadKind>("load", $"one of: {RunPlanRules.LoadNames}");
+
+    private static readonly Func<string, (int? Value, string? Problem)> MaxInFlightReader = Whole("max-in-flight", 1, LoadTestSettings.MaxInFlightLimit, inRange: true);
 
     private static readonly string Percentiles = string.Join(',', RunPlan.DefaultPercentiles.Select(p => p.ToString(CultureInfo.InvariantCulture)));
 
@@ -139,72 +145,89 @@ public sealed partial class LoadTestCommand
         Required = true,
     };
 
-    public Option<string> Protocol { get; } = Text("--protocol", "name", $"The contender's protocol: {WireNames<ApiProtocol>.Listed}.");
+    public Option<ApiProtocol?> Protocol { get; } = Typed("--protocol", "name", $"The contender's protocol: {WireNames<ApiProtocol>.Listed}.", Wire<ApiProtocol>("protocol"));
 
-    public Option<string> Serializer { get; } = Text("--serializer", "name",
-        $"Its serializer: {WireNames<PayloadSerializer>.Listed} (default protobuf for gRPC, system-text-json for REST).");
+    public Option<PayloadSerializer?> Serializer { get; } = Typed("--serializer", "name",
+        $"Its serializer: {WireNames<PayloadSerializer>.Listed} (default protobuf for gRPC, system-text-json for REST).", Wire<PayloadSerializer>("serializer"));
 
-    public Option<string> HttpVersion { get; } = Text("--http-version", "version",
-        $"Its HTTP version: {WireNames<WireVersion>.Listed} (default 2 for gRPC, 1.1 for REST).");
+    public Option<WireVersion?> HttpVersion { get; } = Typed("--http-version", "version",
+        $"Its HTTP version: {WireNames<WireVersion>.Listed} (default 2 for gRPC, 1.1 for REST).", Wire<WireVersion>("httpVersion"));
 
-    public Option<string> Security { get; } = Text("--security", "mode", $"Its security: {WireNames<WireSecurity>.Listed} (default cleartext).");
+    public Option<WireSecurity?> Security { get; } = Typed("--security", "mode", $"Its security: {WireNames<WireSecurity>.Listed} (default cleartext).", Wire<WireSecurity>("security"));
 
     public Option<string> Contenders { get; } = Text("--contenders", "all|list",
         $"Instead of one contender: {AllContenders} (every contender that can run it, in turn, as a suite) or contender names separated by commas, e.g. grpc-h2-cleartext,rest-stj-h1-cleartext. " +
         $"The contenders: {string.Join(", ", ContenderList.Names)}.");
 
-    /// <summary>Each workload setting of <see cref="WorkloadParameters"/>, as --file-bytes for fileBytes.</summary>
-    public IReadOnlyDictionary<WorkloadParameter, Option<string>> WorkloadSettings { get; } = WorkloadParameters.All.ToDictionary(
-        parameter => parameter,
-        parameter => Text(OptionName(parameter), parameter.Name.ToLowerInvariant(),
-            $"{string.Join(" and ", WorkloadList.All.Where(workload => workload.Takes(parameter)).Select(workload => workload.Id))}: {parameter.What} " +
-            $"{parameter.Allowed} (default {parameter.Default})."));
+    public Option<long?> FileBytes { get; } = WorkloadSetting<long?>(WorkloadParameters.FileBytes, text =>
+        long.TryParse(text, NumberStyles.AllowLeadingSign, CultureInfo.InvariantCulture, out var bytes) ? (bytes, null) : (null, Must("fileBytes", text, WorkloadRules.FileBytesAllowed)));
 
-    public Option<string> Http1Target { get; } = Text("--http1-target", "url",
-        "The service's cleartext HTTP/1.1 listener (its Protocols:Http1Url, e.g. http://127.0.0.1:5002), for REST over HTTP/1.1 in cleartext.");
+    public Option<ConnectionUse?> ConnectionUse { get; } = WorkloadSetting(WorkloadParameters.Connection, Wire<ConnectionUse>("connection", WorkloadParameters.Connection.Allowed));
 
-    public Option<string> TlsTarget { get; } = Text("--tls-target", "url",
-        "The service's TLS listener (its Protocols:TlsUrl, e.g. https://127.0.0.1:5001), for every contender with --security tls.");
+    public Option<int?> Clients { get; } = WorkloadSetting(WorkloadParameters.Clients, Whole("clients", 1, WorkloadParameters.MaxClients));
 
-    public Option<string> TrustCertificate { get; } = Text("--trust-certificate", "file",
-        "The service's certificate (PEM, e.g. PerformanceService/data/service-certificate.pem): the only one TLS contenders trust.");
+    public Option<BulkReadVariant?> Variant { get; } = WorkloadSetting(WorkloadParameters.Variant, Wire<BulkReadVariant>("variant", WorkloadParameters.Variant.Allowed));
 
-    public Option<string> Count { get; } = Text("--count", "calls",
+    public Option<int?> Users { get; } = WorkloadSetting<int?>(WorkloadParameters.Users, text =>
+        int.TryParse(text, NumberStyles.AllowLeadingSign, CultureInfo.InvariantCulture, out var users) ? (users, null) : (null, Must("users", text, $"a whole number from {WorkloadParameters.Users.Allowed}")));
+
+    public Option<Uri?> Http1Target { get; } = Typed("--http1-target", "url",
+        "The service's cleartext HTTP/1.1 listener (its Protocols:Http1Url, e.g. http://127.0.0.1:5002), for REST over HTTP/1.1 in cleartext.",
+        Listener("--http1-target", Uri.UriSchemeHttp, "http://127.0.0.1:5002"));
+
+    public Option<Uri?> TlsTarget { get; } = Typed("--tls-target", "url",
+        "The service's TLS listener (its Protocols:TlsUrl, e.g. https://127.0.0.1:5001), for every contender with --security tls.",
+        Listener("--tls-target", Uri.UriSchemeHttps, "https://127.0.0.1:5001"));
+
+    /// <summary>The certificate's full path.</summary>
+    public Option<string?> TrustCertificate { get; } = Typed<string?>("--trust-certificate", "file",
+        "The service's certificate (PEM, e.g. PerformanceService/data/service-certificate.pem): the only one TLS contenders trust.",
+        text => text.Length > 0 && File.Exists(Path.GetFullPath(text)) ? (Path.GetFullPath(text), null)
+            : (null, $"trust-certificate was '{text}'; no such file. It names the service's service-certificate.pem (in PerformanceService/data by default)."));
+
+    public Option<int?> Count { get; } = Typed("--count", "calls",
         $"Measured calls (stream messages for streaming-call), 1 to {PlanLimits.Defaults.MaxCount}. A run needs a count, a duration, or both (whichever ends first); " +
-        "a workload run left without either makes its workload's own count of calls.", "-n");
+        "a workload run left without either makes its workload's own count of calls.", PlanWhole("count"), "-n");
 
-    public Option<string> Duration { get; } = Text("--duration", "duration",
+    public Option<TimeSpan?> Duration { get; } = Typed("--duration", "duration",
         $"How long the measured phase lasts, as ghz writes it (10s, 1m30s, 500ms) or in seconds, {RunPlanRules.MinDurationSeconds.ToString(CultureInfo.InvariantCulture)} s " +
-        $"to {PlanLimits.Defaults.MaxRunSeconds} s.", "-z");
+        $"to {PlanLimits.Defaults.MaxRunSeconds} s.", Span("duration", RunPlanRules.MinDurationSeconds, PlanLimits.Defaults.MaxRunSeconds), "-z");
 
-    public Option<string> Load { get; } = Text("--load", "shape",
+    public Option<LoadKind?> Load { get; } = Typed("--load", "shape",
         $"The load shape: {RunPlanRules.LoadNames}. Left out, each strategy's own: " +
-        string.Join(", ", StrategyList.All.Select(strategy => $"{strategy.Info.Name} {RunPlanRules.Name(strategy.Info.DefaultLoad)}")) + ".");
+        string.Join(", ", StrategyList.All.Select(strategy => $"{strategy.Info.Name} {RunPlanRules.Name(strategy.Info.DefaultLoad)}")) + ".", LoadReader);
 
-    public Option<string> Concurrency { get; } = Text("--concurrency", "calls",
+    public Option<int?> Concurrency { get; } = Typed("--concurrency", "calls",
         "Closed load: calls in flight at once (left out, all calls at once, at most --max-in-flight); given without --load, a strategy that calls one at a time runs " +
-        "the closed load. Open and ramping: the most in flight (default 1000); a call due beyond it waits, then is dropped.", "-c");
+        "the closed load. Open and ramping: the most in flight (default 1000); a call due beyond it waits, then is dropped.",
+        (text, result) => Whole("concurrency", 1, Sibling(result, "--max-in-flight", MaxInFlightReader) ?? PlanLimits.Defaults.MaxConcurrency)(text), "-c");
 
-    public Option<string> Rate { get; } = Text("--rate", "per-second",
-        "Open load: calls started per second, on a schedule; given without --load (and without --stages), the load is open. Ramping: the rate it starts from (default 0).", "--rps");
+    // A rate that does not read is refused with the range of the load it is for: left out, the load a rate alone implies.
+    public Option<double?> Rate { get; } = Typed<double?>("--rate", "per-second",
+        "Open load: calls started per second, on a schedule; given without --load (and without --stages), the load is open. Ramping: the rate it starts from (default 0).",
+        (text, result) => double.TryParse(text, NumberStyles.AllowDecimalPoint | NumberStyles.AllowLeadingSign, CultureInfo.InvariantCulture, out var rate) ? (rate, null)
+            : (null, RunPlanRules.RateRefused(text, Sibling(result, "--load", LoadReader) ?? LoadKind.Open)),
+        "--rps");
 
     /// <summary>ghz's --connections, as the strategy that opens them: one connection, or several (as many as the calls in flight need).</summary>
-    public Option<int?> Connections { get; } = new("--connections")
-    {
-        Description = "ghz's connection count, as the strategy it names: 1 is single-connection; more is multiple-connections, which opens a connection when " +
-            "one's ~100 streams are busy, so the count follows the calls in flight. In place of --strategy.",
-        HelpName = "n",
-    };
+    public Option<int?> Connections { get; } = Typed<int?>("--connections", "n",
+        "ghz's connection count, as the strategy it names: 1 is single-connection; more is multiple-connections, which opens a connection when " +
+        "one's ~100 streams are busy, so the count follows the calls in flight. In place of --strategy.",
+        text => int.TryParse(text, NumberStyles.AllowLeadingSign, CultureInfo.InvariantCulture, out var connections) && connections >= 1 ? (connections, null)
+            : (null, Must("connections", text, "a whole number from 1 (single-connection; more is multiple-connections)")));
 
-    public Option<string> Stages { get; } = Text("--stages", "list",
-        "Ramping load: seconds:rate pairs, each moving the rate linearly to its target, e.g. \"10:5000,20:5000\".");
+    public Option<IReadOnlyList<RampStage>?> Stages { get; } = Typed<IReadOnlyList<RampStage>?>("--stages", "list",
+        "Ramping load: seconds:rate pairs, each moving the rate linearly to its target, e.g. \"10:5000,20:5000\".",
+        text => RunPlanText.TryStages(text, out var stages, out var error) ? (stages, null) : (null, error));
 
     /// <summary>The plan's whole-number settings (--warmup, --delay-ms, --payload-bytes), each as <see cref="RunPlanInput"/> describes it: a new one needs no line here.</summary>
-    public IReadOnlyList<Option<string>> WholeSettings { get; } = [.. RunPlanRules.DescribedSettings(PlanLimits.Defaults).Select(setting => Text(OptionName(setting.Name), "number",
-        $"{setting.Description.TrimEnd('.')}, {setting.Min} to {setting.Max}{(setting.Default is { } fallback ? $" (default {fallback})" : "")}."))];
+    public IReadOnlyDictionary<WholeSetting, Option<int?>> WholeSettings { get; } = RunPlanRules.DescribedSettings(PlanLimits.Defaults).ToDictionary(setting => setting, setting =>
+        Typed(OptionName(setting.Name), "number", $"{setting.Description.TrimEnd('.')}, {setting.Min} to {setting.Max}{(setting.Default is { } fallback ? $" (default {fallback})" : "")}.",
+            PlanWhole(setting.Name)));
 
-    public Option<string> PercentileList { get; } = Text("--percentiles", "list",
-        $"The latency percentiles to report (default {Percentiles}); any a threshold judges is added.");
+    public Option<IReadOnlyList<double>?> PercentileList { get; } = Typed<IReadOnlyList<double>?>("--percentiles", "list",
+        $"The latency percentiles to report (default {Percentiles}); any a threshold judges is added.",
+        text => RunPlanText.TryPercentiles(text, out var percentiles, out var error) ? (percentiles, null) : (null, error));
 
     public Option<string[]> Thresholds { get; } = new("--threshold")
     {
@@ -212,38 +235,45 @@ public sealed partial class LoadTestCommand
         HelpName = "condition",
     };
 
-    public Option<string> CallTimeout { get; } = Text("--call-timeout", "duration",
+    public Option<TimeSpan?> CallTimeout { get; } = Typed("--call-timeout", "duration",
         $"Deadline of each call, as ghz's --timeout writes it (20s, 500ms) or in seconds, {LoadTestSettings.MinTimeoutSeconds.ToString(CultureInfo.InvariantCulture)} s to " +
-        $"{LoadTestSettings.MaxCallTimeoutSeconds} s (default 10 s); also the longest a stream may stay silent.", "--timeout", "-t");
+        $"{LoadTestSettings.MaxCallTimeoutSeconds} s (default 10 s); also the longest a stream may stay silent.",
+        Span("call-timeout", LoadTestSettings.MinTimeoutSeconds, LoadTestSettings.MaxCallTimeoutSeconds), "--timeout", "-t");
 
-    public Option<string> ConnectTimeout { get; } = Text("--connect-timeout", "seconds",
-        $"A connection not made within this many seconds fails the call, {LoadTestSettings.MinTimeoutSeconds.ToString(CultureInfo.InvariantCulture)} to {LoadTestSettings.MaxConnectTimeoutSeconds} (default 3).");
+    public Option<TimeSpan?> ConnectTimeout { get; } = Typed("--connect-timeout", "seconds",
+        $"A connection not made within this many seconds fails the call, {LoadTestSettings.MinTimeoutSeconds.ToString(CultureInfo.InvariantCulture)} to {LoadTestSettings.MaxConnectTimeoutSeconds} (default 3).",
+        Span("connect-timeout", LoadTestSettings.MinTimeoutSeconds, LoadTestSettings.MaxConnectTimeoutSeconds));
 
-    public Option<string> SilenceSeconds { get; } = Text("--silence-seconds", "seconds",
+    public Option<TimeSpan?> SilenceSeconds { get; } = Typed("--silence-seconds", "seconds",
         $"A run fails when calls are in flight and none ends for this many seconds (plus any --delay-ms), {LoadTestSettings.MinTimeoutSeconds.ToString(CultureInfo.InvariantCulture)} " +
-        $"to {LoadTestSettings.MaxCallTimeoutSeconds} (default 5): a hung service ends the run instead of holding it.");
+        $"to {LoadTestSettings.MaxCallTimeoutSeconds} (default 5): a hung service ends the run instead of holding it.",
+        Span("silence-seconds", LoadTestSettings.MinTimeoutSeconds, LoadTestSettings.MaxCallTimeoutSeconds));
 
-    public Option<string> ConnectFailureSeconds { get; } = Text("--connect-failure-seconds", "seconds",
+    public Option<TimeSpan?> ConnectFailureSeconds { get; } = Typed("--connect-failure-seconds", "seconds",
         $"After calls have succeeded, how long calls whose connections time out or are reset may go on with none succeeding before the service counts as gone, " +
-        $"{LoadTestSettings.MinTimeoutSeconds.ToString(CultureInfo.InvariantCulture)} to {LoadTestSettings.MaxCallTimeoutSeconds} (default 30): a connection storm is counted, not taken for a dead service.");
+        $"{LoadTestSettings.MinTimeoutSeconds.ToString(CultureInfo.InvariantCulture)} to {LoadTestSettings.MaxCallTimeoutSeconds} (default 30): a connection storm is counted, not taken for a dead service.",
+        Span("connect-failure-seconds", LoadTestSettings.MinTimeoutSeconds, LoadTestSettings.MaxCallTimeoutSeconds));
 
-    public Option<string> MaxInFlight { get; } = Text("--max-in-flight", "calls",
-        $"Most calls in flight at once, 1 to {LoadTestSettings.MaxInFlightLimit} (default {PlanLimits.Defaults.MaxConcurrency}): caps --concurrency.");
+    public Option<int?> MaxInFlight { get; } = Typed("--max-in-flight", "calls",
+        $"Most calls in flight at once, 1 to {LoadTestSettings.MaxInFlightLimit} (default {PlanLimits.Defaults.MaxConcurrency}): caps --concurrency.",
+        MaxInFlightReader);
 
-    public Option<string> Json { get; } = Text("--json", "file",
-        "Write the run (for a suite, the suite and its runs) to this file, in the JSON shape of the gateway's run API.");
+    public Option<string?> Json { get; } = Typed("--json", "file",
+        "Write the run (for a suite, the suite and its runs) to this file, in the JSON shape of the gateway's run API.", OutputFile("json"));
 
-    public Option<string> Report { get; } = Text("--report", "file",
-        "Write an HTML report of the run (or the suite) to this file: one self-contained page that opens offline, as the gateway's report.");
+    public Option<string?> Report { get; } = Typed("--report", "file",
+        "Write an HTML report of the run (or the suite) to this file: one self-contained page that opens offline, as the gateway's report.", OutputFile("report"));
 
-    public Option<string> Csv { get; } = Text("--csv", "file",
-        "Write the runs to this file as CSV: a header, then one row per run with its figures (calls, failures, calls/s, latency percentiles, late and dropped sends).");
+    public Option<string?> Csv { get; } = Typed("--csv", "file",
+        "Write the runs to this file as CSV: a header, then one row per run with its figures (calls, failures, calls/s, latency percentiles, late and dropped sends).",
+        OutputFile("csv"));
 
-    public Option<string> Format { get; } = Text("--format", "format",
+    public Option<ResultFormat?> Format { get; } = Typed("--format", "format",
         $"ghz's output format: {string.Join(", ", ResultFormats.Names)}. With -o the file is written in it (as --json, --report or --csv would); without, stdout holds " +
-        "only it, and the progress and summary go to stderr.", "-O");
+        "only it, and the progress and summary go to stderr.",
+        Named<ResultFormat>("format"), "-O");
 
-    public Option<string> Output { get; } = Text("--output", "file", "ghz's output path: the file --format is written to.", "-o");
+    public Option<string?> Output { get; } = Typed("--output", "file", "ghz's output path: the file --format is written to.", OutputFile("output"), "-o");
 
     public Option<bool> Plain { get; } = new("--plain")
     {
@@ -275,8 +305,9 @@ public sealed partial class LoadTestCommand
     public Option<string> History { get; } = Text("--history", "connection",
         "The SQLite file or the PostgreSQL connection string (default: the environment's ConnectionStrings__History, else History__DatabasePath).");
 
-    public Option<string> LogLevel { get; } = Text("--log-level", "level",
-        $"The engine's log lines on stderr from this level up: {string.Join(", ", LoadTestSettings.LogLevelNames)} (default error).");
+    public Option<Level?> LogLevel { get; } = Typed("--log-level", "level",
+        $"The engine's log lines on stderr from this level up: {string.Join(", ", LoadTestSettings.LogLevelNames)} (default error).",
+        Named<Level>("log-level"));
 
     /// <summary>What describes the method a run calls and its request (ghz's names).</summary>
     public Option[] TargetOptions => [Call, Proto, ImportPath, ImportPaths, Protoset, Data, DataFile, List];
@@ -302,7 +333,7 @@ public sealed partial class LoadTestCommand
         // Each command lists --target, then its own options, the plan's, the listeners, and how long to wait and what to show.
         Option[] connection = [CallTimeout, ConnectTimeout, SilenceSeconds, ConnectFailureSeconds, MaxInFlight, Plain, Quiet, LogLevel];
         Option[] listeners = [Http1Target, TlsTarget, TrustCertificate];
-        Option[] plan = [Count, Duration, Load, Concurrency, Rate, Stages, .. WholeSettings, PercentileList, Thresholds, Json, Report, Csv, Format, Output];
+        Option[] plan = [Count, Duration, Load, Concurrency, Rate, Stages, .. WholeSettings.Values, PercentileList, Thresholds, Json, Report, Csv, Format, Output];
         Run = Command("run", "Load-tests a gRPC service in-process with the gateway's run engine: PerformanceService, or any method --call names. " +
             "One strategy, or all in turn. " + RunExitCodes,
             [Target, Insecure, Strategy, Connections, .. TargetOptions, .. ConnectionOptions, .. plan, .. connection]);
@@ -312,7 +343,7 @@ public sealed partial class LoadTestCommand
         Compare = Command("compare",
             "Runs a workload of the published gRPC-vs-REST benchmarks on one contender (a protocol, serializer, HTTP version and security), or on several in turn. " +
             RunExitCodes,
-            [Target, Workload, Protocol, Serializer, HttpVersion, Security, Contenders, .. WorkloadSettings.Values, .. plan, .. listeners, .. connection]);
+            [Target, Workload, Protocol, Serializer, HttpVersion, Security, Contenders, FileBytes, ConnectionUse, Clients, Variant, Users, .. plan, .. listeners, .. connection]);
         Lessons = Command("lessons", "Runs the lessons' experiments, each with its own design, after a warm-up, and judges each lesson's claims. " +
             "Exit codes: 0 every headline verdict agrees and is beyond noise; 99 one does not; 1 an experiment did not complete; 105 interrupted; 2 a usage error.",
             [Target, Repetitions, Json, .. TargetOptions.Where(option => option != List), StreamCall, .. ConnectionOptions, .. listeners, .. connection]);
@@ -329,6 +360,77 @@ public sealed partial class LoadTestCommand
             "--workload, --lessons and --agent (today's spellings) are compare, lessons and agent. " + RunExitCodes) { Run, Compare, Lessons, Agent };
         Root.HelpName = Name;
     }
+
+    /// <summary>
+    /// The plan the options describe, for --strategy (all: each strategy in turn) or the one --connections names, or for
+    /// compare's workload: every value as it was parsed into its type, and <paramref name="data"/> (from --data, a file or stdin).
+    /// </summary>
+    public bool TryInput(ParseResult parsed, string? data, out RunPlanInput input, out string error)
+    {
+        input = null!;
+        var strategy = parsed.GetValue(Strategy);
+        var workload = parsed.GetValue(Workload);
+        // ghz's --connections is the strategy that opens them: 1 is single-connection, more is multiple-connections.
+        if (parsed.GetValue(Connections) is { } connections)
+        {
+            var named = connections == 1 ? "single-connection" : "multiple-connections";
+            if (parsed.GetResult(Strategy) is { Implicit: false } && strategy != named)
+            {
+                error = $"--connections {connections} is the {named} strategy, and --strategy named {strategy}; give one of them.";
+                return false;
+            }
+
+            strategy = named;
+        }
+
+        if (workload is null && strategy != AllStrategies && !StrategyList.Names.Contains(strategy))
+        {
+            error = $"strategy was '{strategy}'; it must be {AllStrategies} (each in turn) or one of: {string.Join(", ", StrategyList.Names)}.";
+            return false;
+        }
+
+        // Nobody reads the answers of a CLI run one by one, so they are never kept. The plan's target is a gateway's configured target by name; the CLI's --target is the address itself.
+        input = new RunPlanInput(strategy, parsed.GetValue(Count), parsed.GetValue(Concurrency), IncludeStatuses: false)
+        {
+            Load = parsed.GetValue(Load) ?? ImpliedLoad(parsed, workload is null && strategy != AllStrategies ? StrategyList.Find(strategy!) : null),
+            Rate = parsed.GetValue(Rate),
+            Duration = parsed.GetValue(Duration)?.TotalSeconds,
+            Stages = parsed.GetValue(Stages),
+            Percentiles = parsed.GetValue(PercentileList),
+            Thresholds = parsed.GetValue(Thresholds),
+            Workload = workload,
+            Protocol = parsed.GetValue(Protocol),
+            Serializer = parsed.GetValue(Serializer),
+            HttpVersion = parsed.GetValue(HttpVersion),
+            Security = parsed.GetValue(Security),
+            FileBytes = parsed.GetValue(FileBytes),
+            Connection = parsed.GetValue(ConnectionUse),
+            Clients = parsed.GetValue(Clients),
+            Variant = parsed.GetValue(Variant),
+            Users = parsed.GetValue(Users),
+            Call = parsed.GetValue(Call) is { Length: > 0 } call ? call : null,
+            Data = data is { Length: > 0 } ? data : null,
+        };
+        // Each whole-number setting RunPlanInput describes is set by its property, as a binder sets it, so a new one needs no line here.
+        foreach (var (setting, option) in WholeSettings)
+        {
+            typeof(RunPlanInput).GetProperty(setting.Name, BindingFlags.Public | BindingFlags.Instance | BindingFlags.IgnoreCase)!.SetValue(input, parsed.GetValue(option));
+        }
+
+        error = string.Empty;
+        return true;
+    }
+
+    /// <summary>
+    /// As in ghz, the rate alone asks for an arrival rate (the open load), and a concurrency alone for calls in flight (the
+    /// closed load) where the strategy's own load would make one call at a time; a suite leaves the concurrency to the
+    /// strategies that use it. Stages are the ramping load's, named.
+    /// </summary>
+    private LoadKind? ImpliedLoad(ParseResult parsed, StrategyInfo? strategy) =>
+        parsed.GetValue(Stages) is not null ? null
+        : parsed.GetValue(Rate) is not null ? LoadKind.Open
+        : parsed.GetValue(Concurrency) is not null && strategy is not null && !LoadFact.Of(strategy.DefaultLoad).UsesConcurrency ? LoadKind.Closed
+        : null;
 
     /// <summary>
     /// Today's command lines, whose modes are options: <c>--agent …</c>, <c>--lessons [ids] …</c> and <c>--workload id …</c> become
@@ -384,8 +486,6 @@ public sealed partial class LoadTestCommand
     private static partial Regex Unrecognized();
 
     /// <summary>"--file-bytes" for fileBytes: the run API's name, as options are spelled on a command line.</summary>
-    public static string OptionName(WorkloadParameter parameter) => OptionName(parameter.Name);
-
     public static string OptionName(string name) =>
         "--" + string.Concat(name.Select(letter => char.IsUpper(letter) ? "-" + char.ToLowerInvariant(letter) : letter.ToString()));
 
@@ -400,7 +500,89 @@ public sealed partial class LoadTestCommand
         return command;
     }
 
-    /// <summary>An option whose value stays text until the rules read it, shown in help as <c>--name &lt;helpName&gt;</c>.</summary>
+    /// <summary>An option whose value is text (a path, a name, JSON), shown in help as <c>--name &lt;helpName&gt;</c>.</summary>
     private static Option<string> Text(string name, string helpName, string description, params string[] aliases) =>
         new(name, aliases) { Description = description, HelpName = helpName };
+
+    private static Option<T> Typed<T>(string name, string helpName, string description, Func<string, (T Value, string? Problem)> read, params string[] aliases) =>
+        Typed(name, helpName, description, (text, _) => read(text), aliases);
+
+    /// <summary>
+    /// An option read into its type as it is parsed: text that does not read (empty text too) is a parse error whose sentence
+    /// names the field, what it held and what is allowed, as the run API says it.
+    /// </summary>
+    private static Option<T> Typed<T>(string name, string helpName, string description, Func<string, SymbolResult, (T Value, string? Problem)> read, params string[] aliases) =>
+        new(name, aliases)
+        {
+            Description = description,
+            HelpName = helpName,
+            CustomParser = result =>
+            {
+                var (value, problem) = read(result.Tokens.LastOrDefault()?.Value ?? "", result);
+                if (problem is not null)
+                {
+                    result.AddError(problem);
+                }
+
+                return value;
+            },
+        };
+
+    /// <summary>A workload's setting, as --file-bytes for fileBytes, described with the workloads that take it.</summary>
+    private static Option<T> WorkloadSetting<T>(WorkloadParameter parameter, Func<string, (T Value, string? Problem)> read) =>
+        Typed(OptionName(parameter.Name), parameter.Name.ToLowerInvariant(),
+            $"{string.Join(" and ", WorkloadList.All.Where(workload => workload.Takes(parameter)).Select(workload => workload.Id))}: {parameter.What} " +
+            $"{parameter.Allowed} (default {parameter.Default}).", read);
+
+    /// <summary>A whole number; the plan's rules check its range against the run's limits, unless <paramref name="inRange"/> asks for it here.</summary>
+    private static Func<string, (int? Value, string? Problem)> Whole(string field, int min, int max, bool inRange = false) => text =>
+        int.TryParse(text, NumberStyles.AllowLeadingSign, CultureInfo.InvariantCulture, out var value) && (!inRange || (value >= min && value <= max))
+            ? (value, null)
+            : (null, RunPlanRules.WholeRefused(field, text, min, max));
+
+    /// <summary>A whole-number field of the plan, refused with the range <see cref="RunPlanInput"/> states for it.</summary>
+    private static Func<string, (int? Value, string? Problem)> PlanWhole(string field)
+    {
+        var setting = RunPlanRules.WholeRange(field, PlanLimits.Defaults)!;
+        return Whole(field, setting.Min, setting.Max);
+    }
+
+    /// <summary>An enum by its wire name in any case.</summary>
+    private static Func<string, (TEnum? Value, string? Problem)> Wire<TEnum>(string field, string? allowed = null) where TEnum : struct, Enum => text =>
+        WireNames<TEnum>.TryParse(text, out var value) ? (value, null) : (null, Must(field, text, allowed ?? WireNames<TEnum>.Listed));
+
+    /// <summary>
+    /// The full path of a file the results can be written to at the end: its folder must exist now, so a long run is not
+    /// lost to a typo.
+    /// </summary>
+    private static Func<string, (string? Value, string? Problem)> OutputFile(string name) => text =>
+    {
+        var full = string.IsNullOrWhiteSpace(text) ? null : Path.GetFullPath(text);
+        var folder = full is null ? null : Path.GetDirectoryName(full);
+        return full is not null && !Directory.Exists(full) && folder is not null && Directory.Exists(folder) ? (full, null)
+            : full is not null && Directory.Exists(full) ? (null, $"{name} was '{text}'; that is a folder, and it must name a file.")
+            : (null, $"{name} was '{text}'; it must name a file in a folder that exists{(folder is null ? "" : $" ({folder} does not)")}.");
+    };
+
+    /// <summary>A workload listener's address: absolute, of <paramref name="scheme"/>, with no path.</summary>
+    private static Func<string, (Uri? Value, string? Problem)> Listener(string name, string scheme, string example) => text =>
+        EngineOptions.TryListenerAddress(text, scheme, out var uri) ? (uri, null) : (null, $"{name} must be an absolute {scheme}:// address with no path, e.g. {example}; it was '{text}'.");
+
+    /// <summary>An enum by its name in any case, never by its number.</summary>
+    private static Func<string, (TEnum? Value, string? Problem)> Named<TEnum>(string field) where TEnum : struct, Enum => text =>
+        Enum.TryParse<TEnum>(text, ignoreCase: true, out var value) && Enum.GetNames<TEnum>().Contains(text, StringComparer.OrdinalIgnoreCase)
+            ? (value, null)
+            : (null, Must(field, text, $"one of: {string.Join(", ", Enum.GetNames<TEnum>().Select(name => name.ToLowerInvariant()))}"));
+
+    /// <summary>A length of time as ghz writes it, from <paramref name="min"/> to <paramref name="max"/> seconds; refused quoting it as it was written.</summary>
+    private static Func<string, (TimeSpan? Value, string? Problem)> Span(string field, double min, int max) => text =>
+        GhzDuration.TryParse(text, out var value) && value.TotalSeconds >= min && value.TotalSeconds <= max
+            ? (value, null)
+            : (null, Must(field, text, $"{GhzDuration.Form}, from {min.ToString(CultureInfo.InvariantCulture)} s to {max} s"));
+
+    /// <summary>Another option's value as its own reader reads it, for a sentence that depends on it: null when it is left out or does not read (its refusal is its own).</summary>
+    private static T? Sibling<T>(SymbolResult result, string name, Func<string, (T? Value, string? Problem)> read) where T : struct =>
+        result.GetResult(name)?.Tokens.LastOrDefault()?.Value is { } text ? read(text).Value : null;
+
+    private static string Must(string field, string text, string allowed) => $"{field} was '{text}'; it must be {allowed}.";
 }

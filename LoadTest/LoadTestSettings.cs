@@ -55,20 +55,8 @@ public sealed record LoadTestSettings(
             return false;
         }
 
-        var defaults = new EngineOptions();
-        if (!TrySeconds(parsed.GetValue(command.CallTimeout), "call-timeout", MaxCallTimeoutSeconds, defaults.CallTimeout, out var callTimeout, out error)
-            || !TrySeconds(parsed.GetValue(command.ConnectTimeout), "connect-timeout", MaxConnectTimeoutSeconds, defaults.ConnectTimeout, out var connectTimeout, out error)
-            || !TrySeconds(parsed.GetValue(command.SilenceSeconds), "silence-seconds", MaxCallTimeoutSeconds, defaults.SilenceTimeout, out var silence, out error)
-            || !TrySeconds(parsed.GetValue(command.ConnectFailureSeconds), "connect-failure-seconds", MaxCallTimeoutSeconds, defaults.ConnectFailureWindow, out var connectFailure, out error)
-            || !RunPlanRules.TryWhole(parsed.GetValue(command.MaxInFlight), "max-in-flight", 1, MaxInFlightLimit, PlanLimits.Defaults.MaxConcurrency, out var maxInFlight, out error)
-            || !TryLogLevel(parsed.GetValue(command.LogLevel), out var logLevel, out error)
-            || !TryOutputFile(parsed.GetValue(command.Json), "json", out var jsonPath, out error)
-            || !TryOutputFile(parsed.GetValue(command.Report), "report", out var reportPath, out error)
-            || !TryOutputFile(parsed.GetValue(command.Csv), "csv", out var csvPath, out error)
-            || !TryFormat(parsed, command, ref jsonPath, ref reportPath, ref csvPath, out var stdoutFormat, out error)
-            || !TryListener(parsed.GetValue(command.Http1Target), command.Http1Target.Name, Uri.UriSchemeHttp, "http://127.0.0.1:5002", out var http1Target, out error)
-            || !TryListener(parsed.GetValue(command.TlsTarget), command.TlsTarget.Name, Uri.UriSchemeHttps, "https://127.0.0.1:5001", out var tlsTarget, out error)
-            || !TryCertificate(parsed.GetValue(command.TrustCertificate), out var certificate, out error)
+        var (jsonPath, reportPath, csvPath) = (parsed.GetValue(command.Json), parsed.GetValue(command.Report), parsed.GetValue(command.Csv));
+        if (!TryFormat(parsed, command, ref jsonPath, ref reportPath, ref csvPath, out var stdoutFormat, out error)
             || !TryConnection(parsed, command, target, out var connection, out error)
             || !TargetCall.TryRead(parsed, command, out var described, out var data, out error))
         {
@@ -76,11 +64,21 @@ public sealed record LoadTestSettings(
         }
 
         // As in the gateway, one number bounds both a closed run's concurrency and what the engine keeps in flight.
+        var maxInFlight = parsed.GetValue(command.MaxInFlight) ?? PlanLimits.Defaults.MaxConcurrency;
         var limits = PlanLimits.Defaults with { MaxConcurrency = maxInFlight };
+        var defaults = new EngineOptions();
         var engine = new EngineOptions
         {
-            ServerUri = target, CallTimeout = callTimeout, ConnectTimeout = connectTimeout, SilenceTimeout = silence, ConnectFailureWindow = connectFailure, MaxInFlight = maxInFlight,
-            Http1Uri = http1Target, TlsUri = tlsTarget, TrustedCertificatePath = certificate, SettingNames = ListenerSettingNames.Cli, Connection = connection,
+            ServerUri = target,
+            CallTimeout = parsed.GetValue(command.CallTimeout) ?? defaults.CallTimeout,
+            ConnectTimeout = parsed.GetValue(command.ConnectTimeout) ?? defaults.ConnectTimeout,
+            SilenceTimeout = parsed.GetValue(command.SilenceSeconds) ?? defaults.SilenceTimeout,
+            ConnectFailureWindow = parsed.GetValue(command.ConnectFailureSeconds) ?? defaults.ConnectFailureWindow,
+            MaxInFlight = maxInFlight,
+            Http1Uri = parsed.GetValue(command.Http1Target),
+            TlsUri = parsed.GetValue(command.TlsTarget),
+            TrustedCertificatePath = parsed.GetValue(command.TrustCertificate),
+            SettingNames = ListenerSettingNames.Cli, Connection = connection,
         };
         // The lessons bring their own plans (LessonsMode); a load test's come from the command line.
         IReadOnlyList<RunPlan> plans = [];
@@ -95,7 +93,7 @@ public sealed record LoadTestSettings(
         var progress = parsed.GetValue(command.Quiet) || stdoutFormat is not null ? ProgressMode.Quiet
             : parsed.GetValue(command.Plain) || outputRedirected ? ProgressMode.Plain
             : ProgressMode.Live;
-        settings = new LoadTestSettings(target, described, plans, isSuite, engine, limits, jsonPath, reportPath, progress, logLevel) { CsvPath = csvPath, StdoutFormat = stdoutFormat };
+        settings = new LoadTestSettings(target, described, plans, isSuite, engine, limits, jsonPath, reportPath, progress, parsed.GetValue(command.LogLevel) ?? LogLevel.Error) { CsvPath = csvPath, StdoutFormat = stdoutFormat };
         return true;
     }
 
@@ -107,51 +105,23 @@ public sealed record LoadTestSettings(
     {
         plans = [];
         isSuite = false;
-        var strategy = parsed.GetValue(command.Strategy);
-        var workload = parsed.GetValue(command.Workload);
-        if (parsed.GetResult(command.Connections) is not null && !TryConnections(parsed.GetValue(command.Connections), parsed.GetResult(command.Strategy) is { Implicit: false }, ref strategy, out error))
+        if (!command.TryInput(parsed, data, out var input, out error))
         {
             return false;
         }
 
-        isSuite = strategy == LoadTestCommand.AllStrategies;
-        if (workload is null && !isSuite && !StrategyList.Names.Contains(strategy))
-        {
-            error = $"strategy was '{strategy}'; it must be {LoadTestCommand.AllStrategies} (each in turn) or one of: {string.Join(", ", StrategyList.Names)}.";
-            return false;
-        }
-
-        // Each plan setting is read from its option by name (--delay-ms for delayMs), so a new setting needs only its option; the strategy is set per plan.
-        // The plan's target is a gateway's configured target by name; the CLI's --target is the address itself.
-        var options = parsed.CommandResult.Command.Options.OfType<Option<string>>().ToDictionary(option => option.Name);
-        var text = RunPlanText.Fields.Where(field => field is not ("strategy" or "target"))
-            .ToDictionary(field => field, field => options.TryGetValue(LoadTestCommand.OptionName(field), out var option) ? parsed.GetValue(option) : null);
-        // The data may come from a file or stdin.
-        text["data"] = data;
-        if (!TryDuration(text, out error))
-        {
-            return false;
-        }
-
-        ImplyLoad(text, isSuite ? null : StrategyList.Find(strategy!));
-        if (!RunPlanText.TryRead(text, parsed.GetValue(command.Thresholds), limits, out var input, out error))
-        {
-            return false;
-        }
-
-        // Nobody reads the answers of a CLI run one by one, so they are never kept.
-        input = input with { IncludeStatuses = false };
-        if (workload is not null)
+        if (input.Workload is not null)
         {
             return TryWorkloadPlans(parsed.GetValue(command.Contenders), input, limits, out plans, out isSuite, out error);
         }
 
+        isSuite = input.Strategy == LoadTestCommand.AllStrategies;
         if (isSuite)
         {
             return PlanExpansion.TrySuite(input, null, limits, out plans, out error);
         }
 
-        var made = RunPlanRules.TryCreate(input with { Strategy = strategy }, limits, StrategyList.Names, out var plan, out error);
+        var made = RunPlanRules.TryCreate(input, limits, StrategyList.Names, out var plan, out error);
         plans = made ? [plan] : [];
         return made;
     }
@@ -291,121 +261,6 @@ public sealed record LoadTestSettings(
         return connection.TryLoad(target, out _, out error);
     }
 
-    private static bool TryListener(string? text, string name, string scheme, string example, out Uri? address, out string error)
-    {
-        error = string.Empty;
-        address = null;
-        if (text is null)
-        {
-            return true;
-        }
-
-        if (EngineOptions.TryListenerAddress(text, scheme, out var uri))
-        {
-            address = uri;
-            return true;
-        }
-
-        error = $"{name} must be an absolute {scheme}:// address with no path, e.g. {example}; it was '{text}'.";
-        return false;
-    }
-
-    private static bool TryCertificate(string? text, out string? path, out string error)
-    {
-        error = string.Empty;
-        path = text is null ? null : Path.GetFullPath(text);
-        if (path is null || File.Exists(path))
-        {
-            return true;
-        }
-
-        error = $"trust-certificate was '{text}'; no such file. It names the service's service-certificate.pem (in PerformanceService/data by default).";
-        return false;
-    }
-
-    private static bool TrySeconds(string? text, string name, int max, TimeSpan fallback, out TimeSpan value, out string error)
-    {
-        error = string.Empty;
-        value = fallback;
-        if (text is null)
-        {
-            return true;
-        }
-
-        if (GhzDuration.TryParse(text, out var given) && given.TotalSeconds >= MinTimeoutSeconds && given.TotalSeconds <= max)
-        {
-            value = given;
-            return true;
-        }
-
-        error = $"{name} was '{text}'; it must be {GhzDuration.Form}, from {MinTimeoutSeconds.ToString(CultureInfo.InvariantCulture)} s to {max} s.";
-        return false;
-    }
-
-    /// <summary>ghz's --connections as the strategy that opens them: 1 is single-connection, more is multiple-connections.</summary>
-    private static bool TryConnections(int? connections, bool strategyGiven, ref string? strategy, out string error)
-    {
-        error = string.Empty;
-        if (connections is not >= 1)
-        {
-            error = $"connections was '{connections}'; it must be a whole number from 1 (single-connection; more is multiple-connections).";
-            return false;
-        }
-
-        var named = connections == 1 ? "single-connection" : "multiple-connections";
-        if (strategyGiven && strategy != named)
-        {
-            error = $"--connections {connections} is the {named} strategy, and --strategy named {strategy}; give one of them.";
-            return false;
-        }
-
-        strategy = named;
-        return true;
-    }
-
-    /// <summary>The duration as ghz writes it (10s, 1m30s, 500ms) or in seconds, handed to the plan's rules in seconds, which check its range.</summary>
-    private static bool TryDuration(Dictionary<string, string?> text, out string error)
-    {
-        error = string.Empty;
-        if (text.GetValueOrDefault("duration") is not { } duration)
-        {
-            return true;
-        }
-
-        // The range is checked here too, so that the sentence quotes the duration as it was written.
-        if (!GhzDuration.TryParse(duration, out var value) || !(value.TotalSeconds >= RunPlanRules.MinDurationSeconds && value.TotalSeconds <= PlanLimits.Defaults.MaxRunSeconds))
-        {
-            error = $"duration was '{duration}'; it must be {GhzDuration.Form}, from {RunPlanRules.MinDurationSeconds.ToString(CultureInfo.InvariantCulture)} s to " +
-                $"{PlanLimits.Defaults.MaxRunSeconds} s.";
-            return false;
-        }
-
-        text["duration"] = GhzDuration.Seconds(value);
-        return true;
-    }
-
-    /// <summary>
-    /// As in ghz, the rate alone asks for an arrival rate (the open load), and a concurrency alone for calls in flight (the
-    /// closed load) where the strategy's own load would make one call at a time; a suite leaves the concurrency to the
-    /// strategies that use it.
-    /// </summary>
-    private static void ImplyLoad(Dictionary<string, string?> text, StrategyInfo? strategy)
-    {
-        if (text.GetValueOrDefault("load") is not null || text.GetValueOrDefault("stages") is not null)
-        {
-            return;
-        }
-
-        if (text.GetValueOrDefault("rate") is not null)
-        {
-            text["load"] = RunPlanRules.Name(LoadKind.Open);
-        }
-        else if (text.GetValueOrDefault("concurrency") is not null && strategy is not null && !LoadFact.Of(strategy.DefaultLoad).UsesConcurrency)
-        {
-            text["load"] = RunPlanRules.Name(LoadKind.Closed);
-        }
-    }
-
     /// <summary>
     /// ghz's -O and -o: with -o, the file is written in the format as --json, --report or --csv would write it; without,
     /// stdout holds the format alone. The summary is the default, and is never a file.
@@ -414,20 +269,8 @@ public sealed record LoadTestSettings(
     {
         stdout = null;
         error = string.Empty;
-        var text = parsed.GetValue(command.Format);
+        var format = parsed.GetValue(command.Format) ?? ResultFormat.Summary;
         var output = parsed.GetValue(command.Output);
-        if (text is null && output is null)
-        {
-            return true;
-        }
-
-        var format = ResultFormat.Summary;
-        if (text is not null && !ResultFormats.TryParse(text, out format))
-        {
-            error = $"format was '{text}'; it must be one of: {string.Join(", ", ResultFormats.Names)}.";
-            return false;
-        }
-
         if (output is not null && format == ResultFormat.Summary)
         {
             error = $"-o names the file -O writes; the summary is always printed, so give -O {string.Join("|", ResultFormats.Names.Skip(1))} with it.";
@@ -453,43 +296,7 @@ public sealed record LoadTestSettings(
             return false;
         }
 
-        return TryOutputFile(output, "output", out path, out error);
-    }
-
-    private static bool TryLogLevel(string? text, out LogLevel level, out string error)
-    {
-        error = string.Empty;
-        level = LogLevel.Error;
-        if (text is null || (Enum.TryParse(text, ignoreCase: true, out level) && LogLevelNames.Contains(text.ToLowerInvariant())))
-        {
-            return true;
-        }
-
-        error = $"log-level was '{text}'; it must be one of: {string.Join(", ", LogLevelNames)}.";
-        return false;
-    }
-
-    /// <summary>A file the results can be written to at the end: its folder must exist now, so a long run is not lost to a typo.</summary>
-    private static bool TryOutputFile(string? text, string name, out string? path, out string error)
-    {
-        error = string.Empty;
-        path = null;
-        if (text is null)
-        {
-            return true;
-        }
-
-        var full = string.IsNullOrWhiteSpace(text) ? null : Path.GetFullPath(text);
-        var folder = full is null ? null : Path.GetDirectoryName(full);
-        if (full is null || Directory.Exists(full) || folder is null || !Directory.Exists(folder))
-        {
-            error = full is not null && Directory.Exists(full)
-                ? $"{name} was '{text}'; that is a folder, and it must name a file."
-                : $"{name} was '{text}'; it must name a file in a folder that exists{(folder is null ? "" : $" ({folder} does not)")}.";
-            return false;
-        }
-
-        path = full;
+        path = output;
         return true;
     }
 }

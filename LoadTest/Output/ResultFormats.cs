@@ -16,9 +16,6 @@ public static class ResultFormats
 {
     public static IReadOnlyList<string> Names { get; } = [.. Enum.GetNames<ResultFormat>().Select(name => name.ToLowerInvariant())];
 
-    public static bool TryParse(string? text, out ResultFormat format) =>
-        Enum.TryParse(text, ignoreCase: true, out format) && Names.Contains(text!.ToLowerInvariant());
-
     /// <summary>The CSV columns: what the summary shows of each run, and an arrival rate's sends.</summary>
     public static readonly string[] CsvHeader =
     [

@@ -1,4 +1,5 @@
 using ApiGateway.Endpoints;
+using LoadEngine.Protocols;
 using LoadEngine.Strategies;
 using LoadTest;
 using LoadTest.Output;
@@ -108,6 +109,19 @@ public sealed class LoadTestCommandTests
     [InlineData("loadtest: An open run needs a rate", "--target", Target, "--load", "open", "--duration", "5")]
     [InlineData("loadtest: data is not JSON at line 1, position 6: ", "--target", Target, "-n", "10", "--call", "performance.Monitor/GetPerformance", "-d", "{\"a\":")]
     [InlineData("delayMs was '-1'", "--target", Target, "--count", "10", "--delay-ms=-1")]
+    [InlineData("count was 'ten'; it must be a whole number from 1 to 100000.", "--target", Target, "--count", "ten")]
+    [InlineData("count was ''; it must be a whole number from 1 to 100000.", "--target", Target, "--count", "")]
+    [InlineData("concurrency was 'x'; it must be a whole number from 1 to 100.", "--target", Target, "--count", "10", "--concurrency", "x", "--max-in-flight", "100")]
+    [InlineData("rate was 'x'; it must be a number of calls per second from 0 to 1000000 (for a ramping load, the rate it starts from).", "--target", Target, "-z", "5", "--load", "ramping", "--stages", "1:10", "--rate", "x")]
+    [InlineData("load was 'sideways'; it must be one of: sequential, closed, open, ramping.", "--target", Target, "--count", "10", "--load", "sideways")]
+    [InlineData("stages was '1:x'; '1:x' is not a stage.", "--target", Target, "-z", "5", "--load", "ramping", "--stages", "1:x")]
+    [InlineData("percentiles was '50,abc'; 'abc' is not a percentile.", "--target", Target, "--count", "10", "--percentiles", "50,abc")]
+    [InlineData("connections was 'x'; it must be a whole number from 1", "--target", Target, "-n", "10", "--connections", "x")]
+    [InlineData("protocol was 'soap'; it must be grpc, grpc-code-first or rest.", "--target", Target, "--workload", "small-ints", "--protocol", "soap")]
+    [InlineData("fileBytes was 'big'; it must be a whole number of bytes from 1024", "--target", Target, "--workload", "file-upload", "--file-bytes", "big")]
+    [InlineData("users was 'x'; it must be a whole number from 1000 to 1000000, a multiple of 1000.", "--target", Target, "--workload", "bulk-read", "--users", "x")]
+    [InlineData("variant was 'x'; it must be pages or stream.", "--target", Target, "--workload", "bulk-read", "--variant", "x")]
+    [InlineData("max-in-flight was '0'; it must be a whole number from 1 to 100000.", "--target", Target, "--count", "10", "--max-in-flight", "0")]
     [InlineData("threshold 'p99 5ms' (thresholds[0]) could not be read", "--target", Target, "--count", "10", "--threshold", "p99 5ms")]
     [InlineData("concurrency was '200'; it must be a whole number from 1 to 100", "--target", Target, "--count", "1000", "--strategy", "single-connection", "--concurrency", "200", "--max-in-flight", "100")]
     [InlineData("call-timeout was '0'; it must be a duration such as 10s, 1m30s or 500ms (units h, m, s, ms, us, ns), or a number of seconds, from 0.01 s to 3600 s.", "--target", Target, "--count", "10", "--call-timeout", "0")]
@@ -232,6 +246,17 @@ public sealed class LoadTestCommandTests
         Assert.All(suite.Plans, run => Assert.Equal((LoadKind.Open, 100.0), (run.Load, run.Rate)));
         // Stages are the ramping load's, whose start the rate is.
         Assert.All(Read("--rate", "10", "--stages", "1:100", "--load", "ramping").Plans, run => Assert.Equal(LoadKind.Ramping, run.Load));
+    }
+
+    [Fact]
+    public void AWorkloadsSettingsAndContenderReachItsPlanTyped()
+    {
+        var read = Assert.Single(Read("--workload", "bulk-read", "--protocol", "grpc", "--variant", "stream", "--users", "2000", "-n", "20").Plans);
+        var upload = Assert.Single(Read("--workload", "file-upload", "--protocol", "rest", "--http-version", "2", "--file-bytes", "2048", "--clients", "2", "-n", "20").Plans);
+        var dto = Assert.Single(Read("--workload", "big-dto", "--protocol", "grpc", "--connection", "new-per-call", "-n", "20").Plans);
+
+        Assert.Equal(("bulk-read", ApiProtocol.Grpc, BulkReadVariant.Stream, 2000), (read.Workload, read.Protocol, read.Variant, read.Users));
+        Assert.Equal((ApiProtocol.Rest, 2048L, 2, ConnectionUse.NewPerCall), (upload.Protocol, upload.FileBytes, upload.Clients, dto.Connection));
     }
 
     [Theory]

@@ -51,45 +51,35 @@ public sealed record ExperimentNow(ExperimentStep Step, Guid? RunId, ProgressSna
 /// </summary>
 public sealed record ExperimentView : ExperimentRecord
 {
-    private ExperimentView(ExperimentRecord record) : base(record)
+    private ExperimentView(ExperimentRecord record, LessonDefinition lesson, ExperimentNow? now) : base(record)
     {
-    }
-
-    [JsonPropertyOrder(1)]
-    public required string Title { get; init; }
-
-    [JsonPropertyOrder(1)]
-    public required LessonVerdict Verdict { get; init; }
-
-    [JsonPropertyOrder(1)]
-    public required IReadOnlyList<LessonVerdict> Checks { get; init; }
-
-    [JsonPropertyOrder(1)]
-    public required IReadOnlyList<ArmSummary> Arms { get; init; }
-
-    [JsonPropertyOrder(1)]
-    public ExperimentNow? Now { get; init; }
-
-    [JsonPropertyOrder(1)]
-    public required ExperimentLinks Links { get; init; }
-
-    public static ExperimentView From(ExperimentRecord record, ActiveExperiment? active = null, ProgressSnapshot? progress = null)
-    {
-        var lesson = LessonList.Find(record.Lesson)!;
-        var checks = LessonVerdicts.Judge(lesson, record);
         var path = $"/api/lessons/{lesson.Id}/experiments/{record.Id}";
-        return new ExperimentView(record)
-        {
-            Title = lesson.Title,
-            Verdict = checks[0],
-            Checks = checks,
-            Arms = [.. lesson.Arms.Select(arm => Summarize(arm, record))],
-            Now = active?.CurrentStep is { } step && record.State == RunState.Running
-                ? new ExperimentNow(step, step.IsProbe ? null : active.Current?.Id, progress ?? (step.IsProbe ? null : active.Current?.Live.Latest))
-                : null,
-            Links = new ExperimentLinks(path, $"{path}/events", $"{path}/cancel", $"/api/lessons/{lesson.Id}"),
-        };
+        (Title, Checks, Now, Links) = (lesson.Title, LessonVerdicts.Judge(lesson, record), now, new(path, $"{path}/events", $"{path}/cancel", $"/api/lessons/{lesson.Id}"));
+        Arms = [.. lesson.Arms.Select(arm => Summarize(arm, record))];
     }
+
+    [JsonPropertyOrder(1)]
+    public string Title { get; }
+
+    [JsonPropertyOrder(1)]
+    public LessonVerdict Verdict => Checks[0];
+
+    [JsonPropertyOrder(1)]
+    public IReadOnlyList<LessonVerdict> Checks { get; }
+
+    [JsonPropertyOrder(1)]
+    public IReadOnlyList<ArmSummary> Arms { get; }
+
+    [JsonPropertyOrder(1)]
+    public ExperimentNow? Now { get; }
+
+    [JsonPropertyOrder(1)]
+    public ExperimentLinks Links { get; }
+
+    public static ExperimentView From(ExperimentRecord record, ActiveExperiment? active = null, ProgressSnapshot? progress = null) =>
+        new(record, LessonList.Find(record.Lesson)!, active?.CurrentStep is { } step && record.State == RunState.Running
+            ? new ExperimentNow(step, step.IsProbe ? null : active.Current?.Id, progress ?? (step.IsProbe ? null : active.Current?.Live.Latest))
+            : null);
 
     private static ArmSummary Summarize(LessonArm arm, ExperimentRecord record)
     {

@@ -1,6 +1,6 @@
 using System.Globalization;
+using System.Text.Json;
 using System.Text.RegularExpressions;
-using LoadEngine.Protocols;
 using LoadEngine.Runs;
 using static LoadEngine.Reports.ReportText;
 
@@ -21,9 +21,6 @@ public static partial class PlanWords
 {
     private static readonly CultureInfo Invariant = CultureInfo.InvariantCulture;
 
-    /// <summary>The most of a call's request data a phrase shows.</summary>
-    private const int MostDataChars = 60;
-
     /// <summary>
     /// What is called first (a target's method and its data, or a workload and its contender), then the load. The strategy
     /// is what runs are compared by, and percentiles, thresholds, shards and the descriptor set change nothing measured: left out.
@@ -36,21 +33,21 @@ public static partial class PlanWords
             var target = plan.Target ?? "performance";
             facts.Add(new("target", target, $"on {target}"));
             facts.Add(new("call", call, call));
-            facts.Add(new("data", plan.Data ?? "none", plan.Data is { } data ? $"request {Excerpt(Spaces().Replace(data, " "))}" : "default request"));
+            // Enough of the request data to recognise it, on one line.
+            var data = Spaces().Replace(plan.Data ?? "", " ");
+            facts.Add(new("data", plan.Data ?? "none", plan.Data is null ? "default request" : $"request {(data.Length > 60 ? $"{data[..59]}…" : data)}"));
         }
 
-        Setting("workload", plan.Workload);
-        Setting("protocol", plan.Protocol is { } protocol ? WireNames<ApiProtocol>.Name(protocol) : null);
-        Setting("serializer", plan.Serializer is { } serializer ? WireNames<PayloadSerializer>.Name(serializer) : null);
-        Setting("httpVersion", plan.HttpVersion is { } version ? WireNames<WireVersion>.Name(version) : null);
-        Setting("security", plan.Security is { } security ? WireNames<WireSecurity>.Name(security) : null);
-        Setting("fileBytes", plan.FileBytes?.ToString(Invariant));
-        Setting("connection", plan.Connection is { } connection ? WireNames<ConnectionUse>.Name(connection) : null);
-        Setting("clients", plan.Clients?.ToString(Invariant));
-        Setting("variant", plan.Variant is { } variant ? WireNames<BulkReadVariant>.Name(variant) : null);
-        Setting("users", plan.Users?.ToString(Invariant));
+        // A workload, its contender and its settings, each by its plan name and its value in the plan's JSON.
+        (string, object?)[] settings = [("workload", plan.Workload), ("protocol", plan.Protocol), ("serializer", plan.Serializer), ("httpVersion", plan.HttpVersion),
+            ("security", plan.Security), ("fileBytes", plan.FileBytes), ("connection", plan.Connection), ("clients", plan.Clients), ("variant", plan.Variant), ("users", plan.Users)];
+        foreach (var (name, value) in settings.Where(setting => setting.Item2 is not null))
+        {
+            var text = JsonSerializer.SerializeToElement(value, RunJson.Options).ToString();
+            facts.Add(new(name, text, $"{name} {text}"));
+        }
 
-        facts.Add(new("count", plan.Count is { } count ? Whole(count) : "none", plan.Count is { } calls ? Calls(calls) : null));
+        facts.Add(new("count", plan.Count is { } count ? Whole(count) : "none", plan.Count is { } calls ? $"{Whole(calls)} call{(calls == 1 ? "" : "s")}" : null));
         facts.Add(new("duration", plan.Duration is { } duration ? $"{Seconds(duration)} s" : "none", plan.Duration is { } seconds ? $"{Seconds(seconds)} s" : null));
         var load = Load(plan);
         facts.Add(new("load", load, load));
@@ -66,14 +63,6 @@ public static partial class PlanWords
         // N agent processes with their own channels measure something else than one process alone: never one plan.
         facts.Add(new("agents", plan.Agents is { } agents ? Whole(agents) : "—", plan.Agents is { } shared ? $"{Whole(shared)} agent{(shared == 1 ? "" : "s")}" : null));
         return facts;
-
-        void Setting(string name, string? value)
-        {
-            if (value is not null)
-            {
-                facts.Add(new(name, value, $"{name} {value}"));
-            }
-        }
     }
 
     /// <summary>"1,000 calls, closed, 10 in flight, delay 0 ms, payload 100 B".</summary>
@@ -115,16 +104,11 @@ public static partial class PlanWords
         _ => $"{LoadFact.Of(plan.Load).Name}{(plan.Concurrency > 0 ? $", at most {Whole(plan.Concurrency)} in flight" : "")}",
     };
 
-    /// <summary>"1 call", "1,000 calls".</summary>
-    private static string Calls(long count) => count == 1 ? "1 call" : $"{Whole(count)} calls";
-
     /// <summary>A whole number as the page writes one: rounded half away from zero, "1,000".</summary>
     private static string Whole(double value) => Math.Round(value, MidpointRounding.AwayFromZero).ToString("#,0", Invariant);
 
     /// <summary>A number of seconds (or any figure) as given: "2.5", "30".</summary>
     private static string Seconds(double value) => value.ToString(Invariant);
-
-    private static string Excerpt(string text) => text.Length > MostDataChars ? $"{text[..(MostDataChars - 1)]}…" : text;
 
     [GeneratedRegex(@"\s+")]
     private static partial Regex Spaces();

@@ -19,7 +19,13 @@ internal static class RunSection
         html.Labelled("Error", run.Error).Labelled("Note", run.Note).Labelled("Measured", run.Measured);
         WriteVerdict(html, run);
         html.Append("<h3>Plan</h3>");
-        HtmlMarkup.Facts(html, "facts", PlanFacts(run, metadataKeys));
+        HtmlMarkup.Facts(html, "facts", PlanWords.Labelled(run.Plan).Concat(
+        [
+            ("Metadata keys", run.Plan.Call is null ? null : metadataKeys.Count == 0 ? "none" : $"{string.Join(", ", metadataKeys)} (values not shown)"),
+            ("Started", Time(run.StartedAt)),
+            ("Finished", Time(run.FinishedAt)),
+            ("Run id", run.Id.ToString()),
+        ]));
         WriteRequest(html, run.Plan);
         if (run.Stats is not { } stats)
         {
@@ -72,15 +78,6 @@ internal static class RunSection
             : plan.Data;
         html.Append("<h3>Request data</h3><pre class=\"request\">").Append(Escape(data)).Append("</pre>");
     }
-
-    private static IEnumerable<(string, string?)> PlanFacts(RunRecord run, IReadOnlyList<string> metadataKeys) =>
-        PlanWords.Labelled(run.Plan).Concat(
-        [
-            ("Metadata keys", run.Plan.Call is null ? null : metadataKeys.Count == 0 ? "none" : $"{string.Join(", ", metadataKeys)} (values not shown)"),
-            ("Started", Time(run.StartedAt)),
-            ("Finished", Time(run.FinishedAt)),
-            ("Run id", run.Id.ToString()),
-        ]);
 
     private static IEnumerable<(string, string?)> KeyFigures(RunStats stats)
     {

@@ -1,8 +1,10 @@
+using System.Net.ServerSentEvents;
 using System.Text.Json;
 using ApiGateway.Endpoints;
 using GrpcBestPractices.Tests.Fakes;
 using LoadEngine.Protocols;
 using LoadEngine.Reports;
+using Microsoft.AspNetCore.Http;
 using Microsoft.AspNetCore.Http.Json;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Options;
@@ -65,5 +67,23 @@ public sealed class PlanWordsTests
             answer.GetProperty("stats").GetProperty("statusLines").EnumerateArray().Select(line => line.GetString()));
         Assert.False(stored.TryGetProperty("planFacts", out _));
         Assert.False(stored.GetProperty("stats").TryGetProperty("statusLines", out _));
+    }
+
+    [Fact]
+    public async Task EventStreamsCarryThePlanFactsToo()
+    {
+        var http = new DefaultHttpContext { RequestServices = new ServiceCollection().AddLogging().AddRunViews().BuildServiceProvider() };
+        http.Response.Body = new MemoryStream();
+
+        await TypedResults.ServerSentEvents(Final(SampleRuns.Completed("client-wrapper"))).ExecuteAsync(http);
+
+        http.Response.Body.Position = 0;
+        Assert.Contains("\"planFacts\":[{\"name\":\"count\",\"value\":\"1,000\",\"words\":\"1,000 calls\"}", new StreamReader(http.Response.Body).ReadToEnd());
+    }
+
+    private static async IAsyncEnumerable<SseItem<object>> Final(RunRecord run)
+    {
+        await Task.Yield();
+        yield return new SseItem<object>(run, "final");
     }
 }

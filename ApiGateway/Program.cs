@@ -25,6 +25,7 @@ return await ServiceHost.RunAsync("gateway", async () =>
     builder.AddRunHistory();
     builder.AddAgentRuns();
     builder.Services.AddStrategies();
+    builder.Services.AddRunViews();
     builder.Services.AddProblemResponses();
     builder.Services.AddSwaggerDocs();
 

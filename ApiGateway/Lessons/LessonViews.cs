@@ -1,3 +1,4 @@
+using System.Text.Json.Serialization;
 using ApiGateway.Runs;
 using LoadEngine.Lessons;
 
@@ -13,45 +14,30 @@ public sealed record LessonLinks(string Self, string Experiments);
 
 /// <summary>
 /// A lesson: its text, its experiment's design and arms, what it claims, and its latest experiment (running or stored);
-/// what changes on the user's own method (<see cref="OnTarget"/>), or why it runs on the built-in service only (<see cref="NotOnTargets"/>).
+/// what changes on the user's own method (<see cref="LessonDefinition.OnTarget"/>), or why it runs on the built-in
+/// service only (<see cref="LessonDefinition.NotOnTargets"/>). The lesson's own fields come first in its JSON, then these.
 /// </summary>
-public sealed record LessonView(
-    string Id,
-    int Number,
-    string Title,
-    string Lesson,
-    string Link,
-    string Design,
-    string LookAt,
-    string Why,
-    string WhenItDoesNotHold,
-    IReadOnlyList<LessonArmView> Arms,
-    IReadOnlyList<LessonClaim> Claims,
-    string ChartFigure,
-    int DefaultRepetitions,
-    ExperimentView? Latest,
-    LessonLinks Links,
-    string? OnTarget,
-    string? NotOnTargets)
+public sealed record LessonView : LessonDefinition
 {
-    public static LessonView From(LessonDefinition lesson, LessonPlan plan, ExperimentView? latest) => new(
-        lesson.Id,
-        lesson.Number,
-        lesson.Title,
-        lesson.Lesson,
-        lesson.Link,
-        lesson.Design,
-        lesson.LookAt,
-        lesson.Why,
-        lesson.WhenItDoesNotHold,
+    private LessonView(LessonDefinition lesson, IReadOnlyList<LessonArmView> arms, ExperimentView? latest)
+        : base(lesson) => (Arms, Latest) = (arms, latest);
+
+    /// <summary>Each arm with its run plan here (when it is a run), and why it cannot run here, if so.</summary>
+    [JsonPropertyOrder(1)]
+    public new IReadOnlyList<LessonArmView> Arms { get; }
+
+    [JsonPropertyOrder(1)]
+    public int DefaultRepetitions => LessonList.DefaultRepetitions;
+
+    [JsonPropertyOrder(1)]
+    public ExperimentView? Latest { get; }
+
+    [JsonPropertyOrder(1)]
+    public LessonLinks Links => new($"/api/lessons/{Id}", $"/api/lessons/{Id}/experiments");
+
+    public static LessonView From(LessonDefinition lesson, LessonPlan plan, ExperimentView? latest) => new(lesson,
         [.. lesson.Arms.Select(arm => new LessonArmView(arm.Name, arm.Label, arm.Setup, plan.Plans.GetValueOrDefault(arm.Name), plan.Unavailable.GetValueOrDefault(arm.Name)))],
-        lesson.Claims,
-        lesson.ChartFigure,
-        LessonList.DefaultRepetitions,
-        latest,
-        new LessonLinks($"/api/lessons/{lesson.Id}", $"/api/lessons/{lesson.Id}/experiments"),
-        lesson.OnTarget,
-        lesson.NotOnTargets);
+        latest);
 }
 
 public sealed record ExperimentLinks(string Self, string Events, string Cancel, string Lesson);
@@ -63,62 +49,37 @@ public sealed record ExperimentNow(ExperimentStep Step, Guid? RunId, ProgressSna
 /// One experiment of a lesson: its samples, each arm's figures over the repetitions, and the verdicts. <see cref="Verdict"/>
 /// judges the lesson's headline claim; <see cref="Checks"/> every claim, the headline first.
 /// </summary>
-public sealed record ExperimentView(
-    Guid Id,
-    string Lesson,
-    string Title,
-    RunState State,
-    DateTimeOffset StartedAt,
-    DateTimeOffset? FinishedAt,
-    string? Error,
-    int Repetitions,
-    LessonVerdict Verdict,
-    IReadOnlyList<LessonVerdict> Checks,
-    IReadOnlyList<ArmSummary> Arms,
-    IReadOnlyDictionary<string, string> Unavailable,
-    ExperimentNow? Now,
-    IReadOnlyList<ExperimentSample> Samples,
-    ExperimentLinks Links)
+public sealed record ExperimentView : ExperimentRecord
 {
-    /// <summary>The configured target the experiment ran on; null for the built-in service.</summary>
-    public string? Target { get; init; }
-
-    /// <summary>The user's unary method the experiment ran on; null for the built-in service's own.</summary>
-    public string? Call { get; init; }
-
-    /// <summary>The bidirectional method the streaming lesson's stream arm called.</summary>
-    public string? StreamCall { get; init; }
-
-    public static ExperimentView From(ExperimentRecord record, ActiveExperiment? active = null, ProgressSnapshot? progress = null)
+    private ExperimentView(ExperimentRecord record, LessonDefinition lesson, ExperimentNow? now) : base(record)
     {
-        var lesson = LessonList.Find(record.Lesson)!;
-        var checks = LessonVerdicts.Judge(lesson, record);
         var path = $"/api/lessons/{lesson.Id}/experiments/{record.Id}";
-        var now = active?.CurrentStep is { } step && record.State == RunState.Running
-            ? new ExperimentNow(step, step.IsProbe ? null : active.Current?.Id, progress ?? (step.IsProbe ? null : active.Current?.Live.Latest))
-            : null;
-        return new ExperimentView(
-            record.Id,
-            lesson.Id,
-            lesson.Title,
-            record.State,
-            record.StartedAt,
-            record.FinishedAt,
-            record.Error,
-            record.Repetitions,
-            checks[0],
-            checks,
-            [.. lesson.Arms.Select(arm => Summarize(arm, record))],
-            record.Unavailable,
-            now,
-            record.Samples,
-            new ExperimentLinks(path, $"{path}/events", $"{path}/cancel", $"/api/lessons/{lesson.Id}"))
-        {
-            Target = record.Target,
-            Call = record.Call,
-            StreamCall = record.StreamCall,
-        };
+        (Title, Checks, Now, Links) = (lesson.Title, LessonVerdicts.Judge(lesson, record), now, new(path, $"{path}/events", $"{path}/cancel", $"/api/lessons/{lesson.Id}"));
+        Arms = [.. lesson.Arms.Select(arm => Summarize(arm, record))];
     }
+
+    [JsonPropertyOrder(1)]
+    public string Title { get; }
+
+    [JsonPropertyOrder(1)]
+    public LessonVerdict Verdict => Checks[0];
+
+    [JsonPropertyOrder(1)]
+    public IReadOnlyList<LessonVerdict> Checks { get; }
+
+    [JsonPropertyOrder(1)]
+    public IReadOnlyList<ArmSummary> Arms { get; }
+
+    [JsonPropertyOrder(1)]
+    public ExperimentNow? Now { get; }
+
+    [JsonPropertyOrder(1)]
+    public ExperimentLinks Links { get; }
+
+    public static ExperimentView From(ExperimentRecord record, ActiveExperiment? active = null, ProgressSnapshot? progress = null) =>
+        new(record, LessonList.Find(record.Lesson)!, active?.CurrentStep is { } step && record.State == RunState.Running
+            ? new ExperimentNow(step, step.IsProbe ? null : active.Current?.Id, progress ?? (step.IsProbe ? null : active.Current?.Live.Latest))
+            : null);
 
     private static ArmSummary Summarize(LessonArm arm, ExperimentRecord record)
     {

@@ -40,9 +40,9 @@ public sealed record LessonClaim(string Statement, string Figure, string FigureT
 /// <summary>
 /// One lesson of the chapter as an experiment: the arms it compares, the settings that make the effect exist, and the
 /// claims it judges (the first is the headline verdict). <see cref="LookAt"/> and <see cref="Why"/> are the page's text;
-/// <see cref="WhenItDoesNotHold"/> is said when the measurement disagrees.
+/// <see cref="WhenItDoesNotHold"/> is said when the measurement disagrees. The gateway's view adds its arms' plans and latest experiment.
 /// </summary>
-public sealed record LessonDefinition(
+public record LessonDefinition(
     string Id,
     int Number,
     string Title,
@@ -60,11 +60,9 @@ public sealed record LessonDefinition(
     public Type? Probe { get; init; }
 
     /// <summary>What changes when the lesson runs on the user's own method (a target and a unary call); null when it does not.</summary>
-    [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
     public string? OnTarget { get; init; }
 
     /// <summary>Why the lesson runs on the built-in service only, in one sentence; null when it runs on a target's method too.</summary>
-    [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
     public string? NotOnTargets { get; init; }
 
     /// <summary>The figure each arm shows on the lesson's chart (the headline claim's).</summary>
@@ -99,9 +97,9 @@ public sealed record LessonVerdict(
 
 /// <summary>
 /// One lesson experiment: its samples as they arrive, and (computed from them) the headline verdict and every claim's.
-/// Stored whole when it ends, like a run.
+/// Stored whole when it ends, like a run; the gateway's view adds the lesson's title, the verdicts and each arm's figures.
 /// </summary>
-public sealed record ExperimentRecord(
+public record ExperimentRecord(
     Guid Id,
     string Lesson,
     RunState State,

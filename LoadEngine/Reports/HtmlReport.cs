@@ -156,7 +156,7 @@ public static class HtmlReport
         [
             ("Strategies", string.Join(", ", suite.Strategies)),
             ("Load model", LoadModels(suite, runs)),
-            ("Bounded by", Bound(suite.Plan)),
+            ("Bounded by", PlanWords.Bound(suite.Plan)),
             ("Started", Time(suite.StartedAt)),
             ("Finished", Time(suite.FinishedAt)),
             ("Suite id", suite.Id.ToString()),

@@ -51,18 +51,6 @@ internal static class ReportText
 
     public static string Time(DateTimeOffset? at) => at?.ToString("yyyy-MM-dd HH:mm:ss 'UTC'zzz", Invariant) ?? "—";
 
-    /// <summary>What bounds the run: a count, a duration, or whichever of both comes first.</summary>
-    public static string Bound(RunPlan plan) => (plan.Count, plan.Duration) switch
-    {
-        ({ } count, { } seconds) => $"{Whole(count)} calls or {Number(seconds)} s, whichever comes first",
-        ({ } count, null) => $"{Whole(count)} calls",
-        (null, { } seconds) => $"{Number(seconds)} s",
-        _ => "—",
-    };
-
-    public static string Stages(IReadOnlyList<RampStage> stages) =>
-        string.Join(", then ", stages.Select(stage => $"to {Number(stage.Target)} calls/s over {Number(stage.Duration)} s"));
-
     /// <summary>A judged threshold's figure in its unit, e.g. "4.20 ms" or "0.5 %".</summary>
     public static string Figure(double? value, string unit) => value is null ? "no such figure" : unit switch
     {

@@ -19,7 +19,13 @@ internal static class RunSection
         html.Labelled("Error", run.Error).Labelled("Note", run.Note).Labelled("Measured", run.Measured);
         WriteVerdict(html, run);
         html.Append("<h3>Plan</h3>");
-        HtmlMarkup.Facts(html, "facts", PlanFacts(run, metadataKeys));
+        HtmlMarkup.Facts(html, "facts", PlanWords.Labelled(run.Plan).Concat(
+        [
+            ("Metadata keys", run.Plan.Call is null ? null : metadataKeys.Count == 0 ? "none" : $"{string.Join(", ", metadataKeys)} (values not shown)"),
+            ("Started", Time(run.StartedAt)),
+            ("Finished", Time(run.FinishedAt)),
+            ("Run id", run.Id.ToString()),
+        ]));
         WriteRequest(html, run.Plan);
         if (run.Stats is not { } stats)
         {
@@ -71,27 +77,6 @@ internal static class RunSection
             ? $"{plan.Data[..cut]}… ({Whole(plan.Data.Length - cut)} more characters not shown)"
             : plan.Data;
         html.Append("<h3>Request data</h3><pre class=\"request\">").Append(Escape(data)).Append("</pre>");
-    }
-
-    private static IEnumerable<(string, string?)> PlanFacts(RunRecord run, IReadOnlyList<string> metadataKeys)
-    {
-        var plan = run.Plan;
-        var described = plan.Call is not null;
-        yield return ("Target", plan.Target);
-        yield return ("Call", plan.Call);
-        yield return ("Load model", LoadFact.Of(plan.Load).Words);
-        yield return ("Bounded by", Bound(plan));
-        yield return ("Concurrency", !LoadFact.Of(plan.Load).UsesConcurrency ? null : $"{Whole(plan.Concurrency)} in flight at most");
-        yield return (plan.Load == LoadKind.Ramping ? "Starting rate" : "Rate", plan.Rate is { } rate ? $"{Number(rate)} calls/s" : null);
-        yield return ("Stages", plan.Stages is { Count: > 0 } stages ? Stages(stages) : null);
-        yield return ("Warm-up", $"{Whole(plan.Warmup)} calls, not measured");
-        // A target's method takes its request from the data (shown under the facts): the built-in service's delay and payload are not its.
-        yield return ("Server delay", described ? null : $"{Whole(plan.DelayMs)} ms");
-        yield return ("Payload", described ? null : $"{Whole(plan.PayloadBytes)} bytes per field");
-        yield return ("Metadata keys", !described ? null : metadataKeys.Count == 0 ? "none" : $"{string.Join(", ", metadataKeys)} (values not shown)");
-        yield return ("Started", Time(run.StartedAt));
-        yield return ("Finished", Time(run.FinishedAt));
-        yield return ("Run id", run.Id.ToString());
     }
 
     private static IEnumerable<(string, string?)> KeyFigures(RunStats stats)

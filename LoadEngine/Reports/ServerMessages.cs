@@ -18,12 +18,7 @@ internal static class ServerMessages
             return;
         }
 
-        var rows = stats.StatusDetails.SelectMany(detail => detail.Messages
-            .Select(message => (IReadOnlyList<Cell>)[Cell.Text(detail.Status), Cell.Number(Whole(message.Calls)), Cell.Text(StatusDetails.Quoted(message.Message))])
-            .Concat(detail.OtherMessageCalls == 0 ? [] :
-            [
-                [Cell.Text(detail.Status), Cell.Number(Whole(detail.OtherMessageCalls)), Cell.Text($"other messages (only the first {StatusDetails.MaxMessagesPerStatus} distinct ones are kept)")],
-            ]));
+        var rows = StatusDetails.Rows(stats.StatusDetails).Select(row => (IReadOnlyList<Cell>)[Cell.Text(row.Status), Cell.Number(Whole(row.Calls)), Cell.Text(row.Message)]);
         html.Append("<div class=\"server-messages\"><h3>What the server said</h3>");
         HtmlMarkup.Table(html, "Failed calls by status and the server's message", ["Status", "Calls", "Message"], rows);
         html.Append("</div>");

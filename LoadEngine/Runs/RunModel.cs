@@ -190,8 +190,8 @@ public sealed record RunRecord(
     public ProgressSnapshot? Progress { get; init; }
 }
 
-/// <summary>A suite: every strategy in <see cref="Strategies"/>, one after another, with the same plan.</summary>
-public sealed record SuiteRecord(
+/// <summary>A suite: every strategy in <see cref="Strategies"/>, one after another, with the same plan (the gateway's view adds its runs).</summary>
+public record SuiteRecord(
     Guid Id,
     RunPlan Plan,
     IReadOnlyList<string> Strategies,

@@ -78,24 +78,17 @@ public sealed class StatusDetails
     }
 
     /// <summary>
-    /// One line per kept message, like ghz's error distribution: "50 × FailedPrecondition: 'tenant is suspended'"; a
-    /// status's calls whose message was not kept get a line of their own.
+    /// A row per kept message, like ghz's error distribution, and one for a status's calls whose message was not kept: the
+    /// report's table shows them as they are, the CLI and the page as <see cref="Lines"/>.
     /// </summary>
-    public static IEnumerable<string> Lines(IReadOnlyList<StatusDetail> details)
-    {
-        foreach (var detail in details)
-        {
-            foreach (var message in detail.Messages)
-            {
-                yield return $"{Whole(message.Calls)} × {detail.Status}: {Quoted(message.Message)}";
-            }
+    public static IEnumerable<(string Status, long Calls, string Message)> Rows(IReadOnlyList<StatusDetail> details) =>
+        details.SelectMany(detail => detail.Messages.Select(message => (detail.Status, message.Calls, Message: Quoted(message.Message)))
+            .Append((detail.Status, Calls: detail.OtherMessageCalls, Message: $"other messages (only the first {MaxMessagesPerStatus} distinct ones are kept)"))
+            // A kept message has calls: this drops only a row for other messages that no call had.
+            .Where(row => row.Calls > 0));
 
-            if (detail.OtherMessageCalls > 0)
-            {
-                yield return $"{Whole(detail.OtherMessageCalls)} × {detail.Status}: other messages (only the first {MaxMessagesPerStatus} distinct ones are kept)";
-            }
-        }
-    }
+    /// <summary>"50 × FailedPrecondition: 'tenant is suspended'", a line per row.</summary>
+    public static IEnumerable<string> Lines(IReadOnlyList<StatusDetail> details) => Rows(details).Select(row => $"{Whole(row.Calls)} × {row.Status}: {row.Message}");
 
     /// <summary>
     /// The failures in one phrase for a sentence: each status's calls and its most common message,

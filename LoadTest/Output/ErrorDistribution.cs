@@ -16,11 +16,8 @@ public static class ErrorDistribution
         foreach (var run in failing)
         {
             // Plain lines, not markup: a server's message may hold brackets.
-            console.WriteLine(result.Runs.Count == 1 ? "Errors:" : $"Errors of {run.Plan.Strategy}:");
-            foreach (var line in StatusDetails.Lines(run.Stats!.StatusDetails))
-            {
-                console.WriteLine($"  {line}");
-            }
+            string[] lines = [result.Runs.Count == 1 ? "Errors:" : $"Errors of {run.Plan.Strategy}:", .. StatusDetails.Lines(run.Stats!.StatusDetails).Select(line => $"  {line}")];
+            console.WriteLine(string.Join(Environment.NewLine, lines));
         }
 
         if (failing.Count > 0)

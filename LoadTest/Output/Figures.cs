@@ -1,5 +1,5 @@
 using System.Globalization;
-using LoadEngine.Protocols;
+using LoadEngine.Reports;
 
 namespace LoadTest.Output;
 
@@ -18,72 +18,12 @@ public static class Figures
     /// <summary>"[2/6] client-wrapper" in a suite, the strategy alone otherwise.</summary>
     public static string Label(string strategy, int position, int of) => of > 1 ? $"[{position}/{of}] {strategy}" : strategy;
 
-    /// <summary>"closed, 100 in flight, 1,000 calls, warm-up 100, thresholds p99 &lt; 5ms".</summary>
-    public static string Describe(RunPlan plan)
-    {
-        var parts = new List<string>();
-        if (plan.Workload is { } workload)
-        {
-            parts.Add($"workload {workload}{Settings(plan)}");
-        }
-
-        parts.Add(RunPlanRules.Name(plan.Load));
-        if (plan.Load == LoadKind.Closed)
-        {
-            parts.Add($"{Whole(plan.Concurrency)} in flight");
-        }
-
-        if (plan.Load == LoadKind.Open)
-        {
-            parts.Add($"{plan.Rate?.ToString(CultureInfo.InvariantCulture)} calls/s");
-        }
-
-        if (plan.Stages is { Count: > 0 } stages)
-        {
-            parts.Add("stages " + string.Join(',', stages.Select(stage => $"{stage.Duration.ToString(CultureInfo.InvariantCulture)}:{stage.Target.ToString(CultureInfo.InvariantCulture)}")));
-        }
-
-        if (plan.Count is { } count)
-        {
-            parts.Add(Calls(count));
-        }
-
-        if (plan.Duration is { } duration)
-        {
-            parts.Add($"{duration.ToString(CultureInfo.InvariantCulture)} s");
-        }
-
-        if (plan.Warmup > 0)
-        {
-            parts.Add($"warm-up {Whole(plan.Warmup)}");
-        }
-
-        if (plan.DelayMs > 0)
-        {
-            parts.Add($"service delay {plan.DelayMs} ms");
-        }
-
-        if (plan.Thresholds.Count > 0)
-        {
-            parts.Add("thresholds " + string.Join("; ", plan.Thresholds));
-        }
-
-        return string.Join(", ", parts);
-    }
+    /// <summary>The plan's phrase (the page's and the report's wording), then its thresholds: "1,000 calls, closed, 100 in flight, …, thresholds p99 &lt; 5ms".</summary>
+    public static string Describe(RunPlan plan) =>
+        plan.Thresholds.Count == 0 ? PlanWords.Phrase(plan) : $"{PlanWords.Phrase(plan)}, thresholds {string.Join("; ", plan.Thresholds)}";
 
     /// <summary>A number of bytes per call: "1,234 B".</summary>
     public static string Bytes(double? bytes) => bytes is { } value ? $"{Whole(value)} B" : "-";
-
-    /// <summary>" (fileBytes 1048576, clients 8)": the workload settings a plan carries.</summary>
-    private static string Settings(RunPlan plan)
-    {
-        var settings = new (string Name, object? Value)[]
-        {
-            ("fileBytes", plan.FileBytes), ("connection", plan.Connection is { } connection ? WireNames<ConnectionUse>.Name(connection) : null),
-            ("clients", plan.Clients), ("variant", plan.Variant is { } variant ? WireNames<BulkReadVariant>.Name(variant) : null), ("users", plan.Users),
-        }.Where(setting => setting.Value is not null).Select(setting => string.Create(CultureInfo.InvariantCulture, $"{setting.Name} {setting.Value}")).ToList();
-        return settings.Count == 0 ? "" : $" ({string.Join(", ", settings)})";
-    }
 
     /// <summary>How far the phase is, 0 to 1: by calls, by time, or by whichever is further when both bound it.</summary>
     public static double Fraction(ProgressSnapshot snapshot)

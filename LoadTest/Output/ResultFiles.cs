@@ -1,4 +1,3 @@
-using System.Text;
 using System.Text.Json;
 using LoadEngine.Protocols;
 using LoadEngine.Reports;
@@ -23,7 +22,7 @@ public static class ResultFiles
         {
             if (path is not null)
             {
-                failed += await TryWriteAsync(path, what, stream => stream.WriteAsync(Encoding.UTF8.GetBytes(Render(format, settings, result))).AsTask(), notes);
+                failed += await TryWriteAsync(path, what, Render(format, settings, result), notes);
             }
         }
 
@@ -55,15 +54,11 @@ public static class ResultFiles
     }
 
     /// <summary>0 when written (noted as "JSON: path"), 1 when not (noted with the reason).</summary>
-    private static async Task<int> TryWriteAsync(string path, string what, Func<Stream, Task> write, List<string> notes)
+    private static async Task<int> TryWriteAsync(string path, string what, string text, List<string> notes)
     {
         try
         {
-            await using (var file = File.Create(path))
-            {
-                await write(file);
-            }
-
+            await File.WriteAllTextAsync(path, text);
             notes.Add($"{what}: {path}");
             return 0;
         }

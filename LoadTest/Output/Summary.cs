@@ -65,15 +65,7 @@ public static class Summary
 
     private static Table Runs(LoadTestResult result, TableBorder border)
     {
-        var table = new Table().Border(border);
-        table.AddColumn("strategy");
-        table.AddColumn("state");
-        foreach (var figure in new[] { "calls", "failed", "calls/s", "p50", "p90", "p99", "max", "connections" })
-        {
-            table.AddColumn(new TableColumn(figure).RightAligned());
-        }
-
-        table.AddColumn("verdict");
+        var table = Table(border, ["strategy", "state"], ["calls", "failed", "calls/s", "p50", "p90", "p99", "max", "connections"], "verdict");
         foreach (var run in result.Runs)
         {
             var stats = run.Stats;
@@ -103,13 +95,7 @@ public static class Summary
     /// <summary>Open and ramping runs: the rate asked for and kept, the sends due, late (past <see cref="SendStats.LateAfterMs"/>) and dropped, and the lag.</summary>
     private static Table Sends(LoadTestResult result, TableBorder border)
     {
-        var table = new Table().Border(border);
-        table.AddColumn("strategy");
-        foreach (var figure in new[] { "rate asked", "rate sent", "due", "sent", "late", "dropped", "lag p50", "lag p99", "lag max" })
-        {
-            table.AddColumn(new TableColumn(figure).RightAligned());
-        }
-
+        var table = Table(border, ["strategy"], ["rate asked", "rate sent", "due", "sent", "late", "dropped", "lag p50", "lag p99", "lag max"]);
         foreach (var run in result.Runs.Where(run => run.Stats?.Sends is not null))
         {
             var sends = run.Stats!.Sends!;
@@ -132,15 +118,7 @@ public static class Summary
     /// <summary>Workload runs: bytes per call on the client's sockets, the service's allocations per call, and the versions the service saw.</summary>
     private static Table Wire(LoadTestResult result, TableBorder border)
     {
-        var table = new Table().Border(border);
-        table.AddColumn("contender");
-        table.AddColumn("workload");
-        foreach (var figure in new[] { "sent/call", "received/call", "service alloc/call" })
-        {
-            table.AddColumn(new TableColumn(figure).RightAligned());
-        }
-
-        table.AddColumn("service saw");
+        var table = Table(border, ["contender", "workload"], ["sent/call", "received/call", "service alloc/call"], "service saw");
         foreach (var run in result.Runs.Where(run => run.Plan.Workload is not null))
         {
             var stats = run.Stats;
@@ -158,12 +136,7 @@ public static class Summary
 
     private static Table Thresholds(LoadTestResult result, TableBorder border)
     {
-        var table = new Table().Border(border);
-        table.AddColumn("strategy");
-        table.AddColumn("threshold");
-        table.AddColumn(new TableColumn("measured").RightAligned());
-        table.AddColumn(new TableColumn("limit").RightAligned());
-        table.AddColumn("result");
+        var table = Table(border, ["strategy", "threshold"], ["measured", "limit"], "result");
         foreach (var run in result.Runs.Where(run => run.Verdict is not null))
         {
             foreach (var threshold in run.Verdict!.Thresholds)
@@ -180,4 +153,8 @@ public static class Summary
 
         return table;
     }
+
+    /// <summary>A table of its text columns, then its figures (right-aligned), then the text columns after them.</summary>
+    private static Table Table(TableBorder border, string[] text, string[] figures, params string[] after) =>
+        new Table().Border(border).AddColumns(text).AddColumns([.. figures.Select(figure => new TableColumn(figure).RightAligned())]).AddColumns(after);
 }

@@ -76,7 +76,7 @@ try {
     check(groups.length === 1 && groups[0].includes('2 agents'), `the plan groups do not name the agents: ${JSON.stringify(groups)}`);
     // Beside a run this gateway made alone, the agents are a difference of plan, named as the others are.
     const differences = await page.evaluate(async (shared) => (await import('/js/plans.js'))
-      .planDifferences(shared, { ...shared, plan: { ...shared.plan, agents: null } }, () => false), run);
+      .planDifferences(shared, { ...shared, planFacts: shared.planFacts.map((fact) => (fact.name === 'agents' ? { ...fact, value: '—', words: null } : fact)) }, () => false), run);
     same(differences, ['agents 2 vs —'], 'the plan differences of a 2-agent run and a 1-process run');
   } else if (expected === 'Failed') {
     check(await page.getAttribute('body', 'data-state') === 'error', `the page ended in state ${await page.getAttribute('body', 'data-state')}, not error`);

@@ -168,7 +168,7 @@ async function start() {
 
 /** The live panel's title: a suite that left Load and Concurrency empty ran each strategy under its own load. */
 function liveWords(kind, view, ownLoad) {
-  return planWords({ plan: view.plan }, () => kind === 'suites' && ownLoad);
+  return planWords(view, () => kind === 'suites' && ownLoad);
 }
 
 /** A run shared among agents: its shards from the store, once a second, beside the run's own event stream. */

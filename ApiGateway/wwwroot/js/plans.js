@@ -1,7 +1,5 @@
 // Which runs may stand side by side: runs of one plan (count, load, delay, payload, …), named in words.
 
-import { whole } from './format.js';
-
 let defaultLoads = new Map();
 
 /** strategies: GET /api/strategies, whose defaultLoad is the load a run gets when the form leaves Load empty. */
@@ -30,45 +28,13 @@ export function planContext(runs) {
   return (run) => (run.suiteId ? suitesAtOwnLoad.get(run.suiteId) ?? atOwnLoad(run.plan) : atOwnLoad(run.plan));
 }
 
-// The fields fields() words itself, by their plan names; and those that change nothing a run measures (concurrency is in the load's words).
-const worded = new Set(['count', 'duration', 'load', 'concurrency', 'rate', 'stages', 'warmup', 'delayMs', 'payloadBytes', 'agents', 'target', 'call', 'data']);
-// The descriptor set names the target's description, the same for every run of its call.
-const notMeasured = new Set(['strategy', 'includeStatuses', 'percentiles', 'thresholds', 'shard', 'descriptorSet']);
-const excerpt = (text, most = 60) => (text.length > most ? `${text.slice(0, most - 1)}…` : text);
-
-const countWords = (count) => `${whole(count)} call${count === 1 ? '' : 's'}`;
-
-/** Each field of a plan that decides what a run measures, in words; the strategy is what runs are compared by, so it is left out. */
+/**
+ * Each fact of a plan that decides what a run measures, as the gateway words it (planFacts: the report's and the CLI's
+ * wording too); a run under its strategy's own load says so in place of the load it had.
+ */
 function fields(run, ownLoad) {
-  const plan = run.plan;
-  const load = ownLoad(run) ? 'each strategy\'s own load (sequential, or all at once)'
-    : plan.load === 'closed' ? `closed, ${whole(plan.concurrency)} in flight`
-      : plan.load === 'sequential' ? 'sequential'
-        : `${plan.load}${plan.concurrency ? `, at most ${whole(plan.concurrency)} in flight` : ''}`;
-  // A target's method: its runs stand apart from the built-in service's and from other methods' and requests'.
-  const calls = plan.call ? [
-    ['target', `on ${plan.target ?? 'performance'}`, plan.target ?? 'performance'],
-    ['call', plan.call, plan.call],
-    ['data', plan.data ? `request ${excerpt(plan.data.replace(/\s+/g, ' '))}` : 'default request', plan.data ?? 'none'],
-  ] : [];
-  const list = [
-    ...calls,
-    ['count', plan.count === null ? null : countWords(plan.count), plan.count === null ? 'none' : whole(plan.count)],
-    ['duration', plan.duration === null ? null : `${plan.duration} s`, plan.duration === null ? 'none' : `${plan.duration} s`],
-    ['load', load, load],
-    ['rate', plan.rate === null ? null : `${whole(plan.rate)} calls/s`, plan.rate === null ? 'none' : `${whole(plan.rate)} calls/s`],
-    ['stages', plan.stages?.length ? plan.stages.map((stage) => `${stage.duration} s→${whole(stage.target)}/s`).join(', ') : null, plan.stages?.length ? plan.stages.map((stage) => `${stage.duration}:${stage.target}`).join(', ') : 'none'],
-    ['warm-up', plan.warmup ? `${whole(plan.warmup)} warm-up calls` : null, whole(plan.warmup)],
-    ['delay', plan.call ? null : `delay ${whole(plan.delayMs)} ms`, `${whole(plan.delayMs)} ms`],
-    ['payload', plan.call ? null : `payload ${whole(plan.payloadBytes)} B`, `${whole(plan.payloadBytes)} B`],
-    // N agent processes with their own channels measure something else than this gateway alone: never one plan.
-    ['agents', plan.agents ? `${whole(plan.agents)} agent${plan.agents === 1 ? '' : 's'}` : null, plan.agents ? whole(plan.agents) : '—'],
-  ];
-  // Every other field that decides what is measured (a workload's, a setting added later) by its name and value.
-  for (const [name, value] of Object.entries(plan)) {
-    if (!worded.has(name) && !notMeasured.has(name) && value !== undefined && value !== null) list.push([name, `${name} ${value}`, String(value)]);
-  }
-  return list.map(([name, words, value]) => ({ name, words, value }));
+  const own = 'each strategy\'s own load (sequential, or all at once)';
+  return run.planFacts.map((fact) => (fact.name === 'load' && ownLoad(run) ? { ...fact, words: own, value: own } : fact));
 }
 
 /** The group a run belongs to: equal keys, equal plans. */

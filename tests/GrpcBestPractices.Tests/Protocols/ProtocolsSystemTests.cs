@@ -79,7 +79,9 @@ public sealed class ProtocolsSystemTests(SystemFixture system)
             "--count", "50", "--warmup", "5", "--threshold", "errorRate < 1%", "--threshold", "p99 < 10s", "--json", json]);
 
         Assert.True(result.ExitCode == ExitCodes.Passed, result.ToString());
-        Assert.Contains("rest-newtonsoft-h1-cleartext: workload small-mixed, sequential, 50 calls, warm-up 5", result.Output);
+        // The plan in the one wording the report and the page share: what is called, then the load.
+        Assert.Contains("rest-newtonsoft-h1-cleartext: workload small-mixed, protocol rest, serializer newtonsoft, ", result.Output);
+        Assert.Contains(", 50 calls, sequential, 5 warm-up calls, ", result.Output);
         Assert.Matches(@"\| rest-newtonsoft-h1-cleartext \| small-mixed +\| +\d+ B \| +\d+ B \| +[\d,]+ B \| HTTP/1\.1, TLS none \|", result.Output);
         var stats = JsonDocument.Parse(File.ReadAllText(json)).RootElement.GetProperty("stats");
         Assert.Equal("HTTP/1.1", stats.GetProperty("serverSaw").GetProperty("httpVersion").GetString());

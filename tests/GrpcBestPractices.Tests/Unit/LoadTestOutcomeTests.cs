@@ -78,7 +78,8 @@ public sealed class LoadTestOutcomeTests
         display.Ended(ended, 2, 6);
 
         var lines = output.ToString().Split(Environment.NewLine, StringSplitOptions.RemoveEmptyEntries);
-        Assert.Equal("[2/6] factory-client: sequential, 300 calls", lines[0]);
+        // The plan as the page and the report word it (PlanWords): the calls first, then the load.
+        Assert.Equal("[2/6] factory-client: 300 calls, sequential, delay 0 ms, payload 100 B", lines[0]);
         Assert.StartsWith("[2/6] factory-client: Completed: 300 calls in ", lines[^1]);
         var progress = lines[1..^1];
         // A clock that stands still allows no progress line; one a second past each reading allows one per snapshot.

@@ -1,3 +1,4 @@
+using System.Globalization;
 using ApiGateway.Configuration;
 using ApiGateway.Endpoints;
 using ApiGateway.Errors;
@@ -74,17 +75,17 @@ public static class ComparisonEndpoints
         "and against the slowest (median and range of the per-repetition ratios), and withinSpread when the two best ranges overlap. sentence: all of that in words.";
 
     private static async Task<Results<Accepted<ComparisonView>, ProblemHttpResult>> StartAsync(
-        HttpRequest http, RunCoordinator coordinator, IOptions<RunLimitsOptions> limits, IOptions<EngineOptions> engine)
+        ComparisonRequestBody? body, HttpContext http, RunCoordinator coordinator, IOptions<RunLimitsOptions> limits, IOptions<EngineOptions> engine)
     {
-        var (request, error) = await RunRequestReader.ReadAsync(http, RunRequestReader.Comparison);
-        if (request is null || !ComparisonRules.TryCreate(request, limits.Value.PlanLimits(), engine.Value, out var comparison, out error))
+        if (!RunApiEndpoints.TryPlan(body, out var error) || !RunRequestReader.TryNames(RunRequestReader.Comparison, body!.Contenders, out error)
+            || !ComparisonRules.TryCreate(new(body, body.Contenders, body.Repetitions?.ToString(CultureInfo.InvariantCulture)), limits.Value.PlanLimits(), engine.Value, out var comparison, out error))
         {
             return ProblemResponses.InvalidParameters(error);
         }
 
         if (await coordinator.StartSuiteAsync(comparison.Schedule, comparison.Comparison) is not { } suite)
         {
-            return ProblemResponses.TooManyRuns(http.HttpContext, limits.Value.MaxRunsInFlight);
+            return ProblemResponses.TooManyRuns(http, limits.Value.MaxRunsInFlight);
         }
 
         return TypedResults.Accepted($"/api/comparisons/{suite.Record.Id}", ComparisonView.From(suite.Record, [], suite));

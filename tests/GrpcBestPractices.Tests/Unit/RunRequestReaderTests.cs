@@ -1,11 +1,11 @@
-using System.Text;
+using System.Text.Json;
 using ApiGateway.Endpoints;
 using LoadEngine.Protocols;
 using Microsoft.AspNetCore.Http;
 
 namespace GrpcBestPractices.Tests.Unit;
 
-/// <summary>A JSON body binds to a typed plan with System.Text.Json; what does not bind is refused with the sentence its query-string text gets.</summary>
+/// <summary>A JSON body binds to a typed plan with the gateway's JSON options; what does not bind is refused with the sentence its query-string text gets.</summary>
 public sealed class RunRequestReaderTests
 {
     [Fact]
@@ -54,10 +54,22 @@ public sealed class RunRequestReaderTests
         Assert.StartsWith(expected, error);
     }
 
-    private static Task<(RunRequestReader.RunRequest? Request, string Error)> ReadAsync(string body)
+    /// <summary>The body bound as ASP.NET Core binds it, with the gateway's JSON options; what does not bind, worded as the exception handler words it.</summary>
+    internal static Task<(Bound? Request, string Error)> ReadAsync(string body)
     {
-        var http = new DefaultHttpContext();
-        http.Request.Body = new MemoryStream(Encoding.UTF8.GetBytes(body));
-        return RunRequestReader.ReadAsync(http.Request, RunRequestReader.Run);
+        try
+        {
+            return Task.FromResult<(Bound?, string)>((new Bound(JsonSerializer.Deserialize<RunPlanInput>(body, Options)!), string.Empty));
+        }
+        catch (JsonException unbound)
+        {
+            var bad = new BadHttpRequestException("Failed to read parameter from the request body as JSON.", unbound);
+            return Task.FromResult<(Bound?, string)>((null, RunRequestReader.Refusal(bad, RunRequestReader.Run, PlanLimits.Defaults)!));
+        }
     }
+
+    internal sealed record Bound(RunPlanInput Input);
+
+    private static readonly JsonSerializerOptions Options =
+        RunPlanText.Bind(new JsonSerializerOptions(JsonSerializerDefaults.Web), RunRequestReader.Shapes.ToDictionary(pair => pair.Key, pair => pair.Value.Fields));
 }

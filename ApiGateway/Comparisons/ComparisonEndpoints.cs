@@ -19,13 +19,9 @@ namespace ApiGateway.Comparisons;
 /// </summary>
 public static class ComparisonEndpoints
 {
-    private const int MaxPageSize = 100;
+    private static readonly Paging Page = new("comparisons", 100, 20);
 
-    private static readonly RouteParameter Limit = RouteParameter.Whole("limit", 1, MaxPageSize, 20, "How many comparisons to list, newest first.");
-
-    private static readonly RouteParameter Offset = RouteParameter.Whole("offset", 0, int.MaxValue, 0, "How many of the newest comparisons to skip, to page back.");
-
-    private static readonly RouteParameters ListParameters = new([Limit, Offset]);
+    private static readonly RouteParameters ListParameters = new([Page.Limit, Page.Offset]);
 
     private static readonly RouteParameters OneComparison = new([RouteParameter.RunId("comparison")]);
 
@@ -93,7 +89,7 @@ public static class ComparisonEndpoints
 
     private static async Task<Results<Ok<ComparisonPage>, ProblemHttpResult>> ListAsync(string? limit, string? offset, RunCoordinator coordinator, IRunStore store)
     {
-        if (!Limit.TryWhole(limit, out var take, out var error) || !Offset.TryWhole(offset, out var skip, out error))
+        if (!Page.TryRead(limit, offset, out var take, out var skip, out var error))
         {
             return ProblemResponses.InvalidParameters(error);
         }

@@ -20,18 +20,14 @@ namespace ApiGateway.Endpoints;
 /// <summary>The resource API the dashboard is built on: strategies, runs (started in the background), their live events, history and comparisons, and suites.</summary>
 public static class RunApiEndpoints
 {
-    private const int MaxPageSize = 500;
-
-    private static readonly RouteParameter Limit = RouteParameter.Whole("limit", 1, MaxPageSize, 50, "How many runs to list, newest first.");
-
-    private static readonly RouteParameter Offset = RouteParameter.Whole("offset", 0, int.MaxValue, 0, "How many of the newest runs to skip, to page back.");
+    private static readonly Paging Page = new("runs", 500, 50);
 
     private static readonly RouteParameters ListParameters = new(
     [
         RouteParameter.OneOf("strategy", [.. StrategyList.Names, .. ContenderList.Names], null,
             "Only that strategy's runs (or a contender's, for workload runs). Left out, every run."),
-        Limit,
-        Offset,
+        Page.Limit,
+        Page.Offset,
     ]);
 
     private static readonly string[] OneStreamKinds = ["bidi-streaming"];
@@ -211,7 +207,7 @@ public static class RunApiEndpoints
                 $"strategy was '{Excerpt.Of(strategy)}'; it must be one of: {string.Join(", ", StrategyList.Names)}, or a workload run's contender: {string.Join(", ", ContenderList.Names)}.");
         }
 
-        if (!Limit.TryWhole(limit, out var take, out var error) || !Offset.TryWhole(offset, out var skip, out error))
+        if (!Page.TryRead(limit, offset, out var take, out var skip, out var error))
         {
             return ProblemResponses.InvalidParameters(error);
         }

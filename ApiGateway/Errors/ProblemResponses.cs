@@ -223,12 +223,8 @@ public sealed class UnexpectedProblemHandler(IProblemDetailsService problems, IH
             },
             BadHttpRequestException { StatusCode: StatusCodes.Status413PayloadTooLarge } tooLarge => BodyTooLarge(tooLarge.Message),
             // A body not sent as JSON: routing's Accepts check lets one with no Content-Type through, and a page on another site can send one without asking.
-            BadHttpRequestException { StatusCode: StatusCodes.Status415UnsupportedMediaType } => new ProblemDetails
-            {
-                Status = StatusCodes.Status415UnsupportedMediaType,
-                Title = "Unsupported Media Type",
-                Detail = ProblemResponses.UnsupportedMediaType(httpContext.Request.ContentType, httpContext.Request.Path),
-            },
+            // Its sentence is the one every 415 gets (AddProblemResponses).
+            BadHttpRequestException { StatusCode: StatusCodes.Status415UnsupportedMediaType } => new ProblemDetails { Status = StatusCodes.Status415UnsupportedMediaType, Title = "Unsupported Media Type" },
             // A plan's body that did not bind: the sentence names the field, what it held and what is allowed.
             // The handler runs with the endpoint cleared; the feature keeps the one that threw.
             BadHttpRequestException bad when RunRequestReader.ShapeOf(httpContext.Features.Get<IExceptionHandlerFeature>()?.Endpoint) is { } shape && RunRequestReader.Refusal(bad, shape, limits.Value.PlanLimits()) is { } sentence =>

@@ -23,7 +23,7 @@ namespace ApiGateway.Lessons;
 /// </summary>
 public static class LessonApi
 {
-    private const int MaxPageSize = 100;
+    private static readonly Paging Page = new("of the lesson's experiments", 100, 20, "experiments");
 
     private static readonly RouteParameter LessonId = RouteParameter.OneOf("id", LessonList.Ids, null, "The lesson's id, as GET /api/lessons lists them.") with { InPath = true, Example = LessonList.Ids[0] };
 
@@ -33,8 +33,8 @@ public static class LessonApi
     private static readonly RouteParameters ListParameters = new(
     [
         LessonId,
-        RouteParameter.Whole("limit", 1, MaxPageSize, 20, "How many of the lesson's experiments to list, newest first."),
-        RouteParameter.Whole("offset", 0, int.MaxValue, 0, "How many of the newest experiments to skip, to page back."),
+        Page.Limit,
+        Page.Offset,
     ]);
 
     private static readonly RouteParameters OneExperiment = new([LessonId, ExperimentId]);
@@ -179,7 +179,7 @@ public static class LessonApi
             return NoSuchLesson(id);
         }
 
-        if (!ListParameters.All[1].TryWhole(limit, out var take, out var error) || !ListParameters.All[2].TryWhole(offset, out var skip, out error))
+        if (!Page.TryRead(limit, offset, out var take, out var skip, out var error))
         {
             return ProblemResponses.InvalidParameters(error);
         }

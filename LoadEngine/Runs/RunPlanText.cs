@@ -1,5 +1,6 @@
 using System.Buffers;
 using System.Globalization;
+using System.Reflection;
 using System.Text;
 using System.Text.Json;
 using System.Text.Json.Nodes;
@@ -133,25 +134,20 @@ public static class RunPlanText
     public static bool TryPercentiles(string text, out IReadOnlyList<double> percentiles, out string error) =>
         TryList(text, "percentiles", PlanLimits.MaxPercentiles, InputBounds.MaxValueLength, "\"50,90,99,99.9\"", Percentile, RunPlanRules.NotAPercentile, out percentiles, out error);
 
+    /// <summary>A comma-separated list, bounded before its items are read; else the sentence for its first item that does not read.</summary>
     private static bool TryList<T>(string text, string field, int maxItems, int maxItemLength, string example, Parse<T> parse, Func<string, string, string> refused, out IReadOnlyList<T> values, out string error)
     {
-        error = List(field, text, maxItems, maxItemLength, example, parse, refused) ?? string.Empty;
-        values = error.Length > 0 ? [] : [.. text.Split(',', StringSplitOptions.TrimEntries).Select(item => parse(item, out var value) ? value : default!)];
+        var items = text.Split(',', StringSplitOptions.TrimEntries);
+        error = InputBounds.Items(field, items.Length, maxItems, example)
+            ?? items.Select((item, index) => InputBounds.TooLong($"{field}[{index}]", item, maxItemLength)).FirstOrDefault(problem => problem is not null)
+            ?? items.Where(item => !parse(item, out _)).Select(item => refused(text, item)).FirstOrDefault() ?? string.Empty;
+        values = error.Length > 0 ? [] : [.. items.Select(item => parse(item, out var value) ? value : default!)];
         return error.Length == 0;
     }
 
     private static string Must(string field, string text, string allowed) => $"{field} was '{Excerpt.Of(text)}'; it must be {allowed}.";
 
     private delegate bool Parse<T>(string text, out T value);
-
-    /// <summary>A comma-separated list, bounded before its items are read; the sentence for its first item that does not read.</summary>
-    private static string? List<T>(string field, string text, int maxItems, int maxItemLength, string example, Parse<T> parse, Func<string, string, string> refused)
-    {
-        var items = text.Split(',', StringSplitOptions.TrimEntries);
-        return InputBounds.Items(field, items.Length, maxItems, example)
-            ?? items.Select((item, index) => InputBounds.TooLong($"{field}[{index}]", item, maxItemLength)).FirstOrDefault(problem => problem is not null)
-            ?? items.Where(item => !parse(item, out _)).Select(item => refused(text, item)).FirstOrDefault();
-    }
 
     private static bool Stage(string pair, out RampStage stage)
     {
@@ -179,12 +175,12 @@ public static class RunPlanText
         _ when type == typeof(double?) => new ValueReader<double>(field, TryNumber),
         _ when type == typeof(bool?) => new ValueReader<bool>(field, bool.TryParse),
         _ when Nullable.GetUnderlyingType(type) is { IsEnum: true } underlying =>
-            (JsonConverter)Activator.CreateInstance(typeof(WireNameReader<>).MakeGenericType(underlying), field)!,
+            (JsonConverter)typeof(RunPlanText).GetMethod(nameof(Wire), BindingFlags.NonPublic | BindingFlags.Static)!.MakeGenericMethod(underlying).Invoke(null, [field])!,
         _ when type == typeof(IReadOnlyList<RampStage>) => new ListReader<RampStage>(TryStages, StageItem, NotStages),
         _ when type == typeof(IReadOnlyList<double>) => new ListReader<double>(TryPercentiles, PercentileItem, NotPercentiles),
-        _ when type == typeof(IReadOnlyList<string>) && field == "thresholds" => new ListReader<string>(OneThreshold, ThresholdItem, NotThresholds),
+        _ when type == typeof(IReadOnlyList<string>) && field == "thresholds" => new ListReader<string>(OneThreshold, Strings(NotThresholds), NotThresholds),
         // A suite's strategies, a comparison's contenders: an array of strings, or refused with no sentence, which the gateway words.
-        _ when type == typeof(IReadOnlyList<string>) => new ListReader<string>(null, NameItem, _ => null),
+        _ when type == typeof(IReadOnlyList<string>) => new ListReader<string>(null, Strings(_ => ""), _ => null),
         _ => new TextReader(field),
     };
 
@@ -227,17 +223,12 @@ public static class RunPlanText
             ?? (kind is JsonTokenType.Number or JsonTokenType.String && Percentile(text, out percentile) ? null : NotPercentiles(text));
     }
 
-    private static string? ThresholdItem(JsonTokenType kind, string text, int index, out string threshold)
+    /// <summary>An item that must be a JSON string, refused with <paramref name="refused"/>'s sentence otherwise.</summary>
+    private static ItemReader<string> Strings(Func<string, string> refused) => (JsonTokenType kind, string text, int _, out string item) =>
     {
-        threshold = text;
-        return kind == JsonTokenType.String ? null : NotThresholds(text);
-    }
-
-    private static string? NameItem(JsonTokenType kind, string text, int index, out string name)
-    {
-        name = text;
-        return kind == JsonTokenType.String ? null : "";
-    }
+        item = text;
+        return kind == JsonTokenType.String ? null : refused(text);
+    };
 
     private static bool OneThreshold(string text, out IReadOnlyList<string> thresholds, out string error)
     {
@@ -262,31 +253,24 @@ public static class RunPlanText
         return Encoding.UTF8.GetString(reader.HasValueSequence ? reader.ValueSequence.ToArray() : reader.ValueSpan);
     }
 
-    /// <summary>A number or true/false, as JSON or as a string, bounded before it is read.</summary>
-    private sealed class ValueReader<T>(string field, Parse<T> parse) : JsonConverter<T?> where T : struct
+    /// <summary>
+    /// A number or true/false, as JSON or as a string, or an enum by its wire name in any case (as a query string has always
+    /// taken it; never by its number, so only from a string); bounded before it is read.
+    /// </summary>
+    private sealed class ValueReader<T>(string field, Parse<T> parse, bool fromJson = true) : JsonConverter<T?> where T : struct
     {
         public override T? Read(ref Utf8JsonReader reader, Type typeToConvert, JsonSerializerOptions options)
         {
+            var readable = fromJson || reader.TokenType == JsonTokenType.String;
             var text = TextOf(ref reader);
             return InputBounds.TooLong(field, text, InputBounds.MaxValueLength) is { } tooLong ? throw new RefusedValue(text, tooLong)
-                : parse(text, out var value) ? value : throw new RefusedValue(text);
+                : readable && parse(text, out var value) ? value : throw new RefusedValue(text);
         }
 
         public override void Write(Utf8JsonWriter writer, T? value, JsonSerializerOptions options) => throw new NotSupportedException();
     }
 
-    /// <summary>An enum by its wire name in any case, as a query string has always taken it; never by its number.</summary>
-    private sealed class WireNameReader<TEnum>(string field) : JsonConverter<TEnum?> where TEnum : struct, Enum
-    {
-        public override TEnum? Read(ref Utf8JsonReader reader, Type typeToConvert, JsonSerializerOptions options)
-        {
-            var text = TextOf(ref reader);
-            return InputBounds.TooLong(field, text, InputBounds.MaxValueLength) is { } tooLong ? throw new RefusedValue(text, tooLong)
-                : reader.TokenType == JsonTokenType.String && WireNames<TEnum>.TryParse(text, out var value) ? value : throw new RefusedValue(text);
-        }
-
-        public override void Write(Utf8JsonWriter writer, TEnum? value, JsonSerializerOptions options) => throw new NotSupportedException();
-    }
+    private static ValueReader<TEnum> Wire<TEnum>(string field) where TEnum : struct, Enum => new(field, WireNames<TEnum>.TryParse, fromJson: false);
 
     /// <summary>A JSON string; data may also be the request itself (a JSON object, or an array of them), kept as its text.</summary>
     private sealed class TextReader(string field) : JsonConverter<string>

@@ -35,7 +35,22 @@ public sealed class RunRequestReaderTests
             (request!.Input.Protocol, request.Input.Serializer, request.Input.HttpVersion, request.Input.Security, request.Input.Connection));
     }
 
+    [Fact]
+    public async Task DataBindsAsTheJsonItHoldsOrAsAStringHoldingIt()
+    {
+        var (asJson, _) = await ReadAsync("""{"data": {"name": "x", "ids": [1, 2]}}""");
+        var (asText, _) = await ReadAsync("""{"data": "[{\"name\": \"x\"}]"}""");
+
+        Assert.Equal("""{"name": "x", "ids": [1, 2]}""", asJson!.Input.Data);
+        Assert.Equal("""[{"name": "x"}]""", asText!.Input.Data);
+    }
+
     [Theory]
+    [InlineData("""[1]""", "The body must be a JSON object such as")]
+    [InlineData("""{"count": 1""", "The body must be a JSON object such as")]
+    [InlineData("""{"count": "1111111111111111111111111111111111111111111111111111111111111111111"}""", "count is 67 characters long; at most 64 are allowed.")]
+    [InlineData("""{"percentiles": [50, "soon"]}""", "percentiles must be an array of numbers, e.g. [50, 90, 99, 99.9]; it held soon.")]
+    [InlineData("""{"httpVersion": 2}""", "httpVersion was '2'; it must be 1.1 or 2.")]
     [InlineData("""{"count": 1.5}""", "count was '1.5'; it must be a whole number from 1 to 100000.")]
     [InlineData("""{"count": true}""", "count was 'true'; it must be a whole number from 1 to 100000.")]
     [InlineData("""{"load": "fast"}""", "load was 'fast'; it must be one of: sequential, closed, open, ramping.")]

@@ -27,6 +27,7 @@ return await ServiceHost.RunAsync("gateway", async () =>
     builder.Services.AddStrategies();
     builder.Services.AddRunViews();
     builder.Services.AddProblemResponses();
+    builder.Services.AddRequestBodies();
     builder.Services.AddSwaggerDocs();
 
     var app = builder.Build().ExitOnInvalidConfiguration();
@@ -42,6 +43,7 @@ return await ServiceHost.RunAsync("gateway", async () =>
     // The page's files (above) and Swagger UI with its document hold no data, so they load before a key is typed.
     app.UseSwaggerDocs();
     app.UseWorkAccess();
+    app.UseRequestBodies();
     app.MapGatewayEndpoints();
     // Probes and scrapers: no plan, data or answer in either, so no key beyond loopback.
     app.MapGatewayHealth().AllowAnonymous();

@@ -1,3 +1,4 @@
+using System.Globalization;
 using ApiGateway.Configuration;
 using ApiGateway.Endpoints;
 using ApiGateway.Errors;
@@ -18,13 +19,9 @@ namespace ApiGateway.Comparisons;
 /// </summary>
 public static class ComparisonEndpoints
 {
-    private const int MaxPageSize = 100;
+    private static readonly Paging Page = new("comparisons", 100, 20);
 
-    private static readonly RouteParameter Limit = RouteParameter.Whole("limit", 1, MaxPageSize, 20, "How many comparisons to list, newest first.");
-
-    private static readonly RouteParameter Offset = RouteParameter.Whole("offset", 0, int.MaxValue, 0, "How many of the newest comparisons to skip, to page back.");
-
-    private static readonly RouteParameters ListParameters = new([Limit, Offset]);
+    private static readonly RouteParameters ListParameters = new([Page.Limit, Page.Offset]);
 
     private static readonly RouteParameters OneComparison = new([RouteParameter.RunId("comparison")]);
 
@@ -74,17 +71,17 @@ public static class ComparisonEndpoints
         "and against the slowest (median and range of the per-repetition ratios), and withinSpread when the two best ranges overlap. sentence: all of that in words.";
 
     private static async Task<Results<Accepted<ComparisonView>, ProblemHttpResult>> StartAsync(
-        HttpRequest http, RunCoordinator coordinator, IOptions<RunLimitsOptions> limits, IOptions<EngineOptions> engine)
+        ComparisonRequestBody? body, HttpContext http, RunCoordinator coordinator, IOptions<RunLimitsOptions> limits, IOptions<EngineOptions> engine)
     {
-        var (request, error) = await RunRequestReader.ReadAsync(http, RunRequestReader.Comparison);
-        if (request is null || !ComparisonRules.TryCreate(request, limits.Value.PlanLimits(), engine.Value, out var comparison, out error))
+        if (!RunApiEndpoints.TryPlan(body, out var error) || !RunRequestReader.TryNames(RunRequestReader.Comparison, body!.Contenders, out error)
+            || !ComparisonRules.TryCreate(new(body, body.Contenders, body.Repetitions?.ToString(CultureInfo.InvariantCulture)), limits.Value.PlanLimits(), engine.Value, out var comparison, out error))
         {
             return ProblemResponses.InvalidParameters(error);
         }
 
         if (await coordinator.StartSuiteAsync(comparison.Schedule, comparison.Comparison) is not { } suite)
         {
-            return ProblemResponses.TooManyRuns(http.HttpContext, limits.Value.MaxRunsInFlight);
+            return ProblemResponses.TooManyRuns(http, limits.Value.MaxRunsInFlight);
         }
 
         return TypedResults.Accepted($"/api/comparisons/{suite.Record.Id}", ComparisonView.From(suite.Record, [], suite));
@@ -92,7 +89,7 @@ public static class ComparisonEndpoints
 
     private static async Task<Results<Ok<ComparisonPage>, ProblemHttpResult>> ListAsync(string? limit, string? offset, RunCoordinator coordinator, IRunStore store)
     {
-        if (!Limit.TryWhole(limit, out var take, out var error) || !Offset.TryWhole(offset, out var skip, out error))
+        if (!Page.TryRead(limit, offset, out var take, out var skip, out var error))
         {
             return ProblemResponses.InvalidParameters(error);
         }

@@ -56,6 +56,20 @@ public sealed record RouteParameter(string Name, Type Type, string Description)
         RunPlanRules.TryWhole(text, Name, (int)Minimum!.Value, (int)Maximum!.Value, Default as int?, out value, out error);
 }
 
+/// <summary>A list's page, newest first: how many to list (at most <paramref name="Most"/>) and how many of the newest to skip.</summary>
+public sealed record Paging(string What, int Most, int Fallback, string? Newest = null)
+{
+    public RouteParameter Limit { get; } = RouteParameter.Whole("limit", 1, Most, Fallback, $"How many {What} to list, newest first.");
+
+    public RouteParameter Offset { get; } = RouteParameter.Whole("offset", 0, int.MaxValue, 0, $"How many of the newest {Newest ?? What} to skip, to page back.");
+
+    public bool TryRead(string? limit, string? offset, out int take, out int skip, out string error)
+    {
+        skip = 0;
+        return Limit.TryWhole(limit, out take, out error) && Offset.TryWhole(offset, out skip, out error);
+    }
+}
+
 /// <summary>A route's parameters, kept as endpoint metadata so the OpenAPI document and the unknown-parameter check read the same list.</summary>
 public sealed class RouteParameters(IReadOnlyList<RouteParameter> all, string? queryHint = null)
 {

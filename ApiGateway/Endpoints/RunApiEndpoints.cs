@@ -20,18 +20,14 @@ namespace ApiGateway.Endpoints;
 /// <summary>The resource API the dashboard is built on: strategies, runs (started in the background), their live events, history and comparisons, and suites.</summary>
 public static class RunApiEndpoints
 {
-    private const int MaxPageSize = 500;
-
-    private static readonly RouteParameter Limit = RouteParameter.Whole("limit", 1, MaxPageSize, 50, "How many runs to list, newest first.");
-
-    private static readonly RouteParameter Offset = RouteParameter.Whole("offset", 0, int.MaxValue, 0, "How many of the newest runs to skip, to page back.");
+    private static readonly Paging Page = new("runs", 500, 50);
 
     private static readonly RouteParameters ListParameters = new(
     [
         RouteParameter.OneOf("strategy", [.. StrategyList.Names, .. ContenderList.Names], null,
             "Only that strategy's runs (or a contender's, for workload runs). Left out, every run."),
-        Limit,
-        Offset,
+        Page.Limit,
+        Page.Offset,
     ]);
 
     private static readonly string[] OneStreamKinds = ["bidi-streaming"];
@@ -137,39 +133,28 @@ public static class RunApiEndpoints
     internal static RunLimitsOptions LimitsOf(IEndpointRouteBuilder app) => app.ServiceProvider.GetRequiredService<IOptions<RunLimitsOptions>>().Value;
 
     private static async Task<Results<Accepted<RunRecord>, ProblemHttpResult>> StartRunAsync(
-        HttpRequest http, RunCoordinator coordinator, [FromServices] AgentRuns agentRuns, IOptions<RunLimitsOptions> limits, IOptions<AgentOptions> agentOptions,
+        RunRequestBody? body, HttpContext http, RunCoordinator coordinator, [FromServices] AgentRuns agentRuns, IOptions<RunLimitsOptions> limits, IOptions<AgentOptions> agentOptions,
         IOptions<EngineOptions> engine, TargetPlans targets)
     {
-        var (request, error) = await RunRequestReader.ReadAsync(http, RunRequestReader.Run);
-        if (request is null)
-        {
-            return ProblemResponses.InvalidParameters(error);
-        }
-
         // Nobody waits on a background run's answer, so per-call statuses would only hold memory.
-        if (!KeepsNoStatuses(request.Input, out error) || !targets.TryCheck(request.Input, out var input, out error)
-            || !RunPlanRules.TryCreate(input with { IncludeStatuses = false }, limits.Value.PlanLimits(), StrategyList.Names, out var plan, out error))
+        if (!TryPlan(body, out var error) || !KeepsNoStatuses(body!, out error) || !targets.TryCheck(body!, out var input, out error)
+            || !RunPlanRules.TryCreate(input with { IncludeStatuses = false }, limits.Value.PlanLimits(), StrategyList.Names, out var plan, out error)
+            || !RunPlanRules.Whole(body!.Agents, "agents", 1, AgentShares.MaxAgents, null, out var agents, out error))
         {
             return ProblemResponses.InvalidParameters(error);
         }
 
         // A call of a target's method carries the target's descriptors, so the run (or its agents) need nothing more.
-        var (described, unfit) = await targets.DescribeAsync([plan], strategiesAsked: true, http.HttpContext.RequestAborted);
+        var (described, unfit) = await targets.DescribeAsync([plan], strategiesAsked: true, http.RequestAborted);
         if (unfit is not null)
         {
             return unfit;
         }
 
         plan = described[0];
-
-        if (request.Agents is not null)
+        if (agents is not null)
         {
-            if (!RunPlanRules.TryWhole(request.Agents, "agents", 1, AgentShares.MaxAgents, null, out var agents, out error))
-            {
-                return ProblemResponses.InvalidParameters(error);
-            }
-
-            if (AgentShares.Problem(plan, agents) is { } unshareable)
+            if (AgentShares.Problem(plan, agents.Value) is { } unshareable)
             {
                 return ProblemResponses.InvalidParameters(unshareable);
             }
@@ -186,8 +171,8 @@ public static class RunApiEndpoints
         if (await coordinator.StartRunAsync(plan) is not { } run)
         {
             return plan.Agents is null
-                ? ProblemResponses.TooManyRuns(http.HttpContext, limits.Value.MaxRunsInFlight)
-                : ProblemResponses.TooManyDistributedRuns(http.HttpContext, agentOptions.Value.MaxRunsInFlight);
+                ? ProblemResponses.TooManyRuns(http, limits.Value.MaxRunsInFlight)
+                : ProblemResponses.TooManyDistributedRuns(http, agentOptions.Value.MaxRunsInFlight);
         }
 
         return TypedResults.Accepted($"/api/runs/{run.Id}", await WithAgentsAsync(run.Record with { Progress = run.Live.Latest }, agentRuns));
@@ -196,6 +181,13 @@ public static class RunApiEndpoints
     /// <summary>A distributed run with each agent's share and report, read from the shared store (they are not kept with the run).</summary>
     private static async Task<RunRecord> WithAgentsAsync(RunRecord run, AgentRuns agentRuns) =>
         run.Plan.Agents is null || run.AgentReports is not null ? run : run with { AgentReports = await agentRuns.ReportsAsync(run) };
+
+    /// <summary>A body was sent: one left out (or JSON null) binds to nothing.</summary>
+    internal static bool TryPlan(object? body, out string error)
+    {
+        error = body is null ? RunRequestReader.NotAnObject("it was empty.") : string.Empty;
+        return body is not null;
+    }
 
     /// <summary>A background run keeps no per-call statuses, so asking for them is refused rather than ignored.</summary>
     private static bool KeepsNoStatuses(RunPlanInput input, out string error)
@@ -215,7 +207,7 @@ public static class RunApiEndpoints
                 $"strategy was '{Excerpt.Of(strategy)}'; it must be one of: {string.Join(", ", StrategyList.Names)}, or a workload run's contender: {string.Join(", ", ContenderList.Names)}.");
         }
 
-        if (!Limit.TryWhole(limit, out var take, out var error) || !Offset.TryWhole(offset, out var skip, out error))
+        if (!Page.TryRead(limit, offset, out var take, out var skip, out var error))
         {
             return ProblemResponses.InvalidParameters(error);
         }
@@ -313,25 +305,21 @@ public static class RunApiEndpoints
         yield return new SseItem<object>(stored!, "final");
     }
 
-    private static async Task<Results<Accepted<SuiteView>, ProblemHttpResult>> StartSuiteAsync(HttpRequest http, RunCoordinator coordinator, IOptions<RunLimitsOptions> limits, TargetPlans targets)
+    private static async Task<Results<Accepted<SuiteView>, ProblemHttpResult>> StartSuiteAsync(
+        SuiteRequestBody? body, HttpContext http, RunCoordinator coordinator, IOptions<RunLimitsOptions> limits, TargetPlans targets)
     {
-        var (request, error) = await RunRequestReader.ReadAsync(http, RunRequestReader.Suite);
-        if (request is null)
+        if (!TryPlan(body, out var error) || !RunRequestReader.TryNames(RunRequestReader.Suite, body!.Strategies, out error)
+            || !KeepsNoStatuses(body, out error) || !targets.TryCheck(body, out var input, out error))
         {
             return ProblemResponses.InvalidParameters(error);
         }
 
-        if (!KeepsNoStatuses(request.Input, out error) || !targets.TryCheck(request.Input, out var input, out error))
+        if (!PlanExpansion.TrySuite(input with { IncludeStatuses = false }, body.Strategies, limits.Value.PlanLimits(), out var plans, out error))
         {
             return ProblemResponses.InvalidParameters(error);
         }
 
-        if (!PlanExpansion.TrySuite(input with { IncludeStatuses = false }, request.Names, limits.Value.PlanLimits(), out var plans, out error))
-        {
-            return ProblemResponses.InvalidParameters(error);
-        }
-
-        var (described, unfit) = await targets.DescribeAsync(plans, strategiesAsked: request.Names is not null, http.HttpContext.RequestAborted);
+        var (described, unfit) = await targets.DescribeAsync(plans, strategiesAsked: body.Strategies is not null, http.RequestAborted);
         if (unfit is not null)
         {
             return unfit;
@@ -339,7 +327,7 @@ public static class RunApiEndpoints
 
         if (await coordinator.StartSuiteAsync(described) is not { } suite)
         {
-            return ProblemResponses.TooManyRuns(http.HttpContext, limits.Value.MaxRunsInFlight);
+            return ProblemResponses.TooManyRuns(http, limits.Value.MaxRunsInFlight);
         }
 
         return TypedResults.Accepted($"/api/suites/{suite.Record.Id}", SuiteView.From(suite.Record, [], suite));

@@ -1,5 +1,7 @@
 using System.Data.Common;
 using System.Globalization;
+using ApiGateway.Configuration;
+using ApiGateway.Endpoints;
 using ApiGateway.History;
 using ApiGateway.Runs;
 using Grpc.Core;
@@ -8,6 +10,7 @@ using LoadEngine.Strategies;
 using Microsoft.AspNetCore.Diagnostics;
 using Microsoft.AspNetCore.Http.HttpResults;
 using Microsoft.AspNetCore.Mvc;
+using Microsoft.Extensions.Options;
 
 namespace ApiGateway.Errors;
 
@@ -196,7 +199,7 @@ public static class ProblemResponses
 /// Maps what only an exception can report to problem responses: a lesson's failed call, a history that cannot be
 /// written, a request Kestrel refused while the handler read it (a body over its size limit is 413, not 500).
 /// </summary>
-public sealed class UnexpectedProblemHandler(IProblemDetailsService problems, IHistoryBackend history) : IExceptionHandler
+public sealed class UnexpectedProblemHandler(IProblemDetailsService problems, IHistoryBackend history, IOptions<RunLimitsOptions> limits) : IExceptionHandler
 {
     public async ValueTask<bool> TryHandleAsync(HttpContext httpContext, Exception exception, CancellationToken cancellationToken)
     {
@@ -219,7 +222,18 @@ public sealed class UnexpectedProblemHandler(IProblemDetailsService problems, IH
                     "the history. Try again once it is healthy.",
             },
             BadHttpRequestException { StatusCode: StatusCodes.Status413PayloadTooLarge } tooLarge => BodyTooLarge(tooLarge.Message),
+            // A body not sent as JSON: routing's Accepts check lets one with no Content-Type through, and a page on another site can send one without asking.
+            // Its sentence is the one every 415 gets (AddProblemResponses).
+            BadHttpRequestException { StatusCode: StatusCodes.Status415UnsupportedMediaType } => new ProblemDetails { Status = StatusCodes.Status415UnsupportedMediaType, Title = "Unsupported Media Type" },
+            // A plan's body that did not bind: the sentence names the field, what it held and what is allowed.
+            // The handler runs with the endpoint cleared; the feature keeps the one that threw.
+            BadHttpRequestException bad when RunRequestReader.ShapeOf(httpContext.Features.Get<IExceptionHandlerFeature>()?.Endpoint) is { } shape && RunRequestReader.Refusal(bad, shape, limits.Value.PlanLimits()) is { } sentence =>
+                ProblemResponses.InvalidParameters(sentence).ProblemDetails,
             BadHttpRequestException bad => new ProblemDetails { Status = bad.StatusCode, Title = "The request could not be read", Detail = bad.Message },
+            // Kestrel reports some malformed framing (a chunk size that overflows) as a plain IOException while the client is still there.
+            IOException unreadable when !httpContext.RequestAborted.IsCancellationRequested => ProblemResponses.InvalidParameters(
+                $"The body could not be read as HTTP/1.1 framed it ({unreadable.Message.TrimEnd('.')}): send it with a Content-Length, or in chunks whose size line is a " +
+                "hexadecimal number that fits in 31 bits.").ProblemDetails,
             _ => null,
         };
         if (problem is null)

@@ -1,3 +1,4 @@
+using System.Globalization;
 using System.Net.ServerSentEvents;
 using System.Runtime.CompilerServices;
 using ApiGateway.Configuration;
@@ -17,20 +18,12 @@ using LoadEngine.Targets.Described;
 namespace ApiGateway.Lessons;
 
 /// <summary>
-/// The body of POST /api/lessons/{id}/experiments; it may be left out. With target, call and data (as POST /api/runs takes
-/// them) the lesson runs on that unary method; streamCall names the bidirectional method the streaming lesson uses.
-/// </summary>
-public sealed record ExperimentRequestBody(int? Repetitions, string? Target, string? Call, string? Data, string? StreamCall);
-
-/// <summary>
 /// The lessons as experiments: each lesson's text and design, one POST to run its experiment (repeated, interleaved, its
 /// runs stored like any other), and the experiment with its verdicts, live or from the history.
 /// </summary>
 public static class LessonApi
 {
-    private const int MaxPageSize = 100;
-
-    private static readonly RequestShape Body = new("experiment", ["repetitions", "target", "call", "data", "streamCall"], null, "", "");
+    private static readonly Paging Page = new("of the lesson's experiments", 100, 20, "experiments");
 
     private static readonly RouteParameter LessonId = RouteParameter.OneOf("id", LessonList.Ids, null, "The lesson's id, as GET /api/lessons lists them.") with { InPath = true, Example = LessonList.Ids[0] };
 
@@ -40,8 +33,8 @@ public static class LessonApi
     private static readonly RouteParameters ListParameters = new(
     [
         LessonId,
-        RouteParameter.Whole("limit", 1, MaxPageSize, 20, "How many of the lesson's experiments to list, newest first."),
-        RouteParameter.Whole("offset", 0, int.MaxValue, 0, "How many of the newest experiments to skip, to page back."),
+        Page.Limit,
+        Page.Offset,
     ]);
 
     private static readonly RouteParameters OneExperiment = new([LessonId, ExperimentId]);
@@ -59,7 +52,7 @@ public static class LessonApi
             .WithParameters(LessonId).ProducesProblem(NoSuchLesson("reuse-the-channel"));
         lessons.MapPost("/{id}/experiments", StartAsync).SameOriginOnly()
             .Accepts<ExperimentRequestBody>("application/json")
-            .WithBody(Body, "/api/lessons/reuse-channel/experiments", app, LessonId)
+            .WithBody(RunRequestReader.Experiment, "/api/lessons/reuse-channel/experiments", app, LessonId)
             .WithSummary("Run the lesson's experiment: every arm once per repetition, interleaved, warm-up apart; 202 with the experiment and its links.")
             .WithDescription(
                 $"id: {string.Join(", ", LessonList.Ids)}. Body (optional): {{\"repetitions\": {LessonList.DefaultRepetitions}}}, 1 to {LessonList.MaxRepetitions}. " +
@@ -104,29 +97,20 @@ public static class LessonApi
         LessonList.Find(id) is { } lesson ? TypedResults.Ok(await ViewAsync(lesson, coordinator, store, limits.Value, engine.Value)) : NoSuchLesson(id);
 
     private static async Task<Results<Accepted<ExperimentView>, ProblemHttpResult>> StartAsync(
-        string id, HttpRequest http, RunCoordinator coordinator, IOptions<RunLimitsOptions> limits, IOptions<EngineOptions> engine, TargetPlans targets, TargetDescriptions descriptions)
+        string id, ExperimentRequestBody? body, HttpContext http, RunCoordinator coordinator, IOptions<RunLimitsOptions> limits, IOptions<EngineOptions> engine,
+        TargetPlans targets, TargetDescriptions descriptions)
     {
         if (LessonList.Find(id) is not { } lesson)
         {
             return NoSuchLesson(id);
         }
 
-        string? repetitions = null;
-        LessonCall? call = null;
-        if (http.ContentLength is not 0 && (http.ContentLength is not null || http.ContentType is not null))
+        // The body may be left out: the lesson's own design.
+        var repetitions = body?.Repetitions?.ToString(CultureInfo.InvariantCulture);
+        var (call, unfit) = body is null ? (null, null) : await CallOfAsync(lesson, body, targets, descriptions, http.RequestAborted);
+        if (unfit is not null)
         {
-            var (request, error) = await RunRequestReader.ReadAsync(http, Body);
-            if (request is null)
-            {
-                return ProblemResponses.InvalidParameters(error);
-            }
-
-            repetitions = request.Repetitions;
-            (call, var unfit) = await CallOfAsync(lesson, request, targets, descriptions, http.HttpContext.RequestAborted);
-            if (unfit is not null)
-            {
-                return unfit;
-            }
+            return unfit;
         }
 
         if (!LessonPlan.TryCreate(lesson, repetitions, limits.Value.PlanLimits(), engine.Value, call, out var plan, out var refusal))
@@ -136,7 +120,7 @@ public static class LessonApi
 
         if (await coordinator.StartExperimentAsync(plan) is not { } experiment)
         {
-            return ProblemResponses.TooManyRuns(http.HttpContext, limits.Value.MaxRunsInFlight);
+            return ProblemResponses.TooManyRuns(http, limits.Value.MaxRunsInFlight);
         }
 
         var view = ExperimentView.From(experiment.Record, experiment);
@@ -148,10 +132,9 @@ public static class LessonApi
     /// none; a 400 when the lesson stays on the built-in service or the input does not read, a 503 when the target cannot be described or reached.
     /// </summary>
     private static async Task<(LessonCall? Call, ProblemHttpResult? Problem)> CallOfAsync(
-        LessonDefinition lesson, RunRequestReader.RunRequest request, TargetPlans targets, TargetDescriptions descriptions, CancellationToken cancellation)
+        LessonDefinition lesson, ExperimentRequestBody input, TargetPlans targets, TargetDescriptions descriptions, CancellationToken cancellation)
     {
-        var input = request.Input;
-        if (input.Target is null && input.Call is null && input.Data is null && request.StreamCall is null)
+        if (input.Target is null && input.Call is null && input.Data is null && input.StreamCall is null)
         {
             return (null, null);
         }
@@ -185,7 +168,7 @@ public static class LessonApi
             return (null, TargetPlans.Unavailable(unreachable));
         }
 
-        return (new LessonCall(checkedInput.Target, new Uri(descriptions.AddressOf(name)), target, checkedInput.Call!.Trim(), checkedInput.Data, request.StreamCall,
+        return (new LessonCall(checkedInput.Target, new Uri(descriptions.AddressOf(name)), target, checkedInput.Call!.Trim(), checkedInput.Data, input.StreamCall,
             BuiltIn: string.Equals(name, TargetsOptions.BuiltIn, StringComparison.OrdinalIgnoreCase)), null);
     }
 
@@ -196,7 +179,7 @@ public static class LessonApi
             return NoSuchLesson(id);
         }
 
-        if (!ListParameters.All[1].TryWhole(limit, out var take, out var error) || !ListParameters.All[2].TryWhole(offset, out var skip, out error))
+        if (!Page.TryRead(limit, offset, out var take, out var skip, out var error))
         {
             return ProblemResponses.InvalidParameters(error);
         }

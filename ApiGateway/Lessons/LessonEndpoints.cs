@@ -16,12 +16,15 @@ public static class LessonEndpoints
 {
     public const string Tag = "Lessons";
 
+    private static readonly RouteParameter PauseMs = RouteParameter.Whole("pauseMs", 0, KeepAliveLesson.MaxPauseMs, KeepAliveLesson.DefaultPauseMs,
+        "Milliseconds both connections stay idle before the call that is timed; longer than the service's idle timeout (5 s) to see the lesson.");
+
     public static IEndpointRouteBuilder MapLessonEndpoints(this IEndpointRouteBuilder app)
     {
         var maxRunsInFlight = app.ServiceProvider.GetRequiredService<IOptions<RunLimitsOptions>>().Value.MaxRunsInFlight;
         app.MapGet($"/{Tag}/{KeepAliveLesson.Name}", async Task<Results<Ok<KeepAliveLessonResult>, ProblemHttpResult>> (
                 string? pauseMs, KeepAliveLesson lesson, RunCoordinator runs, HttpContext http) =>
-                LessonParameters.KeepAlive.All[0].TryWhole(pauseMs, out var pause, out var error)
+                PauseMs.TryWhole(pauseMs, out var pause, out var error)
                     ? await InSlotAsync(runs, http, maxRunsInFlight, () => lesson.RunAsync(pause, http.RequestAborted))
                     : Invalid(error))
             .WithName(KeepAliveLesson.Name)
@@ -34,7 +37,7 @@ public static class LessonEndpoints
                 "Something must close idle connections for the lesson to show: the service closes a connection with no calls and no PINGs after " +
                 "Kestrel:Limits:KeepAliveTimeout (5 s in its appsettings.json, standing in for a proxy's or load balancer's idle timeout; Kestrel's default is 130 s), " +
                 "so use a pauseMs longer than that. connectionChanged = true means that call paid a new connection and handshake.")
-            .WithLessonParameters(LessonParameters.KeepAlive, KeepAliveLesson.Name)
+            .WithParameters(PauseMs).ProducesProblem(ProblemResponses.LessonFailedExample(KeepAliveLesson.Name))
             .ProducesProblem(ProblemResponses.TooManyRuns(maxRunsInFlight))
             .SameOriginOnly();
 
@@ -51,7 +54,7 @@ public static class LessonEndpoints
                 $"payloadBytes (optional): size of each of the answer's two bytes fields, a whole number from 1 to {RunPlanRules.MaxPayloadBytes}, default {RunPlanRules.DefaultPayloadBytes}. " +
                 "One call to the service; sizes are of that answer (protobuf CalculateSize, the same message with base64 strings, Google.Protobuf's JSON, the gateway's JSON). " +
                 "copyBenchmark times UnsafeWrap, CopyFrom, ToByteArray and MemoryMarshal.TryGetArray in the gateway's process (bounded: at most 64 MiB copied per operation).")
-            .WithLessonParameters(LessonParameters.Payload, PayloadLesson.Name)
+            .WithParameters(RunParameters.PayloadBytes).ProducesProblem(ProblemResponses.LessonFailedExample(PayloadLesson.Name))
             .ProducesProblem(ProblemResponses.TooManyRuns(maxRunsInFlight))
             .SameOriginOnly();
         return app;

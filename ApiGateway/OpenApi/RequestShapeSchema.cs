@@ -4,20 +4,15 @@ using NJsonSchema.Generation;
 namespace ApiGateway.OpenApi;
 
 /// <summary>
-/// A suite's and a comparison's bodies are a run's plan (<see cref="SuiteRequestBody"/> and <see cref="ComparisonRequestBody"/>
-/// derive from it, so a new setting is documented with no line here) less the fields each refuses: the document lists
-/// exactly what <see cref="RunRequestReader.Suite"/> and <see cref="RunRequestReader.Comparison"/> read.
+/// The bodies derive from <see cref="RunPlanInput"/>, so a new setting is documented with no line here; NJsonSchema reads
+/// the types, not the JSON options that keep only each body's fields, so this leaves out the fields a suite, a comparison
+/// or an experiment refuses: the document lists exactly what <see cref="RunRequestReader.Shapes"/> bind.
 /// </summary>
 public sealed class RequestShapeSchema : ISchemaProcessor
 {
-    private static readonly Dictionary<Type, RequestShape> Shapes = new()
-    {
-        [typeof(SuiteRequestBody)] = RunRequestReader.Suite, [typeof(ComparisonRequestBody)] = RunRequestReader.Comparison,
-    };
-
     public void Process(SchemaProcessorContext context)
     {
-        if (!Shapes.TryGetValue(context.ContextualType.Type, out var shape))
+        if (!RunRequestReader.Shapes.TryGetValue(context.ContextualType.Type, out var shape))
         {
             return;
         }

@@ -32,14 +32,6 @@ public static class InputBounds
     /// <summary>A call's request data (JSON, an array for a stream's messages): 64 KiB, as it is kept with every run's plan.</summary>
     public const int MaxDataLength = 64 * 1024;
 
-    /// <summary>The most characters a plan's field may hold as text: a call's name and its data are longer than a value.</summary>
-    public static int MaxLength(string field) => field switch
-    {
-        "call" => MaxCallLength,
-        "data" => MaxDataLength,
-        _ => MaxValueLength,
-    };
-
     /// <summary>The first value of <paramref name="input"/> beyond its bound, as the sentence its sender gets; null when all fit.</summary>
     public static string? Check(RunPlanInput input) =>
         TooLong("strategy", input.Strategy, MaxValueLength)

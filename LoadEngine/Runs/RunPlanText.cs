@@ -1,35 +1,60 @@
+using System.Buffers;
 using System.Globalization;
+using System.Reflection;
+using System.Text;
 using System.Text.Json;
 using System.Text.Json.Nodes;
 using System.Text.Json.Serialization;
 using System.Text.Json.Serialization.Metadata;
 using LoadEngine.Protocols;
+using LoadEngine.Thresholds;
 
 namespace LoadEngine.Runs;
 
 /// <summary>
-/// The one way a plan is bound to <see cref="RunPlanInput"/>, whoever wrote it: a JSON body, or a query string's or the
-/// command line's values by their names, which become a JSON object of strings. System.Text.Json reads every value into its
-/// type; one that does not read is refused with a sentence naming the field, what it held and what is allowed. The range of
-/// a number that reads is <see cref="RunPlanRules"/>' to check, on the typed value.
+/// How a plan is bound to <see cref="RunPlanInput"/> (or a body derived from it), whoever wrote it: System.Text.Json reads
+/// every value into its type with the readers <see cref="Bind"/> gives each field; one that does not read is refused with a
+/// sentence naming the field, what it held and what is allowed (<see cref="Refusal"/>). The range of a number that reads
+/// is <see cref="RunPlanRules"/>' to check, on the typed value.
 /// </summary>
 public static class RunPlanText
 {
-    // Numbers may come as JSON numbers or strings; enums by their wire names in any case; stages and percentiles as lists or text; thresholds as a list or one string.
-    private static readonly JsonSerializerOptions Options = new(JsonSerializerDefaults.Web)
-    {
-        PropertyNameCaseInsensitive = false,
-        TypeInfoResolver = new DefaultJsonTypeInfoResolver(),
-        Converters =
-        {
-            new WireNameReader(), new ListReader<RampStage>(Stage), new ListReader<double>(Percentile), new OneOrManyReader(), new BooleanReader(),
-        },
-    };
+    private static readonly JsonSerializerOptions Options = Bind(new JsonSerializerOptions(JsonSerializerDefaults.Web), new Dictionary<Type, IReadOnlyList<string>>());
 
     /// <summary>A plan's fields, the typed input's own JSON names in their order.</summary>
     public static IReadOnlyList<string> Fields { get; } = [.. Options.GetTypeInfo(typeof(RunPlanInput)).Properties.Select(property => property.Name)];
 
-    /// <summary>Values by name (any case), each a string, and the thresholds given; bounded, then bound as a body is.</summary>
+    /// <summary>
+    /// Makes <paramref name="options"/> read plans: a field no plan holds is refused, names match exactly, numbers come as JSON
+    /// numbers or strings, enums by their wire names in any case, stages and percentiles as lists or as text writes them,
+    /// thresholds as a list or one string, data as JSON or a string holding it (kept as text). A body whose type is in
+    /// <paramref name="only"/> holds only the fields listed there.
+    /// </summary>
+    public static JsonSerializerOptions Bind(JsonSerializerOptions options, IReadOnlyDictionary<Type, IReadOnlyList<string>> only)
+    {
+        options.PropertyNameCaseInsensitive = false;
+        options.TypeInfoResolver = (options.TypeInfoResolver ?? new DefaultJsonTypeInfoResolver()).WithAddedModifier(info =>
+        {
+            if (info.Kind != JsonTypeInfoKind.Object || !typeof(RunPlanInput).IsAssignableFrom(info.Type))
+            {
+                return;
+            }
+
+            info.UnmappedMemberHandling = JsonUnmappedMemberHandling.Disallow;
+            foreach (var property in info.Properties.Where(property => only.TryGetValue(info.Type, out var fields) && !fields.Contains(property.Name)).ToList())
+            {
+                info.Properties.Remove(property);
+            }
+
+            foreach (var property in info.Properties)
+            {
+                property.CustomConverter = Reader(property.Name, property.PropertyType);
+            }
+        });
+        return options;
+    }
+
+    /// <summary>Values by name (any case), each a string, and the thresholds given, bound as a body is.</summary>
     public static bool TryRead(IReadOnlyDictionary<string, string?> values, IReadOnlyList<string>? thresholds, PlanLimits limits, out RunPlanInput input, out string error)
     {
         input = null!;
@@ -43,62 +68,62 @@ public static class RunPlanText
             }
         }
 
-        // Every value is bounded before it is read: a list by its items, as it is written.
-        error = plan.Select(pair => (Field: pair.Key, Text: pair.Value!.GetValue<string>()))
-            .Select(pair => pair.Field is "stages" or "percentiles" ? Refused(pair.Field, pair.Text, limits, null) : InputBounds.TooLong(pair.Field, pair.Text, InputBounds.MaxLength(pair.Field)))
-            .FirstOrDefault(problem => problem is not null) ?? string.Empty;
         if (thresholds is not null)
         {
             plan["thresholds"] = new JsonArray([.. thresholds.Select(threshold => JsonValue.Create(threshold))]);
         }
 
-        using var document = JsonSerializer.SerializeToDocument(plan);
-        return error.Length == 0 && TryBind(document.RootElement, limits, out input, out error);
-    }
-
-    /// <summary>A JSON object whose fields are the plan's (the caller has refused any other, and bounded each).</summary>
-    public static bool TryBind(JsonElement plan, PlanLimits limits, out RunPlanInput input, out string error)
-    {
-        input = null!;
+        // Each value is bounded once: a number's text by its reader, a name, call or data by RunPlanRules.
         error = string.Empty;
         try
         {
             input = plan.Deserialize<RunPlanInput>(Options)!;
-            return true;
         }
-        catch (JsonException unbound) when (unbound.Path is { } path)
+        catch (JsonException unbound)
         {
-            var field = path.TrimStart('$', '.').Split('.', '[')[0];
-            var text = Text(plan, field) ?? "";
-            error = Refused(field, text, limits, Text(plan, "load")) ?? $"{field} was '{Excerpt.Of(text)}'; it must be a JSON string.";
-            return false;
+            error = Refusal(unbound, limits) ?? unbound.Message;
         }
+
+        return error.Length == 0;
     }
 
-    /// <summary>A field's value as text (a string's own text, else its JSON), or null when the plan does not hold it.</summary>
-    public static string? Text(JsonElement plan, string field) =>
-        !plan.TryGetProperty(field, out var value) || value.ValueKind == JsonValueKind.Null ? null
-        : value.ValueKind == JsonValueKind.String ? value.GetString() : value.GetRawText();
-
-    /// <summary>The sentence for a field whose text does not read as its type; null when it does.</summary>
-    private static string? Refused(string field, string text, PlanLimits limits, string? load) => field switch
+    /// <summary>The sentence for a value one of <see cref="Bind"/>'s readers refused; null when the JSON itself did not read.</summary>
+    public static string? Refusal(JsonException unbound, PlanLimits limits)
     {
-        "users" => Whole(field, text, 1, int.MaxValue) is null ? null : Must(field, text, $"a whole number from {WorkloadParameters.Users.Allowed}"),
-        "fileBytes" => long.TryParse(text, NumberStyles.AllowLeadingSign, CultureInfo.InvariantCulture, out _) ? null : Must(field, text, WorkloadRules.FileBytesAllowed),
-        "includeStatuses" => bool.TryParse(text, out _) ? null : Must(field, text, "true or false"),
-        "load" => Wire<LoadKind>(field, text, $"one of: {RunPlanRules.LoadNames}"),
-        "rate" => TryNumber(text, out _) ? null : RunPlanRules.RateRefused(text, WireNames<LoadKind>.TryParse(load, out var kind) ? kind : LoadKind.Open),
-        "duration" => TryNumber(text, out _) ? null : RunPlanRules.SecondsRefused(text, limits.MaxRunSeconds),
-        "stages" => List<RampStage>(field, text, PlanLimits.MaxStages, InputBounds.MaxStageLength, "\"10:5000,20:5000\"", Stage, RunPlanRules.NotAStage),
-        "percentiles" => List<double>(field, text, PlanLimits.MaxPercentiles, InputBounds.MaxValueLength, "\"50,90,99,99.9\"", Percentile, RunPlanRules.NotAPercentile),
-        "protocol" => Wire<ApiProtocol>(field, text),
-        "serializer" => Wire<PayloadSerializer>(field, text),
-        "httpVersion" => Wire<WireVersion>(field, text),
-        "security" => Wire<WireSecurity>(field, text),
-        "connection" => Wire<ConnectionUse>(field, text, WorkloadParameters.Connection.Allowed),
-        "variant" => Wire<BulkReadVariant>(field, text, WorkloadParameters.Variant.Allowed),
+        var field = unbound.Path?.TrimStart('$', '.').Split('.', '[')[0] ?? "";
+        return unbound switch
+        {
+            RefusedValue { Sentence: { } sentence } => sentence,
+            RefusedValue { Text: var text } => Refused(field, text, limits) ?? $"{field} was '{Excerpt.Of(text)}'; it must be a JSON string.",
+            _ => null,
+        };
+    }
+
+    /// <summary>A value a reader refused: the sentence when the reader could say it, else the value as sent, for <see cref="Refused"/>.</summary>
+    public sealed class RefusedValue(string text, string? sentence = null) : JsonException(sentence ?? text)
+    {
+        public string Text { get; } = text;
+
+        public string? Sentence { get; } = sentence;
+    }
+
+    /// <summary>The sentence for a field whose text did not read as its type; null for a field that takes only a JSON string.</summary>
+    private static string? Refused(string field, string text, PlanLimits limits) => field switch
+    {
+        "users" => Must(field, text, $"a whole number from {WorkloadParameters.Users.Allowed}"),
+        "fileBytes" => Must(field, text, WorkloadRules.FileBytesAllowed),
+        "includeStatuses" => Must(field, text, "true or false"),
+        "load" => Must(field, text, $"one of: {RunPlanRules.LoadNames}"),
+        "rate" => RunPlanRules.RateRefused(text, LoadKind.Open),
+        "duration" => RunPlanRules.SecondsRefused(text, limits.MaxRunSeconds),
+        "protocol" => Must(field, text, WireNames<ApiProtocol>.Listed),
+        "serializer" => Must(field, text, WireNames<PayloadSerializer>.Listed),
+        "httpVersion" => Must(field, text, WireNames<WireVersion>.Listed),
+        "security" => Must(field, text, WireNames<WireSecurity>.Listed),
+        "connection" => Must(field, text, WorkloadParameters.Connection.Allowed),
+        "variant" => Must(field, text, WorkloadParameters.Variant.Allowed),
         // A whole number's sentence comes from its range on RunPlanInput.
-        _ => RunPlanRules.WholeRange(field, limits) is { } setting ? Whole(field, text, setting.Min, setting.Max) : null,
+        _ => RunPlanRules.WholeRange(field, limits) is { } setting ? RunPlanRules.WholeRefused(field, text, setting.Min, setting.Max) : null,
     };
 
     /// <summary>Stages as text writes them ("10:5000,20:5000"), bounded before they are read; else the sentence that refuses them.</summary>
@@ -109,31 +134,20 @@ public static class RunPlanText
     public static bool TryPercentiles(string text, out IReadOnlyList<double> percentiles, out string error) =>
         TryList(text, "percentiles", PlanLimits.MaxPercentiles, InputBounds.MaxValueLength, "\"50,90,99,99.9\"", Percentile, RunPlanRules.NotAPercentile, out percentiles, out error);
 
+    /// <summary>A comma-separated list, bounded before its items are read; else the sentence for its first item that does not read.</summary>
     private static bool TryList<T>(string text, string field, int maxItems, int maxItemLength, string example, Parse<T> parse, Func<string, string, string> refused, out IReadOnlyList<T> values, out string error)
     {
-        error = List(field, text, maxItems, maxItemLength, example, parse, refused) ?? string.Empty;
-        values = error.Length > 0 ? [] : [.. text.Split(',', StringSplitOptions.TrimEntries).Select(item => parse(item, out var value) ? value : default!)];
+        var items = text.Split(',', StringSplitOptions.TrimEntries);
+        error = InputBounds.Items(field, items.Length, maxItems, example)
+            ?? items.Select((item, index) => InputBounds.TooLong($"{field}[{index}]", item, maxItemLength)).FirstOrDefault(problem => problem is not null)
+            ?? items.Where(item => !parse(item, out _)).Select(item => refused(text, item)).FirstOrDefault() ?? string.Empty;
+        values = error.Length > 0 ? [] : [.. items.Select(item => parse(item, out var value) ? value : default!)];
         return error.Length == 0;
     }
 
-    private static string Must(string field, string text, string allowed) => $"{field} was '{text}'; it must be {allowed}.";
-
-    private static string? Whole(string field, string text, int min, int max) =>
-        int.TryParse(text, NumberStyles.AllowLeadingSign, CultureInfo.InvariantCulture, out _) ? null : RunPlanRules.WholeRefused(field, text, min, max);
-
-    private static string? Wire<TEnum>(string field, string text, string? allowed = null) where TEnum : struct, Enum =>
-        WireNames<TEnum>.TryParse(text, out _) ? null : Must(field, text, allowed ?? WireNames<TEnum>.Listed);
+    private static string Must(string field, string text, string allowed) => $"{field} was '{Excerpt.Of(text)}'; it must be {allowed}.";
 
     private delegate bool Parse<T>(string text, out T value);
-
-    /// <summary>A comma-separated list, bounded before its items are read; the sentence for its first item that does not read.</summary>
-    private static string? List<T>(string field, string text, int maxItems, int maxItemLength, string example, Parse<T> parse, Func<string, string, string> refused)
-    {
-        var items = text.Split(',', StringSplitOptions.TrimEntries);
-        return InputBounds.Items(field, items.Length, maxItems, example)
-            ?? items.Select((item, index) => InputBounds.TooLong($"{field}[{index}]", item, maxItemLength)).FirstOrDefault(problem => problem is not null)
-            ?? items.Where(item => !parse(item, out _)).Select(item => refused(text, item)).FirstOrDefault();
-    }
 
     private static bool Stage(string pair, out RampStage stage)
     {
@@ -149,72 +163,155 @@ public static class RunPlanText
 
     private static bool TryNumber(string text, out double value) => double.TryParse(text, NumberStyles.AllowDecimalPoint | NumberStyles.AllowLeadingSign, CultureInfo.InvariantCulture, out value);
 
+    private static bool TryWhole(string text, out int value) => int.TryParse(text, NumberStyles.AllowLeadingSign, CultureInfo.InvariantCulture, out value);
+
+    private static bool TryLong(string text, out long value) => long.TryParse(text, NumberStyles.AllowLeadingSign, CultureInfo.InvariantCulture, out value);
+
+    /// <summary>The reader of one field, by its type.</summary>
+    private static JsonConverter Reader(string field, Type type) => type switch
+    {
+        _ when type == typeof(int?) => new ValueReader<int>(field, TryWhole),
+        _ when type == typeof(long?) => new ValueReader<long>(field, TryLong),
+        _ when type == typeof(double?) => new ValueReader<double>(field, TryNumber),
+        _ when type == typeof(bool?) => new ValueReader<bool>(field, bool.TryParse),
+        _ when Nullable.GetUnderlyingType(type) is { IsEnum: true } underlying =>
+            (JsonConverter)typeof(RunPlanText).GetMethod(nameof(Wire), BindingFlags.NonPublic | BindingFlags.Static)!.MakeGenericMethod(underlying).Invoke(null, [field])!,
+        _ when type == typeof(IReadOnlyList<RampStage>) => new ListReader<RampStage>(TryStages, StageItem, NotStages),
+        _ when type == typeof(IReadOnlyList<double>) => new ListReader<double>(TryPercentiles, PercentileItem, NotPercentiles),
+        _ when type == typeof(IReadOnlyList<string>) && field == "thresholds" => new ListReader<string>(OneThreshold, Strings(NotThresholds), NotThresholds),
+        // A suite's strategies, a comparison's contenders: an array of strings, or refused with no sentence, which the gateway words.
+        _ when type == typeof(IReadOnlyList<string>) => new ListReader<string>(null, Strings(_ => ""), _ => null),
+        _ => new TextReader(field),
+    };
+
+    private delegate bool TryText<T>(string text, out T value, out string error);
+
+    /// <summary>One item of a JSON list: null when it reads, else the sentence that refuses it ("" to refuse it with none).</summary>
+    private delegate string? ItemReader<T>(JsonTokenType kind, string text, int index, out T value);
+
+    private static string NotStages(string held) =>
+        $"stages must be an array of {{\"duration\": seconds, \"target\": calls per second}}, e.g. [{{\"duration\": 10, \"target\": 5000}}]; it held {Excerpt.Of(held)}.";
+
+    private static string NotPercentiles(string held) => $"percentiles must be an array of numbers, e.g. [50, 90, 99, 99.9]; it held {Excerpt.Of(held)}.";
+
+    private static string NotThresholds(string held) => $"thresholds must be an array of strings; it held {Excerpt.Of(held)}. {Threshold.AcceptedForm}";
+
+    private static string? StageItem(JsonTokenType kind, string text, int index, out RampStage stage)
+    {
+        stage = default!;
+        if (kind == JsonTokenType.String)
+        {
+            return Stage(text, out stage) ? null : NotStages(text);
+        }
+
+        using var item = JsonDocument.Parse(text);
+        var root = item.RootElement;
+        if (kind == JsonTokenType.StartObject && root.TryGetProperty("duration", out var duration) && root.TryGetProperty("target", out var target)
+            && duration.ValueKind == JsonValueKind.Number && target.ValueKind == JsonValueKind.Number)
+        {
+            stage = new RampStage(duration.GetDouble(), target.GetDouble());
+            return null;
+        }
+
+        return NotStages(text);
+    }
+
+    private static string? PercentileItem(JsonTokenType kind, string text, int index, out double percentile)
+    {
+        percentile = 0;
+        return InputBounds.TooLong($"percentiles[{index}]", text, InputBounds.MaxValueLength)
+            ?? (kind is JsonTokenType.Number or JsonTokenType.String && Percentile(text, out percentile) ? null : NotPercentiles(text));
+    }
+
+    /// <summary>An item that must be a JSON string, refused with <paramref name="refused"/>'s sentence otherwise.</summary>
+    private static ItemReader<string> Strings(Func<string, string> refused) => (JsonTokenType kind, string text, int _, out string item) =>
+    {
+        item = text;
+        return kind == JsonTokenType.String ? null : refused(text);
+    };
+
+    private static bool OneThreshold(string text, out IReadOnlyList<string> thresholds, out string error)
+    {
+        (thresholds, error) = ([text], string.Empty);
+        return true;
+    }
+
+    /// <summary>A value's text as sent: a string's own, else its JSON.</summary>
+    private static string TextOf(ref Utf8JsonReader reader)
+    {
+        if (reader.TokenType == JsonTokenType.String)
+        {
+            return reader.GetString()!;
+        }
+
+        if (reader.TokenType is JsonTokenType.StartObject or JsonTokenType.StartArray)
+        {
+            using var value = JsonDocument.ParseValue(ref reader);
+            return value.RootElement.GetRawText();
+        }
+
+        return Encoding.UTF8.GetString(reader.HasValueSequence ? reader.ValueSequence.ToArray() : reader.ValueSpan);
+    }
+
     /// <summary>
-    /// Stages or percentiles as a JSON list, or as a query string writes them ("10:5000,20:5000", "p50,99.9"), whole or item
-    /// by item.
+    /// A number or true/false, as JSON or as a string, or an enum by its wire name in any case (as a query string has always
+    /// taken it; never by its number, so only from a string); bounded before it is read.
     /// </summary>
-    private sealed class ListReader<T>(Parse<T> parse) : JsonConverter<IReadOnlyList<T>>
+    private sealed class ValueReader<T>(string field, Parse<T> parse, bool fromJson = true) : JsonConverter<T?> where T : struct
+    {
+        public override T? Read(ref Utf8JsonReader reader, Type typeToConvert, JsonSerializerOptions options)
+        {
+            var readable = fromJson || reader.TokenType == JsonTokenType.String;
+            var text = TextOf(ref reader);
+            return InputBounds.TooLong(field, text, InputBounds.MaxValueLength) is { } tooLong ? throw new RefusedValue(text, tooLong)
+                : readable && parse(text, out var value) ? value : throw new RefusedValue(text);
+        }
+
+        public override void Write(Utf8JsonWriter writer, T? value, JsonSerializerOptions options) => throw new NotSupportedException();
+    }
+
+    private static ValueReader<TEnum> Wire<TEnum>(string field) where TEnum : struct, Enum => new(field, WireNames<TEnum>.TryParse, fromJson: false);
+
+    /// <summary>A JSON string; data may also be the request itself (a JSON object, or an array of them), kept as its text.</summary>
+    private sealed class TextReader(string field) : JsonConverter<string>
+    {
+        public override string Read(ref Utf8JsonReader reader, Type typeToConvert, JsonSerializerOptions options) =>
+            reader.TokenType == JsonTokenType.String || field == "data" && reader.TokenType is JsonTokenType.StartObject or JsonTokenType.StartArray
+                ? TextOf(ref reader)
+                : throw new RefusedValue(TextOf(ref reader));
+
+        public override void Write(Utf8JsonWriter writer, string value, JsonSerializerOptions options) => writer.WriteStringValue(value);
+    }
+
+    /// <summary>A list as JSON, each item read by <paramref name="item"/>, or as text writes it ("10:5000,20:5000", "p50,99.9") when it may be.</summary>
+    private sealed class ListReader<T>(TryText<IReadOnlyList<T>>? fromText, ItemReader<T> item, Func<string, string?> notAList) : JsonConverter<IReadOnlyList<T>>
     {
         public override IReadOnlyList<T> Read(ref Utf8JsonReader reader, Type typeToConvert, JsonSerializerOptions options)
         {
-            if (reader.TokenType == JsonTokenType.String)
+            var kind = reader.TokenType;
+            if (kind != JsonTokenType.StartArray)
             {
-                return FromText(reader.GetString()!);
-            }
-
-            if (reader.TokenType != JsonTokenType.StartArray)
-            {
-                throw new JsonException();
+                var text = TextOf(ref reader);
+                return kind == JsonTokenType.String && fromText is not null ? fromText(text, out var values, out var error) ? values : throw new RefusedValue(text, error)
+                    : throw new RefusedValue(text, notAList(text));
             }
 
             var items = new List<T>();
             while (reader.Read() && reader.TokenType != JsonTokenType.EndArray)
             {
-                items.AddRange(reader.TokenType == JsonTokenType.String ? FromText(reader.GetString()!) : [JsonSerializer.Deserialize<T>(ref reader, options)!]);
+                var itemKind = reader.TokenType;
+                var text = TextOf(ref reader);
+                if (item(itemKind, text, items.Count, out var value) is { } refused)
+                {
+                    throw new RefusedValue(text, refused.Length > 0 ? refused : null);
+                }
+
+                items.Add(value);
             }
 
             return items;
         }
 
-        private List<T> FromText(string text) =>
-            [.. text.Split(',', StringSplitOptions.TrimEntries).Select(item => parse(item, out var value) ? value : throw new JsonException())];
-
         public override void Write(Utf8JsonWriter writer, IReadOnlyList<T> value, JsonSerializerOptions options) => throw new NotSupportedException();
-    }
-
-    /// <summary>Any enum by its wire name in any case, as a query string has always taken it; never by its number.</summary>
-    private sealed class WireNameReader : JsonConverterFactory
-    {
-        public override bool CanConvert(Type typeToConvert) => typeToConvert.IsEnum;
-
-        public override JsonConverter CreateConverter(Type typeToConvert, JsonSerializerOptions options) =>
-            (JsonConverter)Activator.CreateInstance(typeof(Reader<>).MakeGenericType(typeToConvert))!;
-
-        private sealed class Reader<TEnum> : JsonConverter<TEnum> where TEnum : struct, Enum
-        {
-            public override TEnum Read(ref Utf8JsonReader reader, Type typeToConvert, JsonSerializerOptions options) =>
-                reader.TokenType == JsonTokenType.String && WireNames<TEnum>.TryParse(reader.GetString(), out var value) ? value : throw new JsonException();
-
-            public override void Write(Utf8JsonWriter writer, TEnum value, JsonSerializerOptions options) => writer.WriteStringValue(WireNames<TEnum>.Name(value));
-        }
-    }
-
-    /// <summary>true or false, as JSON or as text.</summary>
-    private sealed class BooleanReader : JsonConverter<bool>
-    {
-        public override bool Read(ref Utf8JsonReader reader, Type typeToConvert, JsonSerializerOptions options) =>
-            reader.TokenType is JsonTokenType.True or JsonTokenType.False ? reader.GetBoolean()
-            : reader.TokenType == JsonTokenType.String && bool.TryParse(reader.GetString(), out var value) ? value : throw new JsonException();
-
-        public override void Write(Utf8JsonWriter writer, bool value, JsonSerializerOptions options) => writer.WriteBooleanValue(value);
-    }
-
-    /// <summary>Thresholds as a list of strings, or one string.</summary>
-    private sealed class OneOrManyReader : JsonConverter<IReadOnlyList<string>>
-    {
-        public override IReadOnlyList<string> Read(ref Utf8JsonReader reader, Type typeToConvert, JsonSerializerOptions options) =>
-            reader.TokenType == JsonTokenType.String ? [reader.GetString()!] : JsonSerializer.Deserialize<List<string>>(ref reader, options) ?? [];
-
-        public override void Write(Utf8JsonWriter writer, IReadOnlyList<string> value, JsonSerializerOptions options) => throw new NotSupportedException();
     }
 }

@@ -76,9 +76,7 @@ public sealed class RunParametersTests
         }
 
         settings[name] = value;
-        var http = new DefaultHttpContext();
-        http.Request.Body = new MemoryStream(Encoding.UTF8.GetBytes(System.Text.Json.JsonSerializer.Serialize(settings)));
-        var (request, error) = await RunRequestReader.ReadAsync(http.Request, RunRequestReader.Run);
+        var (request, error) = await RunRequestReaderTests.ReadAsync(System.Text.Json.JsonSerializer.Serialize(settings));
         Assert.True(request is not null, error);
         return RunPlanRules.TryCreate(request.Input, Limits.PlanLimits(), StrategyList.Names, out _, out error) ? null : error;
     }

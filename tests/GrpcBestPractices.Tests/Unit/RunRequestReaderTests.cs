@@ -1,11 +1,11 @@
-using System.Text;
+using System.Text.Json;
 using ApiGateway.Endpoints;
 using LoadEngine.Protocols;
 using Microsoft.AspNetCore.Http;
 
 namespace GrpcBestPractices.Tests.Unit;
 
-/// <summary>A JSON body binds to a typed plan with System.Text.Json; what does not bind is refused with the sentence its query-string text gets.</summary>
+/// <summary>A JSON body binds to a typed plan with the gateway's JSON options; what does not bind is refused with the sentence its query-string text gets.</summary>
 public sealed class RunRequestReaderTests
 {
     [Fact]
@@ -35,7 +35,22 @@ public sealed class RunRequestReaderTests
             (request!.Input.Protocol, request.Input.Serializer, request.Input.HttpVersion, request.Input.Security, request.Input.Connection));
     }
 
+    [Fact]
+    public async Task DataBindsAsTheJsonItHoldsOrAsAStringHoldingIt()
+    {
+        var (asJson, _) = await ReadAsync("""{"data": {"name": "x", "ids": [1, 2]}}""");
+        var (asText, _) = await ReadAsync("""{"data": "[{\"name\": \"x\"}]"}""");
+
+        Assert.Equal("""{"name": "x", "ids": [1, 2]}""", asJson!.Input.Data);
+        Assert.Equal("""[{"name": "x"}]""", asText!.Input.Data);
+    }
+
     [Theory]
+    [InlineData("""[1]""", "The body must be a JSON object such as")]
+    [InlineData("""{"count": 1""", "The body must be a JSON object such as")]
+    [InlineData("""{"count": "1111111111111111111111111111111111111111111111111111111111111111111"}""", "count is 67 characters long; at most 64 are allowed.")]
+    [InlineData("""{"percentiles": [50, "soon"]}""", "percentiles must be an array of numbers, e.g. [50, 90, 99, 99.9]; it held soon.")]
+    [InlineData("""{"httpVersion": 2}""", "httpVersion was '2'; it must be 1.1 or 2.")]
     [InlineData("""{"count": 1.5}""", "count was '1.5'; it must be a whole number from 1 to 100000.")]
     [InlineData("""{"count": true}""", "count was 'true'; it must be a whole number from 1 to 100000.")]
     [InlineData("""{"load": "fast"}""", "load was 'fast'; it must be one of: sequential, closed, open, ramping.")]
@@ -54,10 +69,22 @@ public sealed class RunRequestReaderTests
         Assert.StartsWith(expected, error);
     }
 
-    private static Task<(RunRequestReader.RunRequest? Request, string Error)> ReadAsync(string body)
+    /// <summary>The body bound as ASP.NET Core binds it, with the gateway's JSON options; what does not bind, worded as the exception handler words it.</summary>
+    internal static Task<(Bound? Request, string Error)> ReadAsync(string body)
     {
-        var http = new DefaultHttpContext();
-        http.Request.Body = new MemoryStream(Encoding.UTF8.GetBytes(body));
-        return RunRequestReader.ReadAsync(http.Request, RunRequestReader.Run);
+        try
+        {
+            return Task.FromResult<(Bound?, string)>((new Bound(JsonSerializer.Deserialize<RunPlanInput>(body, Options)!), string.Empty));
+        }
+        catch (JsonException unbound)
+        {
+            var bad = new BadHttpRequestException("Failed to read parameter from the request body as JSON.", unbound);
+            return Task.FromResult<(Bound?, string)>((null, RunRequestReader.Refusal(bad, RunRequestReader.Run, PlanLimits.Defaults)!));
+        }
     }
+
+    internal sealed record Bound(RunPlanInput Input);
+
+    private static readonly JsonSerializerOptions Options =
+        RunPlanText.Bind(new JsonSerializerOptions(JsonSerializerDefaults.Web), RunRequestReader.Shapes.ToDictionary(pair => pair.Key, pair => pair.Value.Fields));
 }

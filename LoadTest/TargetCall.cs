@@ -104,7 +104,7 @@ public sealed record TargetCall(DescriptorSource Source, string? Call, bool List
         described = settings;
         notes = [];
         error = string.Empty;
-        var calls = settings.Plans.Where(plan => plan.Call is not null).ToList();
+        var calls = settings.Plans.Where(plan => plan.Described is not null).ToList();
         if (calls.Count == 0)
         {
             return true;
@@ -112,8 +112,8 @@ public sealed record TargetCall(DescriptorSource Source, string? Call, bool List
 
         try
         {
-            var method = target.Find(calls[0].Call!);
-            CallData.Parse(method, calls[0].Data);
+            var method = target.Find(calls[0].Described!.Call);
+            CallData.For(method, calls[0].Described!.Messages);
             var refused = settings.Plans.Select(plan => (plan, why: DescribedPlan.Refusal(StrategyList.Find(plan.Strategy)!, method))).Where(pair => pair.why is not null).ToList();
             if (refused.Count > 0 && !settings.IsSuite)
             {

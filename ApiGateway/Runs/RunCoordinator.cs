@@ -193,7 +193,7 @@ public sealed partial class RunCoordinator(
 
             // A scope per run, so a one-per-run strategy (the factory client's) is disposed with its run; from the engine of
             // the run's target, whose channels go to that target's address only and whose mask is that target's metadata.
-            await using var scope = engines.CreateScope(run.Record.Plan.Target);
+            await using var scope = engines.CreateScope(run.Record.Plan.Described?.Target);
             using var calls = await scope.ServiceProvider.GetRequiredService<RunCallsFactory>().CreateAsync(run.Record.Plan, run.Cancellation);
             return await scope.ServiceProvider.GetRequiredService<RunEngine>().ExecuteAsync(calls, run.Record, run.Live, run.Cancellation);
         }

@@ -54,31 +54,32 @@ internal static class RunSection
     /// <summary>A target's method: the request data every call was made from, escaped and cut to <see cref="MaxRequestChars"/>.</summary>
     private static void WriteRequest(StringBuilder html, RunPlan plan)
     {
-        if (plan.Call is null)
+        if (plan.Described is not { Data: var given })
         {
             return;
         }
 
-        if (string.IsNullOrWhiteSpace(plan.Data))
+        if (string.IsNullOrWhiteSpace(given))
         {
             html.Append("<p class=\"hint\">Request data: none given, so each call sent the method's default request (every field empty).</p>");
             return;
         }
 
         // Never cut between the halves of a surrogate pair.
-        var cut = char.IsHighSurrogate(plan.Data[Math.Min(plan.Data.Length, MaxRequestChars) - 1]) ? MaxRequestChars - 1 : MaxRequestChars;
-        var data = plan.Data.Length > MaxRequestChars
-            ? $"{plan.Data[..cut]}… ({Whole(plan.Data.Length - cut)} more characters not shown)"
-            : plan.Data;
+        var cut = char.IsHighSurrogate(given[Math.Min(given.Length, MaxRequestChars) - 1]) ? MaxRequestChars - 1 : MaxRequestChars;
+        var data = given.Length > MaxRequestChars
+            ? $"{given[..cut]}… ({Whole(given.Length - cut)} more characters not shown)"
+            : given;
         html.Append("<h3>Request data</h3><pre class=\"request\">").Append(Escape(data)).Append("</pre>");
     }
 
     private static IEnumerable<(string, string?)> PlanFacts(RunRecord run, IReadOnlyList<string> metadataKeys)
     {
         var plan = run.Plan;
-        var described = plan.Call is not null;
-        yield return ("Target", plan.Target);
-        yield return ("Call", plan.Call);
+        var described = plan.Described is not null;
+        var builtIn = plan.Called as BuiltInCall ?? new BuiltInCall();
+        yield return ("Target", plan.Described?.Target);
+        yield return ("Call", plan.Described?.Call);
         yield return ("Load model", LoadFact.Of(plan.Load).Words);
         yield return ("Bounded by", Bound(plan));
         yield return ("Concurrency", !LoadFact.Of(plan.Load).UsesConcurrency ? null : $"{Whole(plan.Concurrency)} in flight at most");
@@ -86,8 +87,8 @@ internal static class RunSection
         yield return ("Stages", plan.Stages is { Count: > 0 } stages ? Stages(stages) : null);
         yield return ("Warm-up", $"{Whole(plan.Warmup)} calls, not measured");
         // A target's method takes its request from the data (shown under the facts): the built-in service's delay and payload are not its.
-        yield return ("Server delay", described ? null : $"{Whole(plan.DelayMs)} ms");
-        yield return ("Payload", described ? null : $"{Whole(plan.PayloadBytes)} bytes per field");
+        yield return ("Server delay", described ? null : $"{Whole(builtIn.DelayMs)} ms");
+        yield return ("Payload", described ? null : $"{Whole(builtIn.PayloadBytes)} bytes per field");
         yield return ("Metadata keys", !described ? null : metadataKeys.Count == 0 ? "none" : $"{string.Join(", ", metadataKeys)} (values not shown)");
         yield return ("Started", Time(run.StartedAt));
         yield return ("Finished", Time(run.FinishedAt));

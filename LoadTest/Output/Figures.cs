@@ -58,9 +58,9 @@ public static class Figures
             parts.Add($"warm-up {Whole(plan.Warmup)}");
         }
 
-        if (plan.DelayMs > 0)
+        if (plan.Called is BuiltInCall { DelayMs: > 0 } builtIn)
         {
-            parts.Add($"service delay {plan.DelayMs} ms");
+            parts.Add($"service delay {builtIn.DelayMs} ms");
         }
 
         if (plan.Thresholds.Count > 0)
@@ -79,8 +79,8 @@ public static class Figures
     {
         var settings = new (string Name, object? Value)[]
         {
-            ("fileBytes", plan.FileBytes), ("connection", plan.Connection is { } connection ? WireNames<ConnectionUse>.Name(connection) : null),
-            ("clients", plan.Clients), ("variant", plan.Variant is { } variant ? WireNames<BulkReadVariant>.Name(variant) : null), ("users", plan.Users),
+            ("fileBytes", plan.Workload?.FileBytes), ("connection", plan.Workload?.Connection is { } connection ? WireNames<ConnectionUse>.Name(connection) : null),
+            ("clients", plan.Workload?.Clients), ("variant", plan.Workload?.Variant is { } variant ? WireNames<BulkReadVariant>.Name(variant) : null), ("users", plan.Workload?.Users),
         }.Where(setting => setting.Value is not null).Select(setting => string.Create(CultureInfo.InvariantCulture, $"{setting.Name} {setting.Value}")).ToList();
         return settings.Count == 0 ? "" : $" ({string.Join(", ", settings)})";
     }

@@ -102,31 +102,17 @@ public sealed record MethodCall : PlanCall
     public required string Call { get; init; }
 
     /// <summary>The call's request data: one JSON object, or an array of them, with ghz's templates (<see cref="Targets.Described.CallData"/>).</summary>
-    public string? Data
-    {
-        get;
-        init
-        {
-            field = value;
-            Messages = Targets.Described.DataMessages.Of(value);
-        }
-    }
+    public string? Data { get; init { field = value; Messages = Targets.Described.DataMessages.Of(value); } }
 
     /// <summary><see cref="Data"/> split into its messages' JSON, or the sentence that refuses it.</summary>
     public Targets.Described.DataMessages Messages { get; private init; } = Targets.Described.DataMessages.Of(null);
 
-    /// <summary>
-    /// The SHA-256 (hex) of the FileDescriptorSet the host described the target with: all of the set that a plan's JSON
-    /// carries (stored plans, answers, exports, events, reports); the history keeps the set once under this name, and
-    /// the compiled set is cached by it.
-    /// </summary>
+    /// <summary>The SHA-256 (hex) of the FileDescriptorSet the host described the target with: all of the set a plan's JSON carries.</summary>
     public string? DescriptorSet { get; init; }
 
     /// <summary>
-    /// The FileDescriptorSet the host described the target with (never a user's input), in memory only: the history stores
-    /// it once per <see cref="DescriptorSet"/>, and an agent reads it back by that name, so it needs only the target's
-    /// address to run its share. A plan stored before sets were kept apart carried it inline as "descriptors"; that is
-    /// skipped when read.
+    /// The set itself (never a user's input), in memory only: the history stores it once per <see cref="DescriptorSet"/>, and an
+    /// agent reads it back by that name, so it needs only the target's address to run its share.
     /// </summary>
     public byte[]? Descriptors { get; init; }
 

@@ -40,13 +40,13 @@ public sealed class DescriptorSets(HistoryDatabase database)
     /// </summary>
     public Task<int> WriteAsync(RunPlan plan, string sql, CancellationToken cancellationToken, params (string Name, object? Value)[] parameters)
     {
-        (string, object?) name = (Column, plan.DescriptorSet);
-        if (plan.Descriptors is not { } bytes)
+        (string, object?) name = (Column, plan.Described?.DescriptorSet);
+        if (plan.Described?.Descriptors is not { } bytes)
         {
             return database.ExecuteAsync(sql, cancellationToken, [.. parameters, name]);
         }
 
-        if (plan.DescriptorSet is null)
+        if (plan.Described.DescriptorSet is null)
         {
             throw new ArgumentException("A plan that carries descriptors names them by their hash (DescribedTarget.Describing sets both).", nameof(plan));
         }
@@ -61,10 +61,10 @@ public sealed class DescriptorSets(HistoryDatabase database)
     /// </summary>
     public async Task<(RunPlan Plan, string? Problem)> LoadAsync(RunPlan plan, CancellationToken cancellationToken)
     {
-        if (plan.DescriptorSet is not { } name)
+        if (plan.Described?.DescriptorSet is not { } name)
         {
             // A plan of a target's method names its set; one stored before sets were kept apart carried it inline, skipped when read.
-            return (plan, plan.Call is null ? null : "The plan calls a target's method but names no descriptor set: it was stored by an earlier version, which kept the set in the plan; start the run again from the gateway.");
+            return (plan, plan.Described is null ? null : "The plan calls a target's method but names no descriptor set: it was stored by an earlier version, which kept the set in the plan; start the run again from the gateway.");
         }
 
         // The name is read from the database too: it is quoted only once it is known to be a hash.
@@ -82,7 +82,7 @@ public sealed class DescriptorSets(HistoryDatabase database)
         // As DescribedTarget.Hash names a set.
         var actual = Convert.ToHexString(SHA256.HashData(stored));
         return string.Equals(actual, name, StringComparison.OrdinalIgnoreCase)
-            ? (plan with { Descriptors = stored }, null)
+            ? (plan with { Called = plan.Described with { Descriptors = stored } }, null)
             : (plan, $"The descriptor set stored as {name} in {database.Description} does not match its name (its SHA-256 is {actual}): it was changed after it was stored, so the plan is not run.");
     }
 

@@ -122,7 +122,7 @@ public static class AgentMode
         else
         {
             var share = AgentShares.Of(run.Plan, agent.Shard);
-            output.WriteLine($"agent {name}: shard {agent.Shard} of run {agent.RunId}: {share.Strategy}{(share.Call is { } call ? $" calling {call}" : "")}, {Describe(share)}, against {settings.Target}");
+            output.WriteLine($"agent {name}: shard {agent.Shard} of run {agent.RunId}: {share.Strategy}{(share.Described?.Call is { } call ? $" calling {call}" : "")}, {Describe(share)}, against {settings.Target}");
             ended = await RunShareAsync(settings, store, agent, share, error, interrupt);
         }
 

@@ -161,7 +161,7 @@ public sealed record LoadTestSettings(
     private static bool TryListenersFor(IReadOnlyList<RunPlan> plans, EngineOptions engine, out string error)
     {
         error = string.Empty;
-        foreach (var contender in plans.Select(plan => plan.Contender).OfType<Contender>())
+        foreach (var contender in plans.Select(plan => plan.Workload?.Contender).OfType<Contender>())
         {
             if (!WorkloadTargets.Check(contender, engine, out error))
             {

@@ -103,9 +103,9 @@ public sealed partial class AgentRuns(
         var history = store.SqliteFile is { } file
             ? $"--history {Quote(file)}"
             : "--history-provider Postgres (with ConnectionStrings__History set as the gateway's)";
-        var target = plan.Target is { } name ? targets.Value.Targets.GetValueOrDefault(name) : null;
+        var target = plan.Described?.Target is { } name ? targets.Value.Targets.GetValueOrDefault(name) : null;
         var credentials = target is { Metadata.Count: > 0 } or { CaCertificate.Length: > 0 } or { ClientCertificate.Length: > 0 } or { Authority.Length: > 0 } or { InsecureSkipVerify: true } or { Compression.Length: > 0 }
-            ? $", with {plan.Target}'s --metadata, --cacert, --cert/--key, --authority or --compression as the agent's own options (the store keeps none)"
+            ? $", with {plan.Described?.Target}'s --metadata, --cacert, --cert/--key, --authority or --compression as the agent's own options (the store keeps none)"
             : "";
         return $"./loadtest agent --run-id {runId} --shard {shard} --target {target?.Address ?? gateway.Value.ServerUrl} {history}{credentials}";
     }

@@ -45,14 +45,14 @@ public sealed record ComparisonView(
         var path = $"/api/comparisons/{suite.Id}";
         return new ComparisonView(
             suite.Id,
-            suite.Plan.Workload ?? string.Empty,
+            suite.Plan.Workload?.Id ?? string.Empty,
             suite.State,
             suite.StartedAt,
             suite.FinishedAt,
             suite.Error,
             comparison.Contenders,
             comparison.Repetitions,
-            suite.Plan with { Strategy = suite.Plan.Workload ?? suite.Plan.Strategy, Protocol = null, Serializer = null, HttpVersion = null, Security = null },
+            suite.Plan with { Strategy = suite.Plan.Workload?.Id ?? suite.Plan.Strategy, Called = suite.Plan.Workload is { } workload ? workload with { Contender = null } : suite.Plan.Called },
             current?.Id,
             schedule,
             [.. runs.Select(run => current?.Id == run.Id ? run with { Progress = current.Live.Latest } : run)],

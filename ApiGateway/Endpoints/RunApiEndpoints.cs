@@ -163,7 +163,7 @@ public static class RunApiEndpoints
         }
 
         // A contender whose listener (or certificate) this gateway lacks is refused before it runs, naming the setting.
-        if (plan.Contender is { } contender && !WorkloadTargets.Check(contender, engine.Value, out error))
+        if (plan.Workload?.Contender is { } contender && !WorkloadTargets.Check(contender, engine.Value, out error))
         {
             return ProblemResponses.InvalidParameters(error);
         }

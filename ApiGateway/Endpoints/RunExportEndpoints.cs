@@ -58,7 +58,7 @@ public static class RunExportEndpoints
 
     /// <summary>The keys (never the values) of the metadata the run's target sends with every call, as configured now.</summary>
     private static string[] MetadataKeys(TargetsOptions targets, RunPlan plan) =>
-        plan.Target is { } name && targets.Targets.GetValueOrDefault(name) is { } target ? [.. target.Metadata.Keys.Order(StringComparer.Ordinal)] : [];
+        plan.Described?.Target is { } name && targets.Targets.GetValueOrDefault(name) is { } target ? [.. target.Metadata.Keys.Order(StringComparer.Ordinal)] : [];
 
     private static async Task<IResult> SuiteReportAsync(Guid id, RunCoordinator coordinator, IRunStore store, ChannelFactory channels, IOptions<TargetsOptions> targets)
     {
@@ -122,8 +122,9 @@ public static class RunExportEndpoints
         Line("plan", "count", run.Plan.Count, "calls");
         Line("plan", "concurrency", run.Plan.Concurrency, "calls");
         Line("plan", "warmup", run.Plan.Warmup, "calls");
-        Line("plan", "delayMs", run.Plan.DelayMs, "ms");
-        Line("plan", "payloadBytes", run.Plan.PayloadBytes, "bytes");
+        var builtIn = run.Plan.Called as BuiltInCall ?? new BuiltInCall();
+        Line("plan", "delayMs", builtIn.DelayMs, "ms");
+        Line("plan", "payloadBytes", builtIn.PayloadBytes, "bytes");
         if (run.Stats is not { } stats)
         {
             return csv.ToString();

@@ -107,7 +107,7 @@ public static class StrategyEndpoints
                 http.RequestAborted.ThrowIfCancellationRequested();
                 return ended is { State: RunState.Completed, Stats: { } stats }
                     ? TypedResults.Ok(new ChapterRunResponse(
-                        ended.Id, info.Name, plan.Count ?? (int)stats.Calls, plan.DelayMs, stats.WallTimeMs, stats.ConnectionsUsed, ended.Measured, ended.Note, plan, stats,
+                        ended.Id, info.Name, plan.Count ?? (int)stats.Calls, (plan.Called as BuiltInCall)?.DelayMs ?? 0, stats.WallTimeMs, stats.ConnectionsUsed, ended.Measured, ended.Note, plan, stats,
                         ended.Verdict, ended.Series, (run.Live.Answers as StatusSpool)?.ReadAsync(http.RequestAborted) ?? AsyncEnumerable.Empty<PerformanceStatus>()))
                     : ended.State == RunState.Cancelled && runs.IsStopping ? ProblemResponses.GatewayStopping(ended)
                     : ProblemResponses.RunDidNotComplete(channels.ServerUri, ended);

@@ -39,8 +39,8 @@ public static class ProblemResponses
     public static ProblemHttpResult OverMemoryBudgetExample(long limitBytes, bool keepsStatuses)
     {
         var plan = keepsStatuses
-            ? new RunPlan { Strategy = "client-wrapper", Count = 100_000, PayloadBytes = 1024 * 1024, IncludeStatuses = true }
-            : new RunPlan { Strategy = "single-connection", Load = LoadKind.Closed, Count = 10_000, Concurrency = 10_000, PayloadBytes = 1024 * 1024 };
+            ? new RunPlan { Strategy = "client-wrapper", Count = 100_000, Called = new BuiltInCall(PayloadBytes: 1024 * 1024), IncludeStatuses = true }
+            : new RunPlan { Strategy = "single-connection", Load = LoadKind.Closed, Count = 10_000, Concurrency = 10_000, Called = new BuiltInCall(PayloadBytes: 1024 * 1024) };
         RunMemoryEstimate.Fits(plan, limitBytes, out var detail);
         return InvalidParameters(detail);
     }

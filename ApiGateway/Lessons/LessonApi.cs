@@ -151,7 +151,7 @@ public static class LessonApi
         }
 
         var asRun = new RunPlanInput("client-wrapper", null) { Target = input.Target, Call = input.Call, Data = input.Data };
-        if (!targets.TryCheck(asRun, out var checkedInput, out var error) || !DescribedPlan.TryRead(checkedInput, workload: false, out error))
+        if (!targets.TryCheck(asRun, out var checkedInput, out var error) || !DescribedPlan.TryRead(checkedInput, workload: false, out _, out error))
         {
             return (null, ProblemResponses.InvalidParameters(error));
         }

@@ -21,6 +21,7 @@ public static class SwaggerSetup
             // Each body's fields in its own schema, so a suite's can leave out those of a run it refuses.
             settings.SchemaSettings.FlattenInheritanceHierarchy = true;
             settings.SchemaSettings.SchemaProcessors.Add(new RequestShapeSchema());
+            settings.SchemaSettings.SchemaProcessors.Add(new RunPlanSchema());
             settings.OperationProcessors.Add(new MinimalApiMetadataProcessor());
             // After the content types are right: it writes examples into the application/problem+json bodies.
             settings.OperationProcessors.Add(new RouteParametersProcessor());
@@ -33,7 +34,12 @@ public static class SwaggerSetup
     {
         // NSwag names the requested host as the server; without it Swagger UI calls the origin it was loaded from,
         // and a forwarded Host header cannot point it anywhere else.
-        app.UseOpenApi(settings => settings.PostProcess = static (document, _) => document.Servers.Clear());
+        // RunPlanSchema made the flat shape's schema only to copy its properties into RunPlan's: nothing refers to it.
+        app.UseOpenApi(settings => settings.PostProcess = static (document, _) =>
+        {
+            document.Servers.Clear();
+            document.Components.Schemas.Remove(RunPlanJson.Shape.Name);
+        });
         // NSwag serves swagger-ui's files under /swagger. Its index.html starts the UI with an inline script, which the
         // gateway's policy refuses; wwwroot/swagger/index.html, served first by the static files, starts it from a file.
         app.UseSwaggerUi();

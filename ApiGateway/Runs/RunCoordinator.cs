@@ -191,7 +191,7 @@ public sealed partial class RunCoordinator(
             }
 
             // The engine of the run's target, whose channels go to that target's address only and whose mask is that target's metadata.
-            return await PlanExecutor.ExecuteAsync(engines.Services(run.Record.Plan.Target), run.Record, run.Live, run.Cancellation);
+            return await PlanExecutor.ExecuteAsync(engines.Services(run.Record.Plan.Described?.Target), run.Record, run.Live, run.Cancellation);
         }
         catch (Exception ex) when (ex is not HistoryWriteException)
         {

@@ -46,12 +46,12 @@ public sealed class TargetPlans(IOptions<TargetsOptions> targets, TargetDescript
     /// </summary>
     public async Task<(IReadOnlyList<RunPlan> Plans, ProblemHttpResult? Problem)> DescribeAsync(IReadOnlyList<RunPlan> plans, bool strategiesAsked, CancellationToken cancellation)
     {
-        if (plans.Count == 0 || plans[0].Call is null)
+        if (plans.Count == 0 || plans[0].Described is null)
         {
             return (plans, null);
         }
 
-        var name = plans[0].Target ?? TargetsOptions.BuiltIn;
+        var name = plans[0].Described?.Target ?? TargetsOptions.BuiltIn;
         var described = await descriptions.DescribeAsync(name, refresh: false, cancellation);
         if (described.Target is not { } target)
         {

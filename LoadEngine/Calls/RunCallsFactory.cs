@@ -26,7 +26,7 @@ public sealed class RunCallsFactory(IServiceProvider scope)
             return WorkloadStrategy.Create(plan, scope.GetRequiredService<IOptions<EngineOptions>>().Value, scope.GetRequiredService<ChannelFactory>());
         }
 
-        var described = plan.Call is null ? null : await DescribedTarget.OfAsync(plan, cancellation);
+        var described = plan.Described is null ? null : await DescribedTarget.OfAsync(plan, cancellation);
         return Compose(StrategyList.Resolve(scope, plan.Strategy), plan, described);
     }
 
@@ -36,7 +36,7 @@ public sealed class RunCallsFactory(IServiceProvider scope)
     /// </summary>
     public static IRunCalls Compose(IChannelStrategy strategy, RunPlan plan, DescribedTarget? described = null)
     {
-        if (plan.Call is not null)
+        if (plan.Described is not null)
         {
             return DescribedPlan.Compose(strategy, plan, described ?? DescribedTarget.Of(plan));
         }

@@ -166,7 +166,7 @@ public static class WorkloadList
 
     private static PreparedWorkload PrepareUpload(RunPlan plan)
     {
-        var length = plan.FileBytes ?? WorkloadParameters.DefaultFileBytes;
+        var length = plan.Workload?.FileBytes ?? WorkloadParameters.DefaultFileBytes;
         var expected = new Receipt(WorkloadSamples.File(length), length);
         return new PreparedWorkload(
             async (api, _, options) => Expect(await api.UploadAsync(length, options), expected, "the file"),
@@ -175,9 +175,9 @@ public static class WorkloadList
 
     private static PreparedWorkload PrepareBulkRead(RunPlan plan)
     {
-        var users = plan.Users ?? WorkloadData.UserCount;
+        var users = plan.Workload?.Users ?? WorkloadData.UserCount;
         var pages = users / WorkloadData.UserPageSize;
-        if (plan.Variant == BulkReadVariant.Stream)
+        if (plan.Workload?.Variant == BulkReadVariant.Stream)
         {
             var each = WorkloadSamples.Users.First(users);
             return new PreparedWorkload(

@@ -3,9 +3,6 @@ using Workloads;
 
 namespace LoadEngine.Protocols;
 
-/// <summary>A workload run as checked: the workload, its contender, and its settings (each one it takes, with its default filled in).</summary>
-public sealed record WorkloadChoice(WorkloadInfo Workload, Contender Contender, long? FileBytes, ConnectionUse? Connection, int? Clients, BulkReadVariant? Variant, int? Users);
-
 /// <summary>Checks a workload run's fields, or says what was wrong and what is allowed.</summary>
 public static class WorkloadRules
 {
@@ -19,7 +16,7 @@ public static class WorkloadRules
     /// <summary>The first workload field <paramref name="input"/> gives, or null: a strategy run may give none.</summary>
     public static string? FirstGiven(RunPlanInput input) => Fields.Zip(Given(input)).FirstOrDefault(field => field.Second).First;
 
-    public static bool TryRead(RunPlanInput input, out WorkloadChoice choice, out string error)
+    public static bool TryRead(RunPlanInput input, out WorkloadContender choice, out string error)
     {
         choice = null!;
         if (WorkloadList.Find(input.Workload) is not { } workload)
@@ -68,7 +65,7 @@ public static class WorkloadRules
         }
 
         var connection = workload.Takes(WorkloadParameters.Connection) ? input.Connection ?? ConnectionUse.Kept : (ConnectionUse?)null;
-        choice = new WorkloadChoice(workload, contender, fileBytes, connection, clients, variant, users);
+        choice = new WorkloadContender(workload.Id, contender, fileBytes, connection, clients, variant, users);
         return true;
     }
 

@@ -30,9 +30,9 @@ public sealed class WorkloadStrategy : ICallSource, IWireMeasured
         ServiceCallsPerCall = prepared.ServiceCallsPerCall;
         Info = new StrategyInfo(contender.Name, "Protocols", $"{workload.Id}: {workload.What}", $"{workload.Title}, as in {workload.Source}.",
             "https://learn.microsoft.com/aspnet/core/grpc/comparison", workload.DefaultLoad);
-        var clients = plan.Clients ?? 1;
-        _kept = plan.Connection == ConnectionUse.NewPerCall ? null : [.. Enumerable.Range(0, clients).Select(_ => connect())];
-        _measured = $"{workload.Id} on {contender.Label}: {workload.What} {prepared.Describe}{Connections(contender, plan.Connection, clients)} " +
+        var clients = plan.Workload?.Clients ?? 1;
+        _kept = plan.Workload?.Connection == ConnectionUse.NewPerCall ? null : [.. Enumerable.Range(0, clients).Select(_ => connect())];
+        _measured = $"{workload.Id} on {contender.Label}: {workload.What} {prepared.Describe}{Connections(contender, plan.Workload?.Connection, clients)} " +
             $"{Serialization(contender)} Every answer is fully deserialized and its checksum compared with what the service was given; a mismatch fails the call as DataLoss. " +
             "Bytes per call are counted on the client's own sockets over the measured phase (under TLS the encrypted bytes); serviceAllocatedBytesPerCall is the whole " +
             "service process's allocation over the measured phase ÷ calls, from its GET /diagnostics.";
@@ -41,8 +41,8 @@ public sealed class WorkloadStrategy : ICallSource, IWireMeasured
     /// <summary>The workload <paramref name="plan"/> names on its contender, at the listener the engine's options give it; its caller disposes it.</summary>
     public static WorkloadStrategy Create(RunPlan plan, EngineOptions options, ChannelFactory channels)
     {
-        var workload = WorkloadList.Find(plan.Workload) ?? throw new InvalidOperationException($"'{plan.Workload}' is not a workload.");
-        var contender = plan.Contender ?? throw new InvalidOperationException("A workload run names its contender.");
+        var workload = WorkloadList.Find(plan.Workload?.Id) ?? throw new InvalidOperationException($"'{plan.Workload?.Id}' is not a workload.");
+        var contender = plan.Workload?.Contender ?? throw new InvalidOperationException("A workload run names its contender.");
         if (!WorkloadTargets.TryResolve(contender, options, out var address, out var trusted, out var error))
         {
             throw new InvalidOperationException(error);

@@ -28,23 +28,27 @@ public static partial class PlanWords
     public static IReadOnlyList<PlanFact> Facts(RunPlan plan)
     {
         var facts = new List<PlanFact>();
-        if (plan.Call is { } call)
+        if (plan.Described is { } described)
         {
-            var target = plan.Target ?? "performance";
+            var target = described.Target ?? "performance";
             facts.Add(new("target", target, $"on {target}"));
-            facts.Add(new("call", call, call));
+            facts.Add(new("call", described.Call, described.Call));
             // Enough of the request data to recognise it, on one line.
-            var data = Spaces().Replace(plan.Data ?? "", " ");
-            facts.Add(new("data", plan.Data ?? "none", plan.Data is null ? "default request" : $"request {(data.Length > 60 ? $"{data[..59]}…" : data)}"));
+            var data = Spaces().Replace(described.Data ?? "", " ");
+            facts.Add(new("data", described.Data ?? "none", described.Data is null ? "default request" : $"request {(data.Length > 60 ? $"{data[..59]}…" : data)}"));
         }
 
         // A workload, its contender and its settings, each by its plan name and its value in the plan's JSON.
-        (string, object?)[] settings = [("workload", plan.Workload), ("protocol", plan.Protocol), ("serializer", plan.Serializer), ("httpVersion", plan.HttpVersion),
-            ("security", plan.Security), ("fileBytes", plan.FileBytes), ("connection", plan.Connection), ("clients", plan.Clients), ("variant", plan.Variant), ("users", plan.Users)];
-        foreach (var (name, value) in settings.Where(setting => setting.Item2 is not null))
+        if (plan.Workload is not null)
         {
-            var text = JsonSerializer.SerializeToElement(value, RunJson.Options).ToString();
-            facts.Add(new(name, text, $"{name} {text}"));
+            var json = JsonSerializer.SerializeToElement(plan, RunJson.Options);
+            foreach (var name in (string[])["workload", "protocol", "serializer", "httpVersion", "security", "fileBytes", "connection", "clients", "variant", "users"])
+            {
+                if (json.TryGetProperty(name, out var value) && value.ValueKind != JsonValueKind.Null)
+                {
+                    facts.Add(new(name, value.ToString(), $"{name} {value}"));
+                }
+            }
         }
 
         facts.Add(new("count", plan.Count is { } count ? Whole(count) : "none", plan.Count is { } calls ? $"{Whole(calls)} call{(calls == 1 ? "" : "s")}" : null));
@@ -58,8 +62,9 @@ public static partial class PlanWords
             : new("stages", "none", null));
         facts.Add(new("warm-up", Whole(plan.Warmup), plan.Warmup > 0 ? $"{Whole(plan.Warmup)} warm-up calls" : null));
         // A target's method takes its request from the data: the built-in service's delay and payload are not its.
-        facts.Add(new("delay", $"{Whole(plan.DelayMs)} ms", plan.Call is null ? $"delay {Whole(plan.DelayMs)} ms" : null));
-        facts.Add(new("payload", $"{Whole(plan.PayloadBytes)} B", plan.Call is null ? $"payload {Whole(plan.PayloadBytes)} B" : null));
+        var builtIn = plan.Called as BuiltInCall ?? new BuiltInCall();
+        facts.Add(new("delay", $"{Whole(builtIn.DelayMs)} ms", plan.Described is null ? $"delay {Whole(builtIn.DelayMs)} ms" : null));
+        facts.Add(new("payload", $"{Whole(builtIn.PayloadBytes)} B", plan.Described is null ? $"payload {Whole(builtIn.PayloadBytes)} B" : null));
         // N agent processes with their own channels measure something else than one process alone: never one plan.
         facts.Add(new("agents", plan.Agents is { } agents ? Whole(agents) : "—", plan.Agents is { } shared ? $"{Whole(shared)} agent{(shared == 1 ? "" : "s")}" : null));
         return facts;
@@ -71,10 +76,11 @@ public static partial class PlanWords
     /// <summary>The report's facts of a plan, each under its label (null values are left out).</summary>
     public static IEnumerable<(string, string?)> Labelled(RunPlan plan)
     {
-        var described = plan.Call is not null;
+        var described = plan.Described is not null;
+        var builtIn = plan.Called as BuiltInCall ?? new BuiltInCall();
         var load = LoadFact.Of(plan.Load);
-        yield return ("Target", plan.Target);
-        yield return ("Call", plan.Call);
+        yield return ("Target", plan.Described?.Target);
+        yield return ("Call", plan.Described?.Call);
         yield return ("Load model", load.Words);
         yield return ("Bounded by", Bound(plan));
         yield return ("Concurrency", load.UsesConcurrency ? $"{ReportText.Whole(plan.Concurrency)} in flight at most" : null);
@@ -83,8 +89,8 @@ public static partial class PlanWords
             ? string.Join(", then ", stages.Select(stage => $"to {Number(stage.Target)} calls/s over {Number(stage.Duration)} s"))
             : null);
         yield return ("Warm-up", $"{ReportText.Whole(plan.Warmup)} calls, not measured");
-        yield return ("Server delay", described ? null : $"{ReportText.Whole(plan.DelayMs)} ms");
-        yield return ("Payload", described ? null : $"{ReportText.Whole(plan.PayloadBytes)} bytes per field");
+        yield return ("Server delay", described ? null : $"{ReportText.Whole(builtIn.DelayMs)} ms");
+        yield return ("Payload", described ? null : $"{ReportText.Whole(builtIn.PayloadBytes)} bytes per field");
     }
 
     /// <summary>What bounds the run: a count, a duration, or whichever of both comes first.</summary>

@@ -21,7 +21,7 @@ internal static class RunSection
         html.Append("<h3>Plan</h3>");
         HtmlMarkup.Facts(html, "facts", PlanWords.Labelled(run.Plan).Concat(
         [
-            ("Metadata keys", run.Plan.Call is null ? null : metadataKeys.Count == 0 ? "none" : $"{string.Join(", ", metadataKeys)} (values not shown)"),
+            ("Metadata keys", run.Plan.Described is null ? null : metadataKeys.Count == 0 ? "none" : $"{string.Join(", ", metadataKeys)} (values not shown)"),
             ("Started", Time(run.StartedAt)),
             ("Finished", Time(run.FinishedAt)),
             ("Run id", run.Id.ToString()),
@@ -60,22 +60,22 @@ internal static class RunSection
     /// <summary>A target's method: the request data every call was made from, escaped and cut to <see cref="MaxRequestChars"/>.</summary>
     private static void WriteRequest(StringBuilder html, RunPlan plan)
     {
-        if (plan.Call is null)
+        if (plan.Described is not { Data: var given })
         {
             return;
         }
 
-        if (string.IsNullOrWhiteSpace(plan.Data))
+        if (string.IsNullOrWhiteSpace(given))
         {
             html.Append("<p class=\"hint\">Request data: none given, so each call sent the method's default request (every field empty).</p>");
             return;
         }
 
         // Never cut between the halves of a surrogate pair.
-        var cut = char.IsHighSurrogate(plan.Data[Math.Min(plan.Data.Length, MaxRequestChars) - 1]) ? MaxRequestChars - 1 : MaxRequestChars;
-        var data = plan.Data.Length > MaxRequestChars
-            ? $"{plan.Data[..cut]}… ({Whole(plan.Data.Length - cut)} more characters not shown)"
-            : plan.Data;
+        var cut = char.IsHighSurrogate(given[Math.Min(given.Length, MaxRequestChars) - 1]) ? MaxRequestChars - 1 : MaxRequestChars;
+        var data = given.Length > MaxRequestChars
+            ? $"{given[..cut]}… ({Whole(given.Length - cut)} more characters not shown)"
+            : given;
         html.Append("<h3>Request data</h3><pre class=\"request\">").Append(Escape(data)).Append("</pre>");
     }
 

@@ -29,7 +29,7 @@ internal sealed class Phase : IDisposable
     {
         Text = text;
         // A workload's TLS contender calls the service's TLS listener whatever the engine's own address is.
-        Cleartext = options.ServerUri.Scheme == Uri.UriSchemeHttp && plan.Security != Protocols.WireSecurity.Tls;
+        Cleartext = options.ServerUri.Scheme == Uri.UriSchemeHttp && plan.Workload?.Contender?.Security != Protocols.WireSecurity.Tls;
         Plan = plan;
         Name = name;
         Recorder = recorder;

@@ -106,7 +106,7 @@ public static class PlanExpansion
         fitted = plans;
         notes = [];
         error = string.Empty;
-        if (plans.FirstOrDefault(plan => plan.Call is not null) is not { } call)
+        if (plans.FirstOrDefault(plan => plan.Described is not null)?.Described is not { } call)
         {
             return true;
         }
@@ -114,8 +114,8 @@ public static class PlanExpansion
         DescribedMethod method;
         try
         {
-            method = target.Find(call.Call!);
-            CallData.Parse(method, call.Data);
+            method = target.Find(call.Call);
+            CallData.For(method, call.Messages);
         }
         catch (TargetDescriptionException problem)
         {

@@ -124,7 +124,7 @@ public sealed class RunEngine(IOptions<EngineOptions> options, ServiceDiagnostic
         var servicePerCall = (calls as ICallSource)?.ServiceCallsPerCall ?? 1;
         var service = calls is IWireMeasured ? $"the {calls.Info.Name} contender's service" : engine.ServerUri.GetLeftPart(UriPartial.Authority);
         // A plan that asks the service to wait before it answers, or a workload call made of many service calls, is not silence.
-        var silenceWindow = engine.SilenceTimeout * servicePerCall + TimeSpan.FromMilliseconds(plan.DelayMs);
+        var silenceWindow = engine.SilenceTimeout * servicePerCall + TimeSpan.FromMilliseconds((plan.Called as BuiltInCall)?.DelayMs ?? 0);
         using var phase = new Phase(plan, phaseName, recorder, count, duration, engine, service, silenceWindow, _text, cancellation, answeredBefore);
         using var ticking = new CancellationTokenSource();
         var ticker = TickAsync(phase, live, ticking.Token);

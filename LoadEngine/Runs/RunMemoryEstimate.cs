@@ -29,7 +29,7 @@ public sealed record RunMemoryEstimate(long StatusesBytes, long InFlightBytes, l
 
     public static RunMemoryEstimate For(RunPlan plan)
     {
-        var payload = (long)plan.PayloadBytes;
+        var payload = (long)PayloadBytes(plan);
         // Each kept answer carries its two payloads as base64 in the answer (4 characters per 3 bytes).
         var statuses = plan.IncludeStatuses && plan.Count is { } count
             ? count * (2 * Base64Length(payload) + StatusOverheadBytes)
@@ -68,7 +68,7 @@ public sealed record RunMemoryEstimate(long StatusesBytes, long InFlightBytes, l
             fixes.Add("a smaller concurrency");
         }
 
-        if (plan.PayloadBytes > RunPlanRules.DefaultPayloadBytes)
+        if (PayloadBytes(plan) > RunPlanRules.DefaultPayloadBytes)
         {
             fixes.Add("a smaller payloadBytes");
         }
@@ -83,6 +83,9 @@ public sealed record RunMemoryEstimate(long StatusesBytes, long InFlightBytes, l
 
     public static string Megabytes(long bytes) =>
         $"{Math.Ceiling(bytes / (1024.0 * 1024)).ToString("#,0", CultureInfo.InvariantCulture)} MiB";
+
+    // A workload's and a described method's answers are estimated at the built-in call's default size.
+    private static int PayloadBytes(RunPlan plan) => (plan.Called as BuiltInCall)?.PayloadBytes ?? RunPlanRules.DefaultPayloadBytes;
 
     private static long Base64Length(long bytes) => (bytes + 2) / 3 * 4;
 }

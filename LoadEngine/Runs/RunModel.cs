@@ -8,14 +8,17 @@ namespace LoadEngine.Runs;
 public sealed record RampStage(double Duration, double Target);
 
 /// <summary>
-/// Everything that decides what a run does. A run is bounded by <see cref="Count"/> measured calls, by
-/// <see cref="Duration"/> seconds, or by both (whichever comes first); <see cref="Warmup"/> calls run first, under
-/// the same load, and are kept out of the statistics.
+/// Everything that decides what a run does: the load settings and <see cref="Called"/>, what each call calls. A run is
+/// bounded by <see cref="Count"/> measured calls, by <see cref="Duration"/> seconds, or by both (whichever comes first);
+/// <see cref="Warmup"/> calls run first, under the same load, and are kept out of the statistics. Its JSON is flat, as
+/// it has always been stored and answered (<see cref="RunPlanJson"/>).
 /// </summary>
+[JsonConverter(typeof(RunPlanJson))]
 public sealed record RunPlan
 {
     public static readonly IReadOnlyList<double> DefaultPercentiles = [50, 75, 90, 95, 99, 99.9, 99.99];
 
+    /// <summary>The strategy that makes the calls; a workload run's is its contender's name.</summary>
     public required string Strategy { get; init; }
 
     public LoadKind Load { get; init; }
@@ -39,11 +42,7 @@ public sealed record RunPlan
 
     public int Warmup { get; init; }
 
-    public int DelayMs { get; init; }
-
-    public int PayloadBytes { get; init; } = RunPlanRules.DefaultPayloadBytes;
-
-    /// <summary>Keep each answer for the caller (the chapter routes return them); never for background runs.</summary>
+    /// <summary>Keep each answer for the caller (the chapter routes return them); never for background runs nor workloads.</summary>
     public bool IncludeStatuses { get; init; }
 
     /// <summary>The percentiles reported in <see cref="LatencySummary.Percentiles"/>, in percent.</summary>
@@ -53,87 +52,76 @@ public sealed record RunPlan
     public IReadOnlyList<string> Thresholds { get; init; } = [];
 
     /// <summary>A run shared among this many load agents, each running its <see cref="AgentShares"/> share; null for a run made in one process.</summary>
-    [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
     public int? Agents { get; init; }
 
     /// <summary>An agent's share of a distributed run: which shard of how many; null otherwise.</summary>
-    [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
     public AgentShard? Shard { get; init; }
+
+    /// <summary>What each call calls: the built-in service's call, a workload's contender, or a described target's method.</summary>
+    [JsonIgnore]
+    public PlanCall Called { get; init; } = new BuiltInCall();
 
     /// <summary>An arrival-rate load: calls start on a schedule, not when an earlier one ends.</summary>
     [JsonIgnore]
     public bool IsOpen => LoadFact.Of(Load).ArrivalRate;
 
-    /// <summary>A workload of <see cref="WorkloadList"/>, run by the contender the next four fields name (<see cref="Strategy"/> is its name). Null for the strategies.</summary>
-    [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
-    public string? Workload { get; init; }
+    /// <summary>The workload a contender runs, or null for the strategies.</summary>
+    [JsonIgnore]
+    public WorkloadContender? Workload => Called as WorkloadContender;
 
-    [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
-    public ApiProtocol? Protocol { get; init; }
+    /// <summary>The described method called, or null for the built-in service's calls and the workloads.</summary>
+    [JsonIgnore]
+    public MethodCall? Described => Called as MethodCall;
+}
 
-    [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
-    public PayloadSerializer? Serializer { get; init; }
+/// <summary>What a plan's calls call: exactly one of <see cref="BuiltInCall"/>, <see cref="WorkloadContender"/> and <see cref="MethodCall"/>.</summary>
+public abstract record PlanCall
+{
+    private protected PlanCall()
+    {
+    }
+}
 
-    [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
-    public WireVersion? HttpVersion { get; init; }
+/// <summary>The built-in PerformanceService's call, as the strategies make it: it waits <see cref="DelayMs"/>, then answers two fields of <see cref="PayloadBytes"/> each.</summary>
+public sealed record BuiltInCall(int DelayMs = 0, int PayloadBytes = RunPlanRules.DefaultPayloadBytes) : PlanCall;
 
-    [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
-    public WireSecurity? Security { get; init; }
+/// <summary>
+/// A workload of <see cref="WorkloadList"/> run by <see cref="Contender"/> (the plan's strategy is its name), with the
+/// workload's settings: each one it takes, its default filled in, and null for those it does not take. A comparison's
+/// plan names no contender: it runs each of its own in turn.
+/// </summary>
+public sealed record WorkloadContender(string Id, Contender? Contender, long? FileBytes, ConnectionUse? Connection, int? Clients, BulkReadVariant? Variant, int? Users) : PlanCall;
 
-    /// <summary>file-upload: the file's size in bytes.</summary>
-    [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
-    public long? FileBytes { get; init; }
-
-    /// <summary>big-dto: a kept channel or HttpClient, or a new one per call.</summary>
-    [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
-    public ConnectionUse? Connection { get; init; }
-
-    /// <summary>log-write and file-upload: channels or HttpClients the calls are spread over.</summary>
-    [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
-    public int? Clients { get; init; }
-
-    /// <summary>bulk-read: pages or one server stream.</summary>
-    [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
-    public BulkReadVariant? Variant { get; init; }
-
-    /// <summary>bulk-read: users one read covers.</summary>
-    [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
-    public int? Users { get; init; }
-
+/// <summary>
+/// A described target's method, called by a strategy with <see cref="Data"/> as its request. The data is split into its
+/// messages once, when it is set (<see cref="Messages"/>); the host sets <see cref="DescriptorSet"/> and
+/// <see cref="Descriptors"/> together once it has described the target (<see cref="Targets.Described.DescribedTarget.Describing"/>).
+/// </summary>
+public sealed record MethodCall : PlanCall
+{
     /// <summary>The configured target's name (the gateway's Targets section); null for the built-in PerformanceService.</summary>
-    [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
     public string? Target { get; init; }
 
-    /// <summary>The target's method a strategy calls, "pkg.Service/Method"; null for the built-in service's own methods.</summary>
-    [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
-    public string? Call { get; init; }
+    /// <summary>The target's method, "pkg.Service/Method".</summary>
+    public required string Call { get; init; }
 
     /// <summary>The call's request data: one JSON object, or an array of them, with ghz's templates (<see cref="Targets.Described.CallData"/>).</summary>
-    [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
-    public string? Data { get; init; }
+    public string? Data { get; init { field = value; Messages = Targets.Described.DataMessages.Of(value); } }
 
-    /// <summary>
-    /// The SHA-256 (hex) of the FileDescriptorSet the host described the target with: all of the set that a plan's JSON
-    /// carries (stored plans, answers, exports, events, reports); the history keeps the set once under this name, and
-    /// the compiled set is cached by it.
-    /// </summary>
-    [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
+    /// <summary><see cref="Data"/> split into its messages' JSON, or the sentence that refuses it.</summary>
+    public Targets.Described.DataMessages Messages { get; private init; } = Targets.Described.DataMessages.Of(null);
+
+    /// <summary>The SHA-256 (hex) of the FileDescriptorSet the host described the target with: all of the set a plan's JSON carries.</summary>
     public string? DescriptorSet { get; init; }
 
     /// <summary>
-    /// The FileDescriptorSet the host described the target with (never a user's input), in memory only: the history stores
-    /// it once per <see cref="DescriptorSet"/>, and an agent reads it back by that name, so it needs only the target's
-    /// address to run its share. A plan stored before sets were kept apart carried it inline as "descriptors"; that is
-    /// skipped when read.
+    /// The set itself (never a user's input), in memory only: the history stores it once per <see cref="DescriptorSet"/>, and an
+    /// agent reads it back by that name, so it needs only the target's address to run its share.
     /// </summary>
-    [JsonIgnore]
     public byte[]? Descriptors { get; init; }
 
-    /// <summary>The contender of a workload run; null for the strategies.</summary>
-    [JsonIgnore]
-    public Contender? Contender => (Protocol, Serializer, HttpVersion, Security) is ({ } protocol, { } serializer, { } version, { } security)
-        ? new Contender(protocol, serializer, version, security)
-        : null;
+    /// <summary>The data as parsed for the described method by the plan's check, which the calls composed for the run reuse.</summary>
+    internal (Targets.Described.DescribedMethod Method, Targets.Described.DataMessages Messages, Targets.Described.CallData Data)? Parsed { get; set; }
 }
 
 [JsonConverter(typeof(JsonStringEnumConverter<RunState>))]

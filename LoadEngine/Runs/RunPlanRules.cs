@@ -141,7 +141,7 @@ public static class RunPlanRules
             return false;
         }
 
-        WorkloadChoice? workload = null;
+        WorkloadContender? workload = null;
         if (!string.IsNullOrEmpty(input.Workload))
         {
             if (!TryWorkload(input, out workload, out error))
@@ -160,12 +160,13 @@ public static class RunPlanRules
             return false;
         }
 
-        if (!Targets.Described.DescribedPlan.TryRead(input, workload is not null, out error))
+        if (!Targets.Described.DescribedPlan.TryRead(input, workload is not null, out var described, out error))
         {
             return false;
         }
 
-        var load = input.Load ?? workload?.Workload.DefaultLoad ?? StrategyList.Find(input.Strategy)!.DefaultLoad;
+        var workloadInfo = workload is null ? null : WorkloadList.Find(workload.Id)!;
+        var load = input.Load ?? workloadInfo?.DefaultLoad ?? StrategyList.Find(input.Strategy)!.DefaultLoad;
         if (!Setting(input.Count, "count", limits, out var count, out error)
             || !Seconds(input.Duration, limits.MaxRunSeconds, out error)
             || !Setting(input.Warmup, "warmup", limits, out var warmup, out error)
@@ -178,9 +179,9 @@ public static class RunPlanRules
             return false;
         }
 
-        if (count is null && input.Duration is null && load != LoadKind.Ramping && workload is not null)
+        if (count is null && input.Duration is null && load != LoadKind.Ramping && workloadInfo is not null)
         {
-            count = Math.Min(workload.Workload.DefaultCount, limits.MaxCount);
+            count = Math.Min(workloadInfo.DefaultCount, limits.MaxCount);
         }
 
         if (count is null && input.Duration is null && load != LoadKind.Ramping)
@@ -209,7 +210,8 @@ public static class RunPlanRules
 
         plan = new RunPlan
         {
-            Strategy = workload?.Contender.Name ?? input.Strategy!,
+            Strategy = workload?.Contender?.Name ?? input.Strategy!,
+            Called = workload ?? (PlanCall?)described ?? new BuiltInCall(delayMs!.Value, payloadBytes!.Value),
             Load = load,
             Count = count,
             Duration = input.Duration,
@@ -217,30 +219,15 @@ public static class RunPlanRules
             Rate = input.Rate,
             Stages = input.Stages,
             Warmup = warmup!.Value,
-            DelayMs = delayMs!.Value,
-            PayloadBytes = payloadBytes!.Value,
             IncludeStatuses = includeStatuses,
             // A percentile a threshold judges is reported, asked for or not.
             Percentiles = [.. percentiles.Union(Threshold.PercentilesNeeded(thresholds)).Order()],
             Thresholds = [.. thresholds.Select(threshold => threshold.Text)],
-            Workload = workload?.Workload.Id,
-            Protocol = workload?.Contender.Protocol,
-            Serializer = workload?.Contender.Serializer,
-            HttpVersion = workload?.Contender.HttpVersion,
-            Security = workload?.Contender.Security,
-            FileBytes = workload?.FileBytes,
-            Connection = workload?.Connection,
-            Clients = workload?.Clients,
-            Variant = workload?.Variant,
-            Users = workload?.Users,
-            Target = input.Target,
-            Call = input.Call?.Trim(),
-            Data = input.Data,
         };
         return RunMemoryEstimate.Fits(plan, limits.MaxRunMemoryBytes, out error);
     }
 
-    private static bool TryWorkload(RunPlanInput input, out WorkloadChoice? workload, out string error)
+    private static bool TryWorkload(RunPlanInput input, out WorkloadContender? workload, out string error)
     {
         workload = null;
         if (!string.IsNullOrEmpty(input.Strategy))
@@ -256,7 +243,7 @@ public static class RunPlanRules
 
         if (input.DelayMs is not null || input.PayloadBytes is not null)
         {
-            error = $"{(input.DelayMs is null ? "payloadBytes" : "delayMs")} applies to the strategies' calls; a workload's data and answers are fixed by the workload ({choice.Workload.Id}).";
+            error = $"{(input.DelayMs is null ? "payloadBytes" : "delayMs")} applies to the strategies' calls; a workload's data and answers are fixed by the workload ({choice.Id}).";
             return false;
         }
 

@@ -27,14 +27,14 @@ public static class MonitorTarget
 
     /// <summary>The method a strategy calls: the unary one, or the bidirectional one for a strategy whose calls are messages on one stream.</summary>
     public static IMethodTarget<PerformanceStatusRequest, PerformanceStatusResponse> For(RunPlan plan, bool oneStream) =>
-        new Calls(oneStream ? GetManyPerformanceStats : GetPerformance, plan);
+        new Calls(oneStream ? GetManyPerformanceStats : GetPerformance, plan, plan.Called as BuiltInCall ?? new BuiltInCall());
 
     /// <summary>One call of GetPerformance through <paramref name="invoker"/> as a lesson makes it, outside any run: its time (fractional ms) and its answer.</summary>
     public static Task<(double Milliseconds, PerformanceStatusResponse Answer)> TimedCallAsync(
         CallInvoker invoker, PerformanceStatusRequest request, TimeSpan timeout, CancellationToken cancellation) =>
         OneCall.TimedAsync(invoker, GetPerformance, request, timeout, cancellation);
 
-    private sealed class Calls(Method<PerformanceStatusRequest, PerformanceStatusResponse> method, RunPlan plan)
+    private sealed class Calls(Method<PerformanceStatusRequest, PerformanceStatusResponse> method, RunPlan plan, BuiltInCall call)
         : IMethodTarget<PerformanceStatusRequest, PerformanceStatusResponse>
     {
         private readonly string _measured = plan.Strategy + " #";
@@ -45,8 +45,8 @@ public static class MonitorTarget
         public PerformanceStatusRequest Request(long index, RunPhase phase) => new()
         {
             ClientName = (phase == RunPhase.Warmup ? _warmup : _measured) + (index + 1).ToString(CultureInfo.InvariantCulture),
-            DelayMs = plan.DelayMs,
-            PayloadBytes = plan.PayloadBytes,
+            DelayMs = call.DelayMs,
+            PayloadBytes = call.PayloadBytes,
         };
 
         public void Check(PerformanceStatusResponse answer, long index, RunObservations observations)
@@ -57,6 +57,6 @@ public static class MonitorTarget
         }
 
         public IAnswerSpool? KeepAnswers(RunPlan run) =>
-            run.IncludeStatuses && run.Count is { } count ? new StatusSpool(count, run.PayloadBytes) : null;
+            run.IncludeStatuses && run.Count is { } count ? new StatusSpool(count, call.PayloadBytes) : null;
     }
 }

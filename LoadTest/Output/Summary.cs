@@ -12,7 +12,7 @@ public static class Summary
     {
         var border = plain ? TableBorder.Ascii : TableBorder.Rounded;
         console.WriteLine();
-        var call = result.Runs.Select(run => run.Plan.Call).FirstOrDefault(call => call is not null);
+        var call = result.Runs.Select(run => run.Plan.Described?.Call).FirstOrDefault(call => call is not null);
         console.MarkupLine($"[bold]Runs against {Markup.Escape(target.ToString())}{(call is null ? "" : Markup.Escape($", calling {call}"))}[/]");
         console.Write(Runs(result, border));
         // The described method's first answer, so the user sees the call did what was meant (one line, shortened).
@@ -124,7 +124,7 @@ public static class Summary
             var stats = run.Stats;
             table.AddRow(
                 Markup.Escape(run.Plan.Strategy),
-                Markup.Escape(run.Plan.Workload!),
+                Markup.Escape(run.Plan.Workload!.Id),
                 Figures.Bytes(stats?.BytesSentPerCall),
                 Figures.Bytes(stats?.BytesReceivedPerCall),
                 Figures.Bytes(stats?.ServiceAllocatedBytesPerCall),

@@ -216,7 +216,7 @@ public static class InProcess
         using var channel = GrpcChannel.ForAddress(address);
         var described = await DescribedTarget.DescribeAsync(new DescriptorSource([proto], [Path.GetDirectoryName(proto)!], null), channel.CreateCallInvoker(), new CallOptions());
         // The stub's request: the same client name and answer size, given as data (fixed, so built once as the stub's are per call).
-        var plan = described.Describing(engine.Plan) with { Call = "performance.Monitor/GetPerformance", Data = """{"clientName": "client-wrapper #1", "payloadBytes": 100}""" };
+        var plan = described.Describing(engine.Plan with { Called = new MethodCall { Call = "performance.Monitor/GetPerformance", Data = """{"clientName": "client-wrapper #1", "payloadBytes": 100}""" } });
         var calls = engine.Compose(plan);
         await engine.RunAsync();
         await engine.RunAsync(calls, plan);
@@ -286,7 +286,7 @@ public sealed class EngineUnderTest : IDisposable
         var options = Options.Create(new EngineOptions { ServerUri = new Uri(address) });
         Wrapper = new ClientWrapper(new ChannelFactory(options));
         _engine = new RunEngine(options);
-        Plan = new RunPlan { Strategy = "client-wrapper", Load = LoadKind.Sequential, Count = callsPerRun, PayloadBytes = 100 };
+        Plan = new RunPlan { Strategy = "client-wrapper", Load = LoadKind.Sequential, Count = callsPerRun };
         _calls = RunCallsFactory.Compose(new ClientWrapperStrategy(Wrapper), Plan);
     }
 

@@ -100,7 +100,7 @@ public static class Probe
         Console.WriteLine("|---|---:|---:|");
         foreach (var inFlight in options.InFlight.Where(n => n > 0))
         {
-            var plan = new RunPlan { Strategy = strategy.Info.Name, Load = LoadKind.Closed, Count = options.Count, Concurrency = inFlight, Warmup = 1000, PayloadBytes = options.PayloadBytes };
+            var plan = new RunPlan { Strategy = strategy.Info.Name, Load = LoadKind.Closed, Count = options.Count, Concurrency = inFlight, Warmup = 1000, Called = new BuiltInCall(PayloadBytes: options.PayloadBytes) };
             var calls = RunCallsFactory.Compose(strategy, plan);
             var before = GC.GetTotalAllocatedBytes(precise: true);
             var run = await engine.ExecuteAsync(calls, new RunRecord(Guid.NewGuid(), plan, RunState.Running, DateTimeOffset.UtcNow, null, null, null, null), new LiveRun(), CancellationToken.None);

@@ -3,6 +3,7 @@ using Google.Protobuf;
 using Google.Protobuf.Reflection;
 using Grpc.Core;
 using LoadEngine.Calls;
+using LoadEngine.Runs;
 
 namespace LoadEngine.Targets.Described;
 
@@ -36,15 +37,23 @@ public sealed class CallData
     /// The data <paramref name="json"/> gives <paramref name="method"/> (an empty request when there is none), checked now
     /// by rendering its templates with sample values: JSON that does not fit names the field and the type it must be.
     /// </summary>
-    public static CallData Parse(DescribedMethod method, string? json)
+    public static CallData Parse(DescribedMethod method, string? json) => For(method, DataMessages.Of(string.IsNullOrWhiteSpace(json) ? null : json));
+
+    /// <summary>A plan's data, split once already (<see cref="MethodCall.Messages"/>), for <paramref name="method"/>.</summary>
+    public static CallData For(DescribedMethod method, DataMessages messages)
     {
         var type = method.Descriptor.InputType;
-        if (string.IsNullOrWhiteSpace(json))
+        if ((messages.Refusal ?? messages.Unfit) is { } problem)
+        {
+            throw new TargetDescriptionException(problem);
+        }
+
+        if (messages.Texts.Count == 0)
         {
             return new CallData(method, [new Entry(type.Parser.ParseFrom(ByteString.Empty), null, 0)]);
         }
 
-        var entries = Elements(json).Select(text => Entry.Of(method, text)).ToList();
+        var entries = messages.Texts.Select(text => Entry.Of(method, text)).ToList();
         // A stream's call renders every message: all of them together are bounded as data is.
         var rendered = entries.Sum(entry => entry.MaxLength);
         if (entries.Count > 1 && rendered > CallTemplate.MaxRendered)
@@ -85,38 +94,6 @@ public sealed class CallData
         }
     }
 
-    private static IEnumerable<string> Elements(string json)
-    {
-        JsonDocument document;
-        try
-        {
-            document = JsonDocument.Parse(json);
-        }
-        catch (JsonException) when (CallTemplate.HasAction(json) && json.TrimStart().StartsWith('{'))
-        {
-            // A template outside a string ({"id": {{.RequestNumber}}}) is JSON only once rendered, as ghz renders an object first.
-            return [json];
-        }
-        catch (JsonException problem)
-        {
-            throw new TargetDescriptionException(DataFit.NotJson("data is not JSON", problem), problem);
-        }
-
-        using (document)
-        {
-            return document.RootElement.ValueKind switch
-            {
-                JsonValueKind.Object => [json],
-                JsonValueKind.Array when document.RootElement.GetArrayLength() == 0 =>
-                    throw new TargetDescriptionException("data is an empty array; give one object, or an array of at least one."),
-                JsonValueKind.Array when document.RootElement.EnumerateArray().Any(item => item.ValueKind != JsonValueKind.Object) =>
-                    throw new TargetDescriptionException("data is an array whose items must each be a JSON object (one message each)."),
-                JsonValueKind.Array => [.. document.RootElement.EnumerateArray().Select(item => item.GetRawText())],
-                _ => throw new TargetDescriptionException($"data must be a JSON object, or an array of objects; it was {document.RootElement.ValueKind.ToString().ToLowerInvariant()}."),
-            };
-        }
-    }
-
     private static IMessage Read(MessageDescriptor type, string json)
     {
         try
@@ -147,5 +124,54 @@ public sealed class CallData
         }
 
         public IMessage Render(CallValues values) => Fixed ?? Read(Type, Template!.Render(values));
+    }
+}
+
+/// <summary>
+/// A call's data split once into its messages' JSON: the object, or each object of the array. Data that is not JSON, or
+/// neither an object nor an array, is refused before the target is described (<see cref="Refusal"/>); an empty array,
+/// items that are not objects, and templated data that is JSON only once rendered (but not an object) are refused once the
+/// method is known (<see cref="Unfit"/>), when <see cref="CallData"/> renders the templates.
+/// </summary>
+public sealed record DataMessages(IReadOnlyList<string> Texts, string? Refusal = null, string? Unfit = null)
+{
+    public static DataMessages Of(string? data)
+    {
+        if (data is null)
+        {
+            return new([]);
+        }
+
+        var templated = CallTemplate.HasAction(data);
+        JsonDocument document;
+        try
+        {
+            document = JsonDocument.Parse(data);
+        }
+        catch (JsonException) when (templated && data.TrimStart().StartsWith('{'))
+        {
+            // A template outside a string ({"id": {{.RequestNumber}}}) is JSON only once rendered, as ghz renders an object first.
+            return new([data]);
+        }
+        catch (JsonException problem)
+        {
+            var sentence = DataFit.NotJson("data is not JSON", problem);
+            return templated ? new([], Unfit: sentence) : new([], Refusal: sentence);
+        }
+
+        using (document)
+        {
+            var root = document.RootElement;
+            return root.ValueKind switch
+            {
+                JsonValueKind.Object => new([data]),
+                JsonValueKind.Array when root.GetArrayLength() == 0 => new([], Unfit: "data is an empty array; give one object, or an array of at least one."),
+                JsonValueKind.Array when root.EnumerateArray().Any(item => item.ValueKind != JsonValueKind.Object) =>
+                    new([], Unfit: "data is an array whose items must each be a JSON object (one message each)."),
+                JsonValueKind.Array => new([.. root.EnumerateArray().Select(item => item.GetRawText())]),
+                _ when templated => new([], Unfit: $"data must be a JSON object, or an array of objects; it was {root.ValueKind.ToString().ToLowerInvariant()}."),
+                _ => new([], Refusal: "data must be a JSON object, or an array of objects (a stream's messages)."),
+            };
+        }
     }
 }

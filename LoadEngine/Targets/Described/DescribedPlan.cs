@@ -1,4 +1,3 @@
-using System.Text.Json;
 using System.Text.RegularExpressions;
 using Google.Protobuf;
 using Grpc.Core;
@@ -20,14 +19,20 @@ public static partial class DescribedPlan
     [GeneratedRegex(@"^/?[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*[/.][A-Za-z_][A-Za-z0-9_]*$")]
     private static partial Regex CallPattern();
 
-    /// <summary>The input's target, call and data as the user gave them, checked for form only; false with the sentence when they do not fit.</summary>
-    public static bool TryRead(RunPlanInput input, bool workload, out string error)
+    /// <summary>
+    /// The input's target, call and data as the user gave them, checked for form only (the data split into its messages
+    /// once): the plan's call, or null when the input names none; false with the sentence when they do not fit.
+    /// </summary>
+    public static bool TryRead(RunPlanInput input, bool workload, out MethodCall? call, out string error)
     {
         error = "";
+        call = null;
         if (input.Target is null && input.Call is null && input.Data is null)
         {
             return true;
         }
+
+        var read = new MethodCall { Target = input.Target, Call = input.Call?.Trim() ?? "", Data = input.Data };
 
         if (workload)
         {
@@ -47,11 +52,12 @@ public static partial class DescribedPlan
         {
             error = $"{(input.DelayMs is null ? "payloadBytes" : "delayMs")} applies to the built-in service's calls; a call's request comes from data.";
         }
-        else if (DataProblem(input.Data) is { } problem)
+        else if (read.Messages.Refusal is { } problem)
         {
             error = problem;
         }
 
+        call = error.Length == 0 ? read : null;
         return error.Length == 0;
     }
 
@@ -61,14 +67,15 @@ public static partial class DescribedPlan
     /// </summary>
     public static string? Problem(RunPlan plan)
     {
-        if (plan.Call is null)
+        if (plan.Described is not { } call)
         {
             return null;
         }
 
         try
         {
-            var method = Method(plan, out _);
+            var method = DescribedTarget.Of(plan).Find(call.Call);
+            DataFor(call, method);
             return StrategyList.Find(plan.Strategy) is { } strategy ? Refusal(strategy, method) : null;
         }
         catch (TargetDescriptionException problem)
@@ -86,8 +93,9 @@ public static partial class DescribedPlan
     /// <summary>A strategy's calls of the plan's described method, as <see cref="RunCallsFactory.Compose"/> makes them.</summary>
     public static IRunCalls Compose(IChannelStrategy strategy, RunPlan plan, DescribedTarget described)
     {
-        var method = described.Find(plan.Call!);
-        var data = CallData.Parse(method, plan.Data);
+        var call = plan.Described!;
+        var method = described.Find(call.Call);
+        var data = DataFor(call, method);
         if (Refusal(strategy.Info, method) is { } refused)
         {
             throw new TargetDescriptionException(refused);
@@ -99,31 +107,16 @@ public static partial class DescribedPlan
             : new GrpcCalls<IMessage, IMessage>(strategy, target);
     }
 
-    private static DescribedMethod Method(RunPlan plan, out CallData data)
+    // A plan checked and then run parses its data for the method once: the calls composed take what the check made.
+    private static CallData DataFor(MethodCall call, DescribedMethod method)
     {
-        var method = DescribedTarget.Of(plan).Find(plan.Call!);
-        data = CallData.Parse(method, plan.Data);
-        return method;
-    }
-
-    private static string? DataProblem(string? data)
-    {
-        if (data is null || CallTemplate.HasAction(data))
+        if (call.Parsed is { } parsed && parsed.Method == method && ReferenceEquals(parsed.Messages, call.Messages))
         {
-            // Templated data is JSON once rendered: CallData checks it against the method with sample values.
-            return null;
+            return parsed.Data;
         }
 
-        try
-        {
-            using var document = JsonDocument.Parse(data);
-            return document.RootElement.ValueKind is JsonValueKind.Object or JsonValueKind.Array
-                ? null
-                : "data must be a JSON object, or an array of objects (a stream's messages).";
-        }
-        catch (JsonException problem)
-        {
-            return DataFit.NotJson("data is not JSON", problem);
-        }
+        var data = CallData.For(method, call.Messages);
+        call.Parsed = (method, call.Messages, data);
+        return data;
     }
 }

@@ -43,7 +43,7 @@ public sealed class DescribedTarget
     /// <summary>The FileDescriptorSet (every file, its imports included) as <see cref="DescriptorAllowlist"/> rebuilt it.</summary>
     public byte[] DescriptorSet { get; }
 
-    /// <summary>The SHA-256 of <see cref="DescriptorSet"/>, in hex: what a plan names the set by (<see cref="RunPlan.DescriptorSet"/>).</summary>
+    /// <summary>The SHA-256 of <see cref="DescriptorSet"/>, in hex: what a plan names the set by (<see cref="MethodCall.DescriptorSet"/>).</summary>
     public string Hash { get; }
 
     /// <summary>Every method of every service in the set but server reflection's own, in the order the files declare them.</summary>
@@ -53,7 +53,7 @@ public sealed class DescribedTarget
     internal bool Compiled => _compiled?.Collectible == true;
 
     /// <summary><paramref name="plan"/> calling this target: the set's bytes and its hash.</summary>
-    public RunPlan Describing(RunPlan plan) => plan with { Descriptors = DescriptorSet, DescriptorSet = Hash };
+    public RunPlan Describing(RunPlan plan) => plan.Described is { } call ? plan with { Called = call with { Descriptors = DescriptorSet, DescriptorSet = Hash } } : plan;
 
     /// <summary>
     /// Describes a target from <paramref name="source"/>: its .proto files or protoset, or (when it names neither) the
@@ -85,7 +85,7 @@ public sealed class DescribedTarget
     public static Task<DescribedTarget> FromDescriptorSetAsync(byte[] set, CancellationToken cancellation, CompiledSetCache? cache = null) =>
         FromSafeAsync(DescriptorAllowlist.Rebuild(set), cancellation, cache);
 
-    /// <summary>The target a plan's <see cref="RunPlan.DescriptorSet"/> names when this process has it compiled; null otherwise.</summary>
+    /// <summary>The target a plan's <see cref="MethodCall.DescriptorSet"/> names when this process has it compiled; null otherwise.</summary>
     public static DescribedTarget? WithHash(string hash)
     {
         if (Generated.TryGetValue(hash, out var own))
@@ -105,16 +105,17 @@ public sealed class DescribedTarget
     /// </summary>
     public static async Task<DescribedTarget> OfAsync(RunPlan plan, CancellationToken cancellation)
     {
-        if (plan.DescriptorSet is { } hash && WithHash(hash) is { } found)
+        var call = plan.Described;
+        if (call?.DescriptorSet is { } hash && WithHash(hash) is { } found)
         {
             return found;
         }
 
-        var descriptors = plan.Descriptors ?? throw NoDescriptors(plan);
+        var descriptors = call?.Descriptors ?? throw NoDescriptors(plan);
         var safe = DescriptorAllowlist.Rebuild(descriptors);
-        if (plan.DescriptorSet is not null && !string.Equals(plan.DescriptorSet, safe.Hash, StringComparison.OrdinalIgnoreCase))
+        if (call.DescriptorSet is not null && !string.Equals(call.DescriptorSet, safe.Hash, StringComparison.OrdinalIgnoreCase))
         {
-            throw new TargetDescriptionException($"The plan's descriptor set is not the one it names ({Excerpt(plan.DescriptorSet)}): it was changed after the plan was made.");
+            throw new TargetDescriptionException($"The plan's descriptor set is not the one it names ({Excerpt(call.DescriptorSet)}): it was changed after the plan was made.");
         }
 
         using var limit = CancellationTokenSource.CreateLinkedTokenSource(cancellation);
@@ -135,10 +136,10 @@ public sealed class DescribedTarget
     /// </summary>
     public static DescribedTarget Of(RunPlan plan)
     {
-        var hash = plan.DescriptorSet ?? (plan.Descriptors is { } descriptors ? DescriptorAllowlist.Rebuild(descriptors).Hash : null)
-            ?? throw NoDescriptors(plan);
+        // The host names the set by its hash when it describes the target (Describing): it is not computed again here.
+        var hash = plan.Described?.DescriptorSet ?? throw NoDescriptors(plan);
         return WithHash(hash)
-            ?? throw new TargetDescriptionException($"The plan calls {plan.Call} on {plan.Target ?? "a target"} whose descriptors are not described in this process: describe the target again before the run.");
+            ?? throw new TargetDescriptionException($"The plan calls {plan.Described.Call} on {plan.Described.Target ?? "a target"} whose descriptors are not described in this process: describe the target again before the run.");
     }
 
     /// <summary>
@@ -261,7 +262,7 @@ public sealed class DescribedTarget
         new(set, Convert.ToHexString(SHA256.HashData(set)), files, null);
 
     private static TargetDescriptionException NoDescriptors(RunPlan plan) =>
-        new($"The plan calls {plan.Call} but carries no descriptors of {plan.Target ?? "its target"}: the host describes the target before the run.");
+        new($"The plan calls {plan.Described?.Call} but carries no descriptors of {plan.Described?.Target ?? "its target"}: the host describes the target before the run.");
 
     private static TargetDescriptionException OverBudget(TimeSpan budget, Exception stopped) =>
         new($"Describing the target took longer than {budget.TotalSeconds:0.#} seconds, the most reflection, protoc and the compiler may take together; a set this slow to describe is refused.", stopped);

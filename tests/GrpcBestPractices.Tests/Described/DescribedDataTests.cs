@@ -230,14 +230,14 @@ public sealed class DescribedDataTests
         Assert.Equal(sentence ?? "", accepted ? "" : error);
         if (accepted)
         {
-            Assert.Equal((target, call, data), (plan.Target, plan.Call, plan.Data));
+            Assert.Equal((target, call, data), (plan.Described!.Target, plan.Described.Call, plan.Described.Data));
         }
     }
 
     [Fact]
     public void AStrategyThatCannotCallTheMethodIsRefusedWithTheReason()
     {
-        var plan = new RunPlan { Strategy = "streaming-call", Call = "shop.v1.Orders/Place" };
+        var plan = new RunPlan { Strategy = "streaming-call", Called = new MethodCall { Call = "shop.v1.Orders/Place" } };
 
         Assert.Null(DescribedPlan.Refusal(StrategyList.Find("streaming-call")!, Shop.Find("shop.v1.Orders/Chat")));
         Assert.Null(DescribedPlan.Refusal(StrategyList.Find("client-wrapper")!, Place));

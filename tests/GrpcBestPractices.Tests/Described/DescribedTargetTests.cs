@@ -87,11 +87,15 @@ public sealed class DescribedTargetTests(WorkloadServiceFixture service, ITestOu
             Load = LoadKind.Sequential,
             Count = 12,
             Warmup = 2,
-            Call = call,
-            Data = answersPerCall == 1
-                ? """{"clientName":"described #{{.RequestNumber}}","payloadBytes":"8"}"""
-                : """[{"clientName":"a","payloadBytes":8},{"clientName":"b","payloadBytes":8},{"clientName":"c","payloadBytes":8}]""",
-            Descriptors = target.DescriptorSet,
+            Called = new MethodCall
+            {
+                Call = call,
+                Data = answersPerCall == 1
+                    ? """{"clientName":"described #{{.RequestNumber}}","payloadBytes":"8"}"""
+                    : """[{"clientName":"a","payloadBytes":8},{"clientName":"b","payloadBytes":8},{"clientName":"c","payloadBytes":8}]""",
+                Descriptors = target.DescriptorSet,
+                DescriptorSet = target.Hash,
+            },
         };
 
         var run = await RunAsync(plan);

@@ -1,4 +1,5 @@
 using AgentStore;
+using GrpcBestPractices.Tests.Fakes;
 using GrpcBestPractices.Tests.History;
 using GrpcBestPractices.Tests.Infrastructure;
 using GrpcBestPractices.Tests.Unit;
@@ -28,12 +29,12 @@ public sealed class AgentDescriptorSetTests
         using (var database = HistoryDatabase.OpenSqlite(history))
         {
             await database.ExecuteAsync("UPDATE descriptor_sets SET bytes = @bytes;", CancellationToken.None, ("bytes", new byte[] { 0 }));
-            await store.CreateRunAsync(missing, plan with { DescriptorSet = StoredRecords.NameOf([.. "a set nobody stored"u8]), Descriptors = null }, DateTimeOffset.UtcNow);
+            await store.CreateRunAsync(missing, plan.WithDescriptors(null, StoredRecords.NameOf([.. "a set nobody stored"u8])), DateTimeOffset.UtcNow);
         }
 
         var sentences = new Dictionary<Guid, string>
         {
-            [changed] = $"The descriptor set stored as {plan.DescriptorSet} in {store.Description} does not match its name (its SHA-256 is {StoredRecords.NameOf([0])}): " +
+            [changed] = $"The descriptor set stored as {plan.Described!.DescriptorSet} in {store.Description} does not match its name (its SHA-256 is {StoredRecords.NameOf([0])}): " +
                 "it was changed after it was stored, so the plan is not run",
             [missing] = $"The plan names descriptor set {StoredRecords.NameOf([.. "a set nobody stored"u8])}, which {store.Description} does not hold: " +
                 "start the run again from the gateway, which stores the set with the plan",

@@ -1,6 +1,7 @@
 using System.Text.Json;
 using AgentStore;
 using GrpcBestPractices.Tests.EndToEnd;
+using GrpcBestPractices.Tests.Fakes;
 using GrpcBestPractices.Tests.History;
 using GrpcBestPractices.Tests.Infrastructure;
 using LoadEngine.Runs;
@@ -30,7 +31,7 @@ public sealed class DescribedCallAgentTests(ITestOutputHelper output)
         var input = new RunPlanInput("factory-client", 401, Warmup: 10) { Call = GetPerformance, Data = """{"clientName": "agent {{.WorkerID}} call {{.RequestNumber}}"}""" };
         Assert.True(RunPlanRules.TryCreate(input, PlanLimits.Defaults, StrategyList.Names, out var whole, out var refusal), refusal);
         // As the gateway stores a distributed run: the plan with the descriptor set it described the target with, and the set's name.
-        whole = whole with { Descriptors = LessonOnTargetPlanTests.Performance, DescriptorSet = StoredRecords.NameOf(LessonOnTargetPlanTests.Performance), Agents = 2 };
+        whole = whole.WithDescriptors(LessonOnTargetPlanTests.Performance, StoredRecords.NameOf(LessonOnTargetPlanTests.Performance)) with { Agents = 2 };
         var id = Guid.NewGuid();
         await store.CreateRunAsync(id, whole, DateTimeOffset.UtcNow);
 
@@ -49,15 +50,15 @@ public sealed class DescribedCallAgentTests(ITestOutputHelper output)
         }
 
         var stored = (await store.GetRunAsync(id))!.Plan;
-        Assert.Equal((GetPerformance, input.Data), (stored.Call, stored.Data));
-        Assert.Equal(LessonOnTargetPlanTests.Performance, stored.Descriptors);
+        Assert.Equal((GetPerformance, input.Data), (stored.Described!.Call, stored.Described.Data));
+        Assert.Equal(LessonOnTargetPlanTests.Performance, stored.Described.Descriptors);
         // The agents read the set from its table: the plan they read names it and carries none of its bytes.
         using (var database = HistoryDatabase.OpenSqlite(history))
         {
             var planJson = (await database.QueryAsync("SELECT plan_json FROM agent_runs;", row => row.GetString(0), CancellationToken.None)).Single();
-            Assert.Contains($"\"descriptorSet\":\"{whole.DescriptorSet}\"", planJson);
+            Assert.Contains($"\"descriptorSet\":\"{whole.Described!.DescriptorSet}\"", planJson);
             Assert.DoesNotContain("\"descriptors\"", planJson);
-            Assert.Equal([whole.DescriptorSet!], await database.QueryAsync("SELECT hash FROM descriptor_sets;", row => row.GetString(0), CancellationToken.None));
+            Assert.Equal([whole.Described!.DescriptorSet!], await database.QueryAsync("SELECT hash FROM descriptor_sets;", row => row.GetString(0), CancellationToken.None));
         }
 
         var shards = await store.ListShardsAsync(id, withFigures: true);
@@ -79,7 +80,7 @@ public sealed class StoredPlanTests
     [Fact]
     public void TheStoredPlanHasNoPlaceForMetadataOrCredentials()
     {
-        var plan = new RunPlan { Strategy = "client-wrapper", Call = "performance.Monitor/GetPerformance", Data = "{}", Descriptors = [1, 2, 3], DescriptorSet = StoredRecords.NameOf([1, 2, 3]), Target = "inventory", Agents = 2 };
+        var plan = new RunPlan { Strategy = "client-wrapper", Called = new MethodCall { Call = "performance.Monitor/GetPerformance", Data = "{}", Descriptors = [1, 2, 3], DescriptorSet = StoredRecords.NameOf([1, 2, 3]), Target = "inventory" }, Agents = 2 };
 
         var json = JsonSerializer.SerializeToElement(plan, RunJson.Options);
 

@@ -44,7 +44,7 @@ public sealed class HistoryStartupTests
     {
         using var folder = new TemporaryFolder();
         var path = folder.File("history.db");
-        var cutOff = new RunRecord(Guid.NewGuid(), new RunPlan { Strategy = "client-wrapper", Count = 1000, Concurrency = 1, Warmup = 0, DelayMs = 0, PayloadBytes = 100, IncludeStatuses = true }, RunState.Running, DateTimeOffset.UtcNow, null, null, null, null);
+        var cutOff = new RunRecord(Guid.NewGuid(), new RunPlan { Strategy = "client-wrapper", Count = 1000, Concurrency = 1, Warmup = 0, IncludeStatuses = true }, RunState.Running, DateTimeOffset.UtcNow, null, null, null, null);
         using (var before = new RunStore(HistoryDatabase.OpenSqlite(path)))
         {
             await before.InitializeAsync();

@@ -34,13 +34,13 @@ public sealed class LessonOnTargetPlanTests
         Assert.True(LessonPlan.TryCreate(LessonList.Streaming, "2", PlanLimits.Defaults, new EngineOptions(), call, out var plan, out var error), error);
 
         Assert.Equal("performance.Monitor/GetManyPerformanceStats", plan.StreamCall);
-        Assert.Equal("performance.Monitor/GetManyPerformanceStats", plan.Plans["streaming-call"].Call);
-        Assert.Equal(GetPerformance, plan.Plans["client-wrapper"].Call);
+        Assert.Equal("performance.Monitor/GetManyPerformanceStats", plan.Plans["streaming-call"].Described!.Call);
+        Assert.Equal(GetPerformance, plan.Plans["client-wrapper"].Described!.Call);
         Assert.All(plan.Plans.Values, arm =>
         {
-            Assert.Equal(("monitor", call.Data, 0), (arm.Target, arm.Data, arm.DelayMs));
-            Assert.Same(PerformanceTarget.DescriptorSet, arm.Descriptors);
-            Assert.Equal(PerformanceTarget.Hash, arm.DescriptorSet);
+            Assert.Equal(("monitor", call.Data), (arm.Described!.Target, arm.Described.Data));
+            Assert.Same(PerformanceTarget.DescriptorSet, arm.Described.Descriptors);
+            Assert.Equal(PerformanceTarget.Hash, arm.Described.DescriptorSet);
         });
         var record = plan.NewRecord();
         Assert.Equal(("monitor", GetPerformance, "performance.Monitor/GetManyPerformanceStats"), (record.Target, record.Call, record.StreamCall));
@@ -100,7 +100,7 @@ public sealed class LessonOnTargetPlanTests
         Assert.Equal("monitor is reached over h2c (http://127.0.0.1:50051), so the probe's channels are the h2c arms'.", plainKeepAlive.Unavailable["with-pings-tls"]);
         Assert.Equal(["with-pings", "without-pings"], tlsKeepAlive.Unavailable.Keys.Order());
         // No server delay on the user's method: the calls take what the service takes.
-        Assert.All(streamLimit.Plans.Values, arm => Assert.Equal(((int?)1000, 0), (arm.Count, arm.DelayMs)));
+        Assert.All(streamLimit.Plans.Values, arm => Assert.Equal(((int?)1000, 0), (arm.Count, (arm.Called as BuiltInCall)?.DelayMs ?? 0)));
         Assert.StartsWith("Not judged: a pinged channel over TLS could not run here. monitor is reached over h2c",
             LessonVerdicts.Judge(LessonList.KeepAlive, plainKeepAlive.NewRecord() with { State = RunState.Completed })[0].Sentence);
     }

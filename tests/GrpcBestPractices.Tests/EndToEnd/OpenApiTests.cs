@@ -2,6 +2,7 @@ using System.Globalization;
 using System.Net;
 using System.Text.Json;
 using System.Text.RegularExpressions;
+using GrpcBestPractices.Tests.Fakes;
 using GrpcBestPractices.Tests.Infrastructure;
 using Microsoft.AspNetCore.Http.Metadata;
 using Microsoft.AspNetCore.Routing;
@@ -53,6 +54,22 @@ public sealed partial class OpenApiTests(SystemFixture system)
 
         Assert.Equal("GrpcBestPractices gateway", info.GetProperty("title").GetString());
         Assert.Contains("[Open the chart page](/)", info.GetProperty("description").GetString());
+    }
+
+    [Fact]
+    public async Task ARunsPlanIsDocumentedAsItsFlatJsonWithNoneOfItsCSharpParts()
+    {
+        var schemas = (await GetDocumentAsync()).GetProperty("components").GetProperty("schemas");
+        var plan = JsonSerializer.SerializeToElement(SampleRuns.Plan("client-wrapper"), LoadEngine.Runs.RunJson.Options);
+
+        var documented = schemas.GetProperty("RunPlan").GetProperty("properties").EnumerateObject().Select(property => property.Name).ToList();
+
+        // Every field a plan's JSON writes is documented, with the call's fields no built-in plan writes, and no C# part.
+        Assert.Empty(plan.EnumerateObject().Select(field => field.Name).Except(documented));
+        Assert.Contains("protocol", documented);
+        Assert.Contains("descriptorSet", documented);
+        Assert.DoesNotContain("called", documented);
+        Assert.DoesNotContain(schemas.EnumerateObject(), schema => schema.Name is "PlanCall" or "MethodCall" or "Flat");
     }
 
     [Theory]

@@ -39,7 +39,7 @@ public sealed class ReportBrowserTests(ITestOutputHelper output)
         var line = $"{{\"lines\": [{string.Join(", ", Enumerable.Range(1, 200).Select(index => $"{{\"sku\":\"SKU-{index:D6}\",\"quantity\":{index}}}"))}]}}";
         run = run with
         {
-            Plan = run.Plan with { Target = "billing", Call = "acme.billing.v2.Invoices/Get", Data = line },
+            Plan = run.Plan.Calling("acme.billing.v2.Invoices/Get", line, "billing"),
             Stats = run.Stats! with { FirstAnswer = line },
         };
         using var folder = new TemporaryFolder();

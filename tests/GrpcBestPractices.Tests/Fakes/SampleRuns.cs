@@ -20,8 +20,7 @@ public static class SampleRuns
         Rate = load == LoadKind.Closed ? null : 400,
         Stages = load == LoadKind.Ramping ? [new RampStage(1, 800), new RampStage(1.5, 200)] : null,
         Warmup = 20,
-        DelayMs = 1,
-        PayloadBytes = 100,
+        Called = new BuiltInCall(DelayMs: 1),
         Thresholds = ["p99 < 5ms", "error_rate < 1%"],
     };
 

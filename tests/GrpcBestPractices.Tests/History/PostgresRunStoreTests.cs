@@ -3,6 +3,7 @@ using System.Text.Json.Nodes;
 using AgentStore;
 using ApiGateway.History;
 using ApiGateway.Runs;
+using GrpcBestPractices.Tests.Fakes;
 using GrpcBestPractices.Tests.Infrastructure;
 using Npgsql;
 using static GrpcBestPractices.Tests.History.StoredRecords;
@@ -61,7 +62,7 @@ public sealed class PostgresRunStoreTests(PostgresServer server) : RunStoreContr
             // One gateway deletes the only run naming the set (its sweep finds the set unnamed) as the other stores a new one naming it.
             var next = Run("client-wrapper", Noon.AddMinutes(round)) with { Plan = plan };
             await Task.WhenAll(Task.Run(() => first.DeleteAsync(last.Id)), Task.Run(() => second.SaveAsync(next)));
-            Assert.Equal(1L, await ScalarAsync($"SELECT COUNT(*) FROM descriptor_sets WHERE hash = '{plan.DescriptorSet}';"));
+            Assert.Equal(1L, await ScalarAsync($"SELECT COUNT(*) FROM descriptor_sets WHERE hash = '{plan.Described!.DescriptorSet}';"));
             last = next;
         }
     }
@@ -82,7 +83,7 @@ public sealed class PostgresRunStoreTests(PostgresServer server) : RunStoreContr
     {
         var runId = Guid.NewGuid();
         var inlineId = Guid.NewGuid();
-        var inline = JsonNode.Parse(Json(Plan("client-wrapper") with { Target = "inventory", Call = "inventory.Stock/Get" }))!.AsObject();
+        var inline = JsonNode.Parse(Json(Plan("client-wrapper").Calling("inventory.Stock/Get", target: "inventory")))!.AsObject();
         inline["descriptors"] = Convert.ToBase64String([.. "an inline FileDescriptorSet"u8]);
         // The version 1 tables, as the gateway before notes made them.
         await ScalarAsync($"""
@@ -105,7 +106,7 @@ public sealed class PostgresRunStoreTests(PostgresServer server) : RunStoreContr
         Assert.Equal(("as measured", Noon, null), (kept?.Measured, kept?.StartedAt, kept?.Note));
         // A plan that carried its set inline names it now, and the set is kept once in its table.
         var hash = Convert.ToHexString(SHA256.HashData("an inline FileDescriptorSet"u8));
-        Assert.Equal(hash, (await store.GetAsync(inlineId))?.Plan.DescriptorSet);
+        Assert.Equal(hash, (await store.GetAsync(inlineId))?.Plan.Described?.DescriptorSet);
         Assert.Equal((hash, 0L), (await ScalarAsync($"SELECT descriptor_set FROM runs WHERE id = '{inlineId:D}';"),
             await ScalarAsync("SELECT COUNT(*) FROM runs WHERE plan_json LIKE '%\"descriptors\"%';")));
         Assert.Equal("an inline FileDescriptorSet"u8.ToArray(), (byte[]?)await ScalarAsync($"SELECT bytes FROM descriptor_sets WHERE hash = '{hash}';"));
@@ -114,7 +115,7 @@ public sealed class PostgresRunStoreTests(PostgresServer server) : RunStoreContr
         Assert.Equal(noted.Note, (await store.GetAsync(noted.Id))?.Note);
         var described = Run("client-wrapper", Noon) with { Plan = DescribedPlan("client-wrapper", [.. "a FileDescriptorSet"u8]) };
         await store.SaveAsync(described);
-        Assert.Equal(described.Plan.DescriptorSet, await ScalarAsync($"SELECT descriptor_set FROM runs WHERE id = '{described.Id:D}';"));
+        Assert.Equal(described.Plan.Described!.DescriptorSet, await ScalarAsync($"SELECT descriptor_set FROM runs WHERE id = '{described.Id:D}';"));
         Assert.Equal("1,2,3,4", await ScalarAsync("SELECT string_agg(version::text, ',' ORDER BY version) FROM history_schema;"));
     }
 

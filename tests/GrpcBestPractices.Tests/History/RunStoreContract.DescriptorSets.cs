@@ -1,6 +1,7 @@
 using System.Text.Json.Nodes;
 using AgentStore;
 using GrpcBestPractices.Tests.EndToEnd;
+using GrpcBestPractices.Tests.Fakes;
 using static GrpcBestPractices.Tests.History.StoredRecords;
 
 namespace GrpcBestPractices.Tests.History;
@@ -35,17 +36,17 @@ public abstract partial class RunStoreContract
         await store.SaveSuiteAsync(new SuiteRecord(Guid.NewGuid(), plan, ["client-wrapper"], RunState.Completed, Noon, null, null));
         await agents.CreateRunAsync(Guid.NewGuid(), plan with { Agents = 2 }, Noon);
 
-        Assert.Equal([plan.DescriptorSet!], await SetNamesAsync());
+        Assert.Equal([plan.Described!.DescriptorSet!], await SetNamesAsync());
         Assert.Equal(Set, (await QueryAsync("SELECT bytes FROM descriptor_sets;", row => row.GetFieldValue<byte[]>(0))).Single());
         var plans = await QueryAsync("SELECT plan_json FROM runs UNION ALL SELECT plan_json FROM suites UNION ALL SELECT plan_json FROM agent_runs;", row => row.GetString(0));
         Assert.Equal(5, plans.Count);
         Assert.All(plans, json =>
         {
-            Assert.Contains($"\"descriptorSet\":\"{plan.DescriptorSet}\"", json);
+            Assert.Contains($"\"descriptorSet\":\"{plan.Described!.DescriptorSet}\"", json);
             Assert.DoesNotContain("\"descriptors\"", json);
         });
         var loaded = (await store.GetAsync(runs[0].Id))!.Plan;
-        Assert.Equal((plan.Call, plan.DescriptorSet, null), (loaded.Call, loaded.DescriptorSet, loaded.Descriptors));
+        Assert.Equal((plan.Described!.Call, plan.Described!.DescriptorSet, null), (loaded.Described!.Call, loaded.Described!.DescriptorSet, loaded.Described!.Descriptors));
     }
 
     [Fact]
@@ -59,7 +60,7 @@ public abstract partial class RunStoreContract
         var run = await agents.GetRunAsync(id);
 
         Assert.Null(run?.Problem);
-        Assert.Equal(Set, run?.Plan.Descriptors);
+        Assert.Equal(Set, run?.Plan.Described?.Descriptors);
         Assert.Equal(Json(plan), Json(run?.Plan));
     }
 
@@ -75,9 +76,9 @@ public abstract partial class RunStoreContract
 
         var run = await agents.GetRunAsync(id);
 
-        Assert.Null(run?.Plan.Descriptors);
+        Assert.Null(run?.Plan.Described?.Descriptors);
         Assert.Equal(
-            $"The descriptor set stored as {plan.DescriptorSet} in {agents.Description} does not match its name (its SHA-256 is {NameOf(OtherSet)}): " +
+            $"The descriptor set stored as {plan.Described!.DescriptorSet} in {agents.Description} does not match its name (its SHA-256 is {NameOf(OtherSet)}): " +
             "it was changed after it was stored, so the plan is not run.",
             run?.Problem);
     }
@@ -90,16 +91,16 @@ public abstract partial class RunStoreContract
         var plan = DescribedPlan("client-wrapper", Set) with { Agents = 1 };
         await agents.CreateRunAsync(lacking, plan, Noon);
         await ExecuteAsync("DELETE FROM descriptor_sets;");
-        await agents.CreateRunAsync(misnamed, plan with { Descriptors = null, DescriptorSet = "\u001b]0;owned\u0007" }, Noon);
+        await agents.CreateRunAsync(misnamed, plan.WithDescriptors(null, "\u001b]0;owned\u0007"), Noon);
 
         var (missing, strange) = (await agents.GetRunAsync(lacking), await agents.GetRunAsync(misnamed));
 
         Assert.Equal(
-            $"The plan names descriptor set {plan.DescriptorSet}, which {agents.Description} does not hold: start the run again from the gateway, which stores the set with the plan.",
+            $"The plan names descriptor set {plan.Described!.DescriptorSet}, which {agents.Description} does not hold: start the run again from the gateway, which stores the set with the plan.",
             missing?.Problem);
         // A name that is not a hash is not quoted: it came from the database, and could be anything.
         Assert.Equal($"The plan's descriptor set in {agents.Description} is not named by a SHA-256 in hex, so it is not run.", strange?.Problem);
-        Assert.Null(missing?.Plan.Descriptors);
+        Assert.Null(missing?.Plan.Described?.Descriptors);
     }
 
     [Fact]
@@ -116,7 +117,7 @@ public abstract partial class RunStoreContract
 
         await agents.CreateRunAsync(distributed.Id, distributed.Plan, Noon);
         await store.SaveSuiteAsync(new SuiteRecord(Guid.NewGuid(), other, ["client-wrapper"], RunState.Completed, Noon, null, null));
-        string[] both = [.. new[] { plan.DescriptorSet!, other.DescriptorSet! }.Order(StringComparer.Ordinal)];
+        string[] both = [.. new[] { plan.Described!.DescriptorSet!, other.Described!.DescriptorSet! }.Order(StringComparer.Ordinal)];
 
         Assert.True(await store.DeleteAsync(first.Id));
         Assert.Equal(both, await SetNamesAsync());
@@ -125,10 +126,10 @@ public abstract partial class RunStoreContract
         // The distributed run's agents' plan still names it, until the gateway deletes that too.
         Assert.Equal(both, await SetNamesAsync());
         await agents.DeleteRunAsync(distributed.Id);
-        Assert.Equal([other.DescriptorSet!], await SetNamesAsync());
+        Assert.Equal([other.Described!.DescriptorSet!], await SetNamesAsync());
         // The suite's plan names the other set.
         Assert.True(await store.DeleteAsync(unrelated.Id));
-        Assert.Equal([other.DescriptorSet!], await SetNamesAsync());
+        Assert.Equal([other.Described!.DescriptorSet!], await SetNamesAsync());
     }
 
     [Fact]
@@ -146,7 +147,7 @@ public abstract partial class RunStoreContract
 
         foreach (var plan in new[] { loaded?.Plan, listed.Plan, agentPlan?.Plan })
         {
-            Assert.Equal(("inventory.Stock/Get", null, null), (plan?.Call, plan?.Descriptors, plan?.DescriptorSet));
+            Assert.Equal(("inventory.Stock/Get", null, null), (plan?.Described?.Call, plan?.Described?.Descriptors, plan?.Described?.DescriptorSet));
         }
 
         Assert.Equal(Json(run.Stats), Json(loaded?.Stats));
@@ -172,11 +173,11 @@ public abstract partial class RunStoreContract
         var id = Guid.NewGuid();
         await agents.CreateRunAsync(id, DescribedPlan("client-wrapper", Set) with { Agents = 2 }, Noon);
 
-        Assert.Equal("inventory.Stock/Get", (await agents.GetRunAsync(agentRun))?.Plan.Call);
-        Assert.Equal(Set, (await agents.GetRunAsync(id))?.Plan.Descriptors);
+        Assert.Equal("inventory.Stock/Get", (await agents.GetRunAsync(agentRun))?.Plan.Described?.Call);
+        Assert.Equal(Set, (await agents.GetRunAsync(id))?.Plan.Described?.Descriptors);
         // A second agent finds the column there and changes nothing.
         await OpenAgentStoreAsync();
-        Assert.Equal(Set, (await agents.GetRunAsync(id))?.Plan.Descriptors);
+        Assert.Equal(Set, (await agents.GetRunAsync(id))?.Plan.Described?.Descriptors);
     }
 
     /// <summary>The agents' store on this test's database, its tables made.</summary>
@@ -207,7 +208,7 @@ public abstract partial class RunStoreContract
     /// <summary>A plan of a target's method as stored before descriptor sets were kept apart: the set inline, in base64, with no name.</summary>
     private static string InlinePlan(int? agents = null)
     {
-        var plan = JsonNode.Parse(Json(DescribedPlan("client-wrapper", Set) with { DescriptorSet = null, Agents = agents }))!.AsObject();
+        var plan = JsonNode.Parse(Json(DescribedPlan("client-wrapper", Set).WithDescriptors(Set, null) with { Agents = agents }))!.AsObject();
         plan["descriptors"] = Convert.ToBase64String(Set);
         return plan.ToJsonString();
     }

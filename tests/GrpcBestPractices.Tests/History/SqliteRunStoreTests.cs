@@ -3,6 +3,7 @@ using System.Text.Json.Nodes;
 using AgentStore;
 using ApiGateway.History;
 using ApiGateway.Runs;
+using GrpcBestPractices.Tests.Fakes;
 using GrpcBestPractices.Tests.Infrastructure;
 using LoadEngine.Lessons;
 using Microsoft.Data.Sqlite;
@@ -136,7 +137,7 @@ public sealed class SqliteRunStoreTests : RunStoreContract
     public async Task AVersion6HistoryMovesTheDescriptorsItsPlansCarryInlineIntoDescriptorSets()
     {
         var runId = Guid.NewGuid();
-        var inline = JsonNode.Parse(Json(Plan("client-wrapper") with { Target = "inventory", Call = "inventory.Stock/Get" }))!.AsObject();
+        var inline = JsonNode.Parse(Json(Plan("client-wrapper").Calling("inventory.Stock/Get", target: "inventory")))!.AsObject();
         inline["descriptors"] = Convert.ToBase64String([.. "a FileDescriptorSet"u8]);
         // The version 6 tables, as the gateway before descriptor sets were kept apart made them: a plan of a target's method carried its set.
         await CreateOldFileAsync($"""
@@ -154,7 +155,7 @@ public sealed class SqliteRunStoreTests : RunStoreContract
 
         var kept = await store.GetAsync(runId);
         var hash = Convert.ToHexString(SHA256.HashData("a FileDescriptorSet"u8));
-        Assert.Equal(("inventory.Stock/Get", "as noted", null, hash), (kept?.Plan.Call, kept?.Note, kept?.Plan.Descriptors, kept?.Plan.DescriptorSet));
+        Assert.Equal(("inventory.Stock/Get", "as noted", null, hash), (kept?.Plan.Described?.Call, kept?.Note, kept?.Plan.Described?.Descriptors, kept?.Plan.Described?.DescriptorSet));
         Assert.Equal((hash, hash, 0L), (
             await ScalarAsync($"SELECT descriptor_set FROM runs WHERE id = '{runId:D}';"),
             await ScalarAsync("SELECT hash FROM descriptor_sets;"),
@@ -162,8 +163,8 @@ public sealed class SqliteRunStoreTests : RunStoreContract
         Assert.Equal("a FileDescriptorSet"u8.ToArray(), (byte[]?)await ScalarAsync("SELECT bytes FROM descriptor_sets;"));
         var described = Run("client-wrapper", Noon) with { Plan = DescribedPlan("client-wrapper", [.. "a FileDescriptorSet"u8]) };
         await store.SaveAsync(described);
-        Assert.Equal(described.Plan.DescriptorSet, await ScalarAsync($"SELECT hash FROM descriptor_sets;"));
-        Assert.Equal(described.Plan.DescriptorSet, await ScalarAsync($"SELECT descriptor_set FROM runs WHERE id = '{described.Id:D}';"));
+        Assert.Equal(described.Plan.Described!.DescriptorSet, await ScalarAsync($"SELECT hash FROM descriptor_sets;"));
+        Assert.Equal(described.Plan.Described!.DescriptorSet, await ScalarAsync($"SELECT descriptor_set FROM runs WHERE id = '{described.Id:D}';"));
         await AssertCurrentAsync(store);
     }
 

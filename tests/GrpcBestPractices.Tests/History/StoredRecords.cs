@@ -10,19 +10,19 @@ public static class StoredRecords
 {
     public static readonly DateTimeOffset Noon = new(2026, 11, 22, 12, 0, 0, TimeSpan.Zero);
 
-    public static RunPlan Plan(string strategy) => new() { Strategy = strategy, Count = 1000, Concurrency = 100, Warmup = 10, PayloadBytes = 100, IncludeStatuses = true };
+    public static RunPlan Plan(string strategy) => new() { Strategy = strategy, Count = 1000, Concurrency = 100, Warmup = 10, IncludeStatuses = true };
 
     public static RunRecord Run(string strategy, DateTimeOffset startedAt, RunState state = RunState.Running, Guid? suiteId = null) =>
         new(Guid.NewGuid(), Plan(strategy), state, startedAt, null, null, null, suiteId);
 
     /// <summary>A plan of a target's method carrying <paramref name="set"/> as DescribedTarget.Describing makes it: the bytes, named by their SHA-256 in hex.</summary>
     public static RunPlan DescribedPlan(string strategy, byte[] set) =>
-        Plan(strategy) with { Target = "inventory", Call = "inventory.Stock/Get", Data = """{"sku": "A-{{.RequestNumber}}"}""", Descriptors = set, DescriptorSet = NameOf(set) };
+        Plan(strategy) with { Called = new MethodCall { Target = "inventory", Call = "inventory.Stock/Get", Data = """{"sku": "A-{{.RequestNumber}}"}""", Descriptors = set, DescriptorSet = NameOf(set) } };
 
     public static string NameOf(byte[] set) => Convert.ToHexString(SHA256.HashData(set));
 
     public static SuiteRecord Comparison(ComparisonPlan comparison, DateTimeOffset startedAt) =>
-        new(Guid.NewGuid(), Plan(comparison.Contenders[0]) with { Workload = "small-ints" }, [.. comparison.Schedule().Select(step => step.Contender)], RunState.Completed, startedAt, startedAt.AddMinutes(1), null)
+        new(Guid.NewGuid(), Plan(comparison.Contenders[0]) with { Called = new WorkloadContender("small-ints", null, null, null, null, null, null) }, [.. comparison.Schedule().Select(step => step.Contender)], RunState.Completed, startedAt, startedAt.AddMinutes(1), null)
         {
             Comparison = comparison,
         };

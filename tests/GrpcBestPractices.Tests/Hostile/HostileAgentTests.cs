@@ -1,5 +1,6 @@
 using System.Security.Cryptography;
 using AgentStore;
+using GrpcBestPractices.Tests.Fakes;
 using GrpcBestPractices.Tests.Infrastructure;
 using LoadEngine.Strategies;
 using LoadTest;
@@ -64,7 +65,7 @@ public sealed class HostileAgentTests(ITestOutputHelper output)
         var input = new RunPlanInput("client-wrapper", 3) { Call = HostileDescriptors.Call };
         Assert.True(RunPlanRules.TryCreate(input, PlanLimits.Defaults, StrategyList.Names, out var plan, out var refusal), refusal);
         var id = Guid.NewGuid();
-        await store.CreateRunAsync(id, plan with { Descriptors = set, DescriptorSet = Convert.ToHexString(SHA256.HashData(set)), Agents = 1 }, DateTimeOffset.UtcNow);
+        await store.CreateRunAsync(id, plan.WithDescriptors(set, Convert.ToHexString(SHA256.HashData(set))) with { Agents = 1 }, DateTimeOffset.UtcNow);
         return id;
     }
 }

@@ -23,7 +23,7 @@ public sealed class CliWorkloadTests
 
         var plan = Assert.Single(settings.Plans);
         Assert.False(settings.IsSuite);
-        Assert.Equal(("rest-newtonsoft-h2-tls", "file-upload", 10_485_760L, 8, 10), (plan.Strategy, plan.Workload, plan.FileBytes, plan.Clients, plan.Count));
+        Assert.Equal(("rest-newtonsoft-h2-tls", "file-upload", 10_485_760L, 8, 10), (plan.Strategy, plan.Workload!.Id, plan.Workload.FileBytes, plan.Workload.Clients, plan.Count));
         Assert.Equal((new Uri("http://127.0.0.1:5002"), new Uri("https://127.0.0.1:5001"), pem), (settings.Engine.Http1Uri, settings.Engine.TlsUri, settings.Engine.TrustedCertificatePath));
     }
 

@@ -21,7 +21,7 @@ public sealed class ComparisonRulesTests
         Assert.Equal(cleartext, comparison.Comparison.Contenders);
         Assert.Equal(ComparisonRules.DefaultRepetitions, comparison.Comparison.Repetitions);
         Assert.Equal(comparison.Comparison.Schedule().Select(step => step.Contender), comparison.Schedule.Select(plan => plan.Strategy));
-        Assert.All(comparison.Schedule, plan => Assert.Equal(("small-mixed", 200, 20), (plan.Workload, plan.Count, plan.Warmup)));
+        Assert.All(comparison.Schedule, plan => Assert.Equal(("small-mixed", 200, 20), (plan.Workload!.Id, plan.Count, plan.Warmup)));
     }
 
     [Theory]

@@ -165,7 +165,7 @@ public sealed class ComparisonSummaryTests
         return (suite, [.. comparison.Schedule().Select(step => Run(step.Contender, means[step.Contender][step.Repetition - 1], plan))]);
     }
 
-    private static RunPlan Plan(string contender) => new() { Strategy = contender, Workload = "small-ints", Count = 100, Warmup = 10 };
+    private static RunPlan Plan(string contender) => new() { Strategy = contender, Called = new WorkloadContender("small-ints", ContenderList.Find(contender), null, null, null, null, null), Count = 100, Warmup = 10 };
 
     private static double Throughput(double meanMs) => Math.Round(1000 / meanMs, 4);
 

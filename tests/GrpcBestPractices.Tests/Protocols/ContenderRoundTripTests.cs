@@ -1,3 +1,4 @@
+using GrpcBestPractices.Tests.Fakes;
 using GrpcBestPractices.Tests.WorkloadService;
 using LoadEngine;
 using LoadEngine.Calls;
@@ -38,11 +39,11 @@ public sealed class ContenderRoundTripTests(WorkloadServiceFixture service)
         var contender = ContenderList.Find(contenderName)!;
 
         // A small set: bulk-read over 3000 users (3 pages), a file of 200 000 bytes (three full chunks and a short one).
-        var run = await RunAsync(Plan(workload, contender, count: 3, warmup: 1) with
+        var run = await RunAsync(Plan(workload, contender, count: 3, warmup: 1).WithWorkload(plan => plan with
         {
             Users = workload == "bulk-read" ? 3000 : null,
             FileBytes = workload == "file-upload" ? 200_000 : null,
-        });
+        }));
 
         Assert.True(run.State == RunState.Completed, $"{run.State}: {run.Error} {string.Join(", ", run.Stats?.StatusCounts ?? new Dictionary<string, long>())}");
         var stats = run.Stats!;
@@ -61,7 +62,7 @@ public sealed class ContenderRoundTripTests(WorkloadServiceFixture service)
     {
         var contender = ContenderList.Find(contenderName)!;
 
-        var run = await RunAsync(Plan("bulk-read", contender, count: 2) with { Variant = BulkReadVariant.Stream, Users = 20_000 });
+        var run = await RunAsync(Plan("bulk-read", contender, count: 2).WithWorkload(plan => plan with { Variant = BulkReadVariant.Stream, Users = 20_000 }));
 
         Assert.Equal((RunState.Completed, 2L), (run.State, run.Stats!.Succeeded));
         AssertSaw(contender, run.Stats.ServerSaw, requests: 2);
@@ -97,7 +98,7 @@ public sealed class ContenderRoundTripTests(WorkloadServiceFixture service)
         var contender = ContenderList.Find(contenderName)!;
 
         var kept = await RunAsync(Plan("big-dto", contender, count: 10, warmup: 2));
-        var fromZero = await RunAsync(Plan("big-dto", contender, count: 10, warmup: 2) with { Connection = ConnectionUse.NewPerCall });
+        var fromZero = await RunAsync(Plan("big-dto", contender, count: 10, warmup: 2).WithWorkload(plan => plan with { Connection = ConnectionUse.NewPerCall }));
 
         Assert.Equal((10L, 10L), (kept.Stats!.Succeeded, fromZero.Stats!.Succeeded));
         Assert.Equal((1, 10), (kept.Stats.ConnectionsUsed, fromZero.Stats.ConnectionsUsed));
@@ -129,7 +130,7 @@ public sealed class ContenderRoundTripTests(WorkloadServiceFixture service)
     [Fact]
     public async Task UploadsSpreadOverClientsInParallelArriveWhole()
     {
-        var run = await RunAsync(Plan("file-upload", ContenderList.Find("grpc-h2-cleartext")!, count: 8) with { FileBytes = 1 << 20, Clients = 4, Load = LoadKind.Closed, Concurrency = 4 });
+        var run = await RunAsync(Plan("file-upload", ContenderList.Find("grpc-h2-cleartext")!, count: 8).WithWorkload(plan => plan with { FileBytes = 1 << 20, Clients = 4 }) with { Load = LoadKind.Closed, Concurrency = 4 });
 
         Assert.Equal((8L, 0L), (run.Stats!.Succeeded, run.Stats.Failed));
         Assert.Equal(4, run.Stats.ConnectionsUsed);

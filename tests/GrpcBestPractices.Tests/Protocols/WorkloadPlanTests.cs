@@ -64,13 +64,13 @@ public sealed class WorkloadPlanTests
         var plan = Create(new PlanText(null, null) { Workload = "file-upload", Protocol = "rest", Serializer = "newtonsoft", HttpVersion = "2", Security = "tls" });
 
         Assert.Equal("rest-newtonsoft-h2-tls", plan.Strategy);
-        Assert.Equal("file-upload", plan.Workload);
+        Assert.Equal("file-upload", plan.Workload!.Id);
         Assert.Equal(LoadKind.Sequential, plan.Load);
         Assert.Equal(10, plan.Count);
-        Assert.Equal(1024 * 1024, plan.FileBytes);
-        Assert.Equal(1, plan.Clients);
-        Assert.Null(plan.Connection);
-        Assert.Null(plan.Variant);
+        Assert.Equal(1024 * 1024, plan.Workload.FileBytes);
+        Assert.Equal(1, plan.Workload.Clients);
+        Assert.Null(plan.Workload.Connection);
+        Assert.Null(plan.Workload.Variant);
         Assert.False(plan.IncludeStatuses);
     }
 
@@ -84,7 +84,7 @@ public sealed class WorkloadPlanTests
         Assert.Contains("\"workload\":\"big-dto\",\"protocol\":\"rest\",\"serializer\":\"system-text-json\",\"httpVersion\":\"1.1\",\"security\":\"cleartext\",\"connection\":\"new-per-call\"", json);
         Assert.DoesNotContain("fileBytes", json);
         Assert.Equal(json, JsonSerializer.Serialize(JsonSerializer.Deserialize<RunPlan>(json, RunJson.Options), RunJson.Options));
-        Assert.Equal(ContenderList.Find("rest-stj-h1-cleartext"), plan.Contender);
+        Assert.Equal(ContenderList.Find("rest-stj-h1-cleartext"), plan.Workload?.Contender);
     }
 
     [Fact]
@@ -97,7 +97,7 @@ public sealed class WorkloadPlanTests
         Assert.Equal(
             "{\"strategy\":\"client-wrapper\",\"load\":\"sequential\",\"count\":10,\"duration\":null,\"concurrency\":1,\"rate\":null,\"stages\":null,\"warmup\":0," +
             "\"delayMs\":0,\"payloadBytes\":100,\"includeStatuses\":true,\"percentiles\":[50,75,90,95,99,99.9,99.99],\"thresholds\":[]}", json);
-        Assert.Null(plan.Contender);
+        Assert.Null(plan.Workload?.Contender);
     }
 
     [Fact]
@@ -105,7 +105,7 @@ public sealed class WorkloadPlanTests
     {
         var plan = Create(new PlanText(null, null) { Workload = "bulk-read", Protocol = "grpc-code-first", Variant = "stream", Users = "20000" });
 
-        Assert.Equal((1, BulkReadVariant.Stream, 20_000), (plan.Count, plan.Variant, plan.Users));
+        Assert.Equal((1, BulkReadVariant.Stream, 20_000), (plan.Count, plan.Workload!.Variant, plan.Workload.Users));
     }
 
     [Theory]

@@ -62,7 +62,7 @@ public sealed class WorkloadStrategyTests
     {
         var made = new List<FakeWorkloadApi>();
 
-        var run = await RunAsync(Plan("big-dto", "sequential", count: 6) with { Connection = ConnectionUse.NewPerCall }, () =>
+        var run = await RunAsync(Plan("big-dto", "sequential", count: 6).WithWorkload(plan => plan with { Connection = ConnectionUse.NewPerCall }), () =>
         {
             var api = new FakeWorkloadApi();
             made.Add(api);
@@ -79,7 +79,7 @@ public sealed class WorkloadStrategyTests
     public async Task CallsAreSpreadRoundRobinOverTheClientsAndEachIsDisposedWithTheStrategy()
     {
         var made = new List<FakeWorkloadApi>();
-        var plan = Plan("log-write", "closed", count: 12, concurrency: 4) with { Clients = 3 };
+        var plan = Plan("log-write", "closed", count: 12, concurrency: 4).WithWorkload(plan => plan with { Clients = 3 });
         var strategy = Strategy(plan, () =>
         {
             var api = new FakeWorkloadApi();
@@ -101,8 +101,8 @@ public sealed class WorkloadStrategyTests
         var good = new FakeWorkloadApi();
         var bad = new FakeWorkloadApi { Corrupt = page => page == 7 };
 
-        var read = await RunAsync(Plan("bulk-read", "sequential", count: 1) with { Variant = BulkReadVariant.Pages, Users = 20_000 }, () => good);
-        var broken = await RunAsync(Plan("bulk-read", "sequential", count: 1) with { Variant = BulkReadVariant.Pages, Users = 20_000 }, () => bad);
+        var read = await RunAsync(Plan("bulk-read", "sequential", count: 1).WithWorkload(plan => plan with { Variant = BulkReadVariant.Pages, Users = 20_000 }), () => good);
+        var broken = await RunAsync(Plan("bulk-read", "sequential", count: 1).WithWorkload(plan => plan with { Variant = BulkReadVariant.Pages, Users = 20_000 }), () => bad);
 
         Assert.Equal((1, 20), (read.Stats!.Succeeded, good.Calls));
         Assert.Equal(1, broken.Stats!.StatusCounts["DataLoss"]);
@@ -111,7 +111,7 @@ public sealed class WorkloadStrategyTests
     [Fact]
     public async Task BulkReadAsAStreamChecksEveryMessage()
     {
-        var plan = Plan("bulk-read", "sequential", count: 2) with { Variant = BulkReadVariant.Stream, Users = 3000 };
+        var plan = Plan("bulk-read", "sequential", count: 2).WithWorkload(plan => plan with { Variant = BulkReadVariant.Stream, Users = 3000 });
 
         var read = await RunAsync(plan, () => new FakeWorkloadApi());
         var broken = await RunAsync(plan, () => new FakeWorkloadApi { Corrupt = call => call == 1 });
@@ -136,7 +136,7 @@ public sealed class WorkloadStrategyTests
     }
 
     private static WorkloadStrategy Strategy(RunPlan plan, Func<IWorkloadApi> connect) =>
-        new(WorkloadList.Find(plan.Workload)!, plan.Contender!, plan, connect, new WireCounter());
+        new(WorkloadList.Find(plan.Workload!.Id)!, plan.Workload.Contender!, plan, connect, new WireCounter());
 
     private static Task<RunRecord> RunAsync(RunPlan plan, Func<IWorkloadApi> connect) => RunAsync(plan, Strategy(plan, connect));
 

@@ -187,9 +187,7 @@ public sealed class DescribedTargetInteropTests(ITestOutputHelper output)
         Load = concurrency == 1 ? LoadKind.Sequential : LoadKind.Closed,
         Count = count,
         Concurrency = concurrency,
-        Call = call,
-        Data = data,
-        Descriptors = described.DescriptorSet,
+        Called = new MethodCall { Call = call, Data = data, Descriptors = described.DescriptorSet, DescriptorSet = described.Hash },
     };
 
     private static JsonElement Json(RunRecord run) => JsonDocument.Parse(run.Stats!.FirstAnswer!).RootElement;

@@ -20,7 +20,7 @@ public sealed partial class HtmlReportTests
         var run = SampleRuns.Completed("client-wrapper");
         run = run with
         {
-            Plan = run.Plan with { Target = "shop", Call = "shop.v1.Orders/Place" },
+            Plan = run.Plan.Calling("shop.v1.Orders/Place", target: "shop"),
             Stats = run.Stats! with { FirstAnswer = "{ \"orderId\": \"<b>o-1</b>\" }" },
         };
 
@@ -36,7 +36,7 @@ public sealed partial class HtmlReportTests
     {
         var run = SampleRuns.Completed("client-wrapper");
         var longData = $"{{\"note\": \"<script>alert(1)</script>{new string('x', RunSectionLimit)}\"}}";
-        run = run with { Plan = run.Plan with { Target = "billing", Call = "acme.billing.v2.Invoices/Get", Data = longData } };
+        run = run with { Plan = run.Plan.Calling("acme.billing.v2.Invoices/Get", longData, "billing") };
 
         var report = Parse(HtmlReport.Render(ReportContent.ForRun(run, GeneratedAt) with { MetadataKeys = ["x-tenant", "authorization"] }));
 

@@ -35,7 +35,7 @@ public sealed class LoadFactTests
         Assert.Equal(["rate", "stages", "concurrency"], loads[3].GetProperty("settings").EnumerateArray().Select(setting => setting.GetString()));
         Assert.False(loads[0].TryGetProperty("kind", out _));
         Assert.Equal(100, json.GetProperty("defaultPayloadBytes").GetInt32());
-        Assert.Equal(new RunPlan { Strategy = "streaming" }.PayloadBytes, json.GetProperty("defaultPayloadBytes").GetInt32());
+        Assert.Equal(new BuiltInCall().PayloadBytes, json.GetProperty("defaultPayloadBytes").GetInt32());
         Assert.Equal(RunPlanRules.MaxPayloadBytes, json.GetProperty("maxPayloadBytes").GetInt32());
         Assert.Equal(8, json.GetProperty("palette").GetArrayLength());
     }

@@ -255,8 +255,8 @@ public sealed class LoadTestCommandTests
         var upload = Assert.Single(Read("--workload", "file-upload", "--protocol", "rest", "--http-version", "2", "--file-bytes", "2048", "--clients", "2", "-n", "20").Plans);
         var dto = Assert.Single(Read("--workload", "big-dto", "--protocol", "grpc", "--connection", "new-per-call", "-n", "20").Plans);
 
-        Assert.Equal(("bulk-read", ApiProtocol.Grpc, BulkReadVariant.Stream, 2000), (read.Workload, read.Protocol, read.Variant, read.Users));
-        Assert.Equal((ApiProtocol.Rest, 2048L, 2, ConnectionUse.NewPerCall), (upload.Protocol, upload.FileBytes, upload.Clients, dto.Connection));
+        Assert.Equal(("bulk-read", ApiProtocol.Grpc, BulkReadVariant.Stream, 2000), (read.Workload?.Id, read.Workload?.Contender?.Protocol, read.Workload?.Variant, read.Workload?.Users));
+        Assert.Equal((ApiProtocol.Rest, 2048L, 2, ConnectionUse.NewPerCall), (upload.Workload?.Contender?.Protocol, upload.Workload?.FileBytes, upload.Workload?.Clients, dto.Workload?.Connection));
     }
 
     [Theory]

@@ -27,7 +27,7 @@ public sealed class LoadTestTargetOptionsTests
         Assert.Equal(["x", "y", "z"], described.Source.ImportPaths);
         Assert.False(described.List);
         var plan = Assert.Single(settings.Plans);
-        Assert.Equal(("pkg.Svc/Method", "{\"n\":1}", (string?)null), (plan.Call, plan.Data, plan.Target));
+        Assert.Equal(("pkg.Svc/Method", "{\"n\":1}", (string?)null), (plan.Described?.Call, plan.Described?.Data, plan.Described?.Target));
     }
 
     [Fact]

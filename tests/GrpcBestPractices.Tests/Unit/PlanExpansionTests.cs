@@ -63,7 +63,7 @@ public sealed class PlanExpansionTests
         Assert.False(PlanExpansion.TryContenders(stream, ["grpc-h2-cleartext", rest], PlanLimits.Defaults, out var refused, out var named));
 
         Assert.NotEmpty(every);
-        Assert.All(every, plan => Assert.NotEqual(ApiProtocol.Rest, plan.Contender!.Protocol));
+        Assert.All(every, plan => Assert.NotEqual(ApiProtocol.Rest, plan.Workload!.Contender!.Protocol));
         Assert.Empty(refused);
         Assert.StartsWith($"For {rest}: ", named);
     }
@@ -77,7 +77,7 @@ public sealed class PlanExpansionTests
 
         Assert.Equal(plans.Count - 1, fitted.Count);
         Assert.DoesNotContain(fitted, plan => plan.Strategy == "streaming-call");
-        Assert.All(fitted, plan => Assert.Equal(Monitor.Hash, plan.DescriptorSet));
+        Assert.All(fitted, plan => Assert.Equal(Monitor.Hash, plan.Described?.DescriptorSet));
         Assert.Equal([$"streaming-call left out: streaming-call carries every call as a message on one bidirectional stream, and {Unary} is unary: name a bidirectional method, or another strategy."], notes);
     }
 

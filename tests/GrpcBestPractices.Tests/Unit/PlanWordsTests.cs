@@ -17,7 +17,7 @@ public sealed class PlanWordsTests
     [Fact]
     public void BuiltInPlanReadsCountLoadWarmupDelayAndPayload()
     {
-        var plan = SampleRuns.Plan("client-wrapper") with { Warmup = 20, DelayMs = 1 };
+        var plan = SampleRuns.Plan("client-wrapper") with { Warmup = 20, Called = new BuiltInCall(DelayMs: 1) };
 
         Assert.Equal("1,000 calls, closed, 16 in flight, 20 warm-up calls, delay 1 ms, payload 100 B", PlanWords.Phrase(plan));
     }
@@ -25,7 +25,7 @@ public sealed class PlanWordsTests
     [Fact]
     public void DescribedCallReadsTargetCallAndDataButNoDelayOrPayload()
     {
-        var plan = SampleRuns.Plan("client-wrapper", LoadKind.Open) with { Target = "shop", Call = "shop.Orders/Get", Data = "{\n  \"id\": 7\n}", Rate = 2.5, Agents = 2, Warmup = 0 };
+        var plan = (SampleRuns.Plan("client-wrapper", LoadKind.Open) with { Rate = 2.5, Agents = 2, Warmup = 0 }).Calling("shop.Orders/Get", "{\n  \"id\": 7\n}", "shop");
 
         Assert.Equal("on shop, shop.Orders/Get, request { \"id\": 7 }, 2.5 s, open, at most 16 in flight, 3 calls/s, 2 agents", PlanWords.Phrase(plan));
     }
@@ -35,10 +35,12 @@ public sealed class PlanWordsTests
     {
         var plan = SampleRuns.Plan("rest-newtonsoft-h1-cleartext", LoadKind.Sequential) with
         {
-            Workload = "small-mixed", Protocol = ApiProtocol.Rest, Serializer = PayloadSerializer.Newtonsoft, Count = 50, Duration = null, Clients = 8,
+            Called = new WorkloadContender("small-mixed", new Contender(ApiProtocol.Rest, PayloadSerializer.Newtonsoft, WireVersion.Http11, WireSecurity.Cleartext), null, null, 8, null, null),
+            Count = 50,
+            Duration = null,
         };
 
-        Assert.StartsWith("workload small-mixed, protocol rest, serializer newtonsoft, clients 8, 50 calls, sequential, ", PlanWords.Phrase(plan));
+        Assert.StartsWith("workload small-mixed, protocol rest, serializer newtonsoft, httpVersion 1.1, security cleartext, clients 8, 50 calls, sequential, ", PlanWords.Phrase(plan));
     }
 
     [Fact]

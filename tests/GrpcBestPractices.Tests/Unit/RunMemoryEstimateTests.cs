@@ -11,7 +11,7 @@ public sealed class RunMemoryEstimateTests
     [Fact]
     public void EachKeptStatusCountsItsTwoPayloadsAsBase64()
     {
-        var estimate = RunMemoryEstimate.For(new RunPlan { Strategy = "client-wrapper", Count = 1000, PayloadBytes = 3000, IncludeStatuses = true });
+        var estimate = RunMemoryEstimate.For(new RunPlan { Strategy = "client-wrapper", Count = 1000, Called = new BuiltInCall(PayloadBytes: 3000), IncludeStatuses = true });
 
         Assert.Equal(1000 * (2 * 4000 + RunMemoryEstimate.StatusOverheadBytes), estimate.StatusesBytes);
     }
@@ -19,7 +19,7 @@ public sealed class RunMemoryEstimateTests
     [Fact]
     public void EachCallInFlightHoldsFourPayloadsAndItsStream()
     {
-        var estimate = RunMemoryEstimate.For(new RunPlan { Strategy = "single-connection", Count = 100, Concurrency = 100, PayloadBytes = 1024 * 1024 });
+        var estimate = RunMemoryEstimate.For(new RunPlan { Strategy = "single-connection", Count = 100, Concurrency = 100, Called = new BuiltInCall(PayloadBytes: 1024 * 1024) });
 
         Assert.Equal(0, estimate.StatusesBytes);
         Assert.Equal(100 * (4L * 1024 * 1024 + RunMemoryEstimate.CallOverheadBytes), estimate.InFlightBytes);

@@ -15,7 +15,7 @@ public sealed class RunPlanTests
     {
         var plan = Create(new PlanText("client-wrapper", "1000"));
 
-        AssertSame(new RunPlan { Strategy = "client-wrapper", Load = LoadKind.Sequential, Count = 1000, Concurrency = 1, PayloadBytes = 100, IncludeStatuses = true }, plan);
+        AssertSame(new RunPlan { Strategy = "client-wrapper", Load = LoadKind.Sequential, Count = 1000, Concurrency = 1, IncludeStatuses = true }, plan);
     }
 
     [Fact]
@@ -40,7 +40,7 @@ public sealed class RunPlanTests
 
         AssertSame(new RunPlan
         {
-            Strategy = "single-connection", Load = LoadKind.Closed, Count = 100, Concurrency = 10, Warmup = 5, DelayMs = 50, PayloadBytes = 4096,
+            Strategy = "single-connection", Load = LoadKind.Closed, Count = 100, Concurrency = 10, Warmup = 5, Called = new BuiltInCall(50, 4096),
             IncludeStatuses = false, Percentiles = [50, 99, 99.9], Thresholds = ["p99 < 5ms"],
         }, plan);
     }
@@ -50,7 +50,7 @@ public sealed class RunPlanTests
     {
         var plan = Create(new PlanText("single-connection", null) { Load = "open", Rate = "2500", Duration = "10" });
 
-        AssertSame(new RunPlan { Strategy = "single-connection", Load = LoadKind.Open, Rate = 2500, Duration = 10, Concurrency = PlanLimits.DefaultArrivalInFlight, PayloadBytes = 100 }, plan);
+        AssertSame(new RunPlan { Strategy = "single-connection", Load = LoadKind.Open, Rate = 2500, Duration = 10, Concurrency = PlanLimits.DefaultArrivalInFlight }, plan);
     }
 
     [Fact]

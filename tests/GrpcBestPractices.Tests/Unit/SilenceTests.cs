@@ -50,7 +50,7 @@ public sealed class SilenceTests
 
         // The call takes twice the 1 s window, which the delay extends to 3 s: a second to spare for the first call of a
         // cold test process on a busy machine (it took 1.36–1.6 s against a window 0.3 s past a 1 s delay).
-        var run = await RunAsync(Unary(client), Plan("factory-client", LoadKind.Sequential, count: 1) with { DelayMs = 2000 }, silence: TimeSpan.FromSeconds(1));
+        var run = await RunAsync(Unary(client), Plan("factory-client", LoadKind.Sequential, count: 1) with { Called = new BuiltInCall(DelayMs: 2000) }, silence: TimeSpan.FromSeconds(1));
 
         Assert.True(run.State == RunState.Completed, run.Error);
         Assert.Equal(1, run.Stats!.Succeeded);

@@ -1,5 +1,5 @@
 using System.CommandLine;
-using AgentStore;
+using HistoryStore;
 using Microsoft.Extensions.DependencyInjection;
 
 namespace LoadTest;

@@ -1,5 +1,5 @@
 using System.ComponentModel.DataAnnotations;
-using AgentStore;
+using HistoryStore;
 using ApiGateway.Configuration;
 using LoadEngine.Thresholds;
 using Microsoft.Extensions.Options;

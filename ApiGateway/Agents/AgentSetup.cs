@@ -1,4 +1,4 @@
-using AgentStore;
+using HistoryStore;
 using ApiGateway.History;
 using GrpcBestPractices.ServiceDefaults;
 using Microsoft.Extensions.Options;

@@ -1,5 +1,5 @@
 using System.Data.Common;
-using AgentStore;
+using HistoryStore;
 using GrpcBestPractices.ServiceDefaults;
 using Microsoft.Extensions.DependencyInjection.Extensions;
 using Microsoft.Extensions.Options;

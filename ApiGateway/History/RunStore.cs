@@ -1,6 +1,6 @@
 using System.Data.Common;
 using System.Text.Json;
-using AgentStore;
+using HistoryStore;
 using LoadEngine.Lessons;
 using LoadEngine.Strategies;
 

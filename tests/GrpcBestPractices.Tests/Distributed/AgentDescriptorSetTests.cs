@@ -1,4 +1,4 @@
-using AgentStore;
+using HistoryStore;
 using GrpcBestPractices.Tests.Fakes;
 using GrpcBestPractices.Tests.History;
 using GrpcBestPractices.Tests.Infrastructure;

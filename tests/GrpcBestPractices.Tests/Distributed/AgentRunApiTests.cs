@@ -1,5 +1,5 @@
 using System.Net;
-using AgentStore;
+using HistoryStore;
 using GrpcBestPractices.Tests.Infrastructure;
 
 namespace GrpcBestPractices.Tests.Distributed;

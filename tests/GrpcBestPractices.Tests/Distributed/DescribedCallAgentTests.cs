@@ -1,5 +1,5 @@
 using System.Text.Json;
-using AgentStore;
+using HistoryStore;
 using GrpcBestPractices.Tests.EndToEnd;
 using GrpcBestPractices.Tests.Fakes;
 using GrpcBestPractices.Tests.History;

@@ -2,7 +2,7 @@ using System.Globalization;
 using System.Net;
 using System.Text.Json;
 using System.Text.RegularExpressions;
-using AgentStore;
+using HistoryStore;
 using GrpcBestPractices.Tests.Infrastructure;
 using Xunit.Abstractions;
 

@@ -1,5 +1,5 @@
 using System.Text.Json;
-using AgentStore;
+using HistoryStore;
 using GrpcBestPractices.Tests.Infrastructure;
 using HdrHistogram;
 using LoadEngine.Runs;

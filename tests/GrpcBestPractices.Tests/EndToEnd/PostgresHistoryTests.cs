@@ -1,5 +1,5 @@
 using System.Net;
-using AgentStore;
+using HistoryStore;
 using ApiGateway.History;
 using ApiGateway.Runs;
 using GrpcBestPractices.Tests.Infrastructure;

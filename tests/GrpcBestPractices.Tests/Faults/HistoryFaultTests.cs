@@ -1,7 +1,7 @@
 using System.Diagnostics;
 using System.Net;
 using System.Text.Json;
-using AgentStore;
+using HistoryStore;
 using ApiGateway.History;
 using ApiGateway.Runs;
 using GrpcBestPractices.Tests.Infrastructure;

@@ -1,6 +1,6 @@
 using System.Security.Cryptography;
 using System.Text.Json.Nodes;
-using AgentStore;
+using HistoryStore;
 using ApiGateway.History;
 using ApiGateway.Runs;
 using GrpcBestPractices.Tests.Fakes;

@@ -1,5 +1,5 @@
 using System.Text.Json.Nodes;
-using AgentStore;
+using HistoryStore;
 using GrpcBestPractices.Tests.EndToEnd;
 using GrpcBestPractices.Tests.Fakes;
 using static GrpcBestPractices.Tests.History.StoredRecords;

@@ -1,5 +1,5 @@
 using System.Security.Cryptography;
-using AgentStore;
+using HistoryStore;
 using GrpcBestPractices.Tests.Fakes;
 using GrpcBestPractices.Tests.Infrastructure;
 using LoadEngine.Strategies;

@@ -1,4 +1,4 @@
-using AgentStore;
+using HistoryStore;
 using GrpcBestPractices.Tests.Infrastructure;
 using LoadTest;
 using Xunit.Abstractions;

@@ -1,7 +1,7 @@
 using System.Security.Cryptography;
 using System.Text.Json.Nodes;
 
-namespace AgentStore;
+namespace HistoryStore;
 
 /// <summary>
 /// The descriptor sets that stored plans name (<see cref="RunPlan.DescriptorSet"/>), each kept once per hash in the

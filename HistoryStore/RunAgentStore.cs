@@ -1,9 +1,9 @@
 using System.Data.Common;
 using System.Globalization;
 using System.Text.Json;
-using static AgentStore.HistoryDatabase;
+using static HistoryStore.HistoryDatabase;
 
-namespace AgentStore;
+namespace HistoryStore;
 
 /// <summary>
 /// Where a distributed run meets its agents, in the same database as the run history (the SQLite file on one machine,

@@ -2,7 +2,7 @@ using System.Data.Common;
 using System.Globalization;
 using Microsoft.Data.Sqlite;
 
-namespace AgentStore;
+namespace HistoryStore;
 
 /// <summary>
 /// The database that keeps the run history and the agents' tables: one SQLite file on one machine, or PostgreSQL for a

@@ -2,7 +2,7 @@ using System.Data.Common;
 using System.Globalization;
 using Microsoft.Data.Sqlite;
 
-namespace AgentStore;
+namespace HistoryStore;
 
 /// <summary>
 /// The history in one SQLite file that every thread of the gateway, and agents on the same machine, write at once: WAL

@@ -2,7 +2,7 @@ using System.Data.Common;
 using System.Globalization;
 using Npgsql;
 
-namespace AgentStore;
+namespace HistoryStore;
 
 /// <summary>
 /// The history in one PostgreSQL database that several gateways and agents share, through Npgsql's pooled data source.

@@ -81,11 +81,12 @@ public sealed record ChapterQuery(
 
     /// <summary>
     /// The sentence for a path or query value ASP.NET Core could not bind, as its body value's would be: the binding names the
-    /// parameter and the text it held (RequestDelegateFactory's "Failed to bind parameter" message); null for any other failure.
+    /// parameter and the text it held (RequestDelegateFactory's "Failed to bind parameter" message); null for any other failure or parameter.
     /// </summary>
     public static string? QueryRefusal(BadHttpRequestException bad, PlanLimits limits) =>
         Regex.Match(bad.Message, "^Failed to bind parameter \"[^\"]* (?<name>\\w+)\" from \"(?<text>.*)\"\\.$", RegexOptions.Singleline) is { Success: true } unbound
-            ? RunPlanText.Refusal(JsonNamingPolicy.CamelCase.ConvertName(unbound.Groups["name"].Value), unbound.Groups["text"].Value, limits)
+            && JsonNamingPolicy.CamelCase.ConvertName(unbound.Groups["name"].Value) is var field && RunPlanText.Fields.Contains(field)
+            ? RunPlanText.Refusal(field, unbound.Groups["text"].Value, limits)
             : null;
 }
 

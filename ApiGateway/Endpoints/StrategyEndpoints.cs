@@ -59,24 +59,18 @@ public sealed record ChapterQuery(
     public bool TryInput(string strategy, int count, PlanLimits limits, out RunPlanInput input, out string error)
     {
         LoadKind load = default;
-        var loadError = string.IsNullOrEmpty(Load) || WireNames<LoadKind>.TryParse(Load, out load) ? "" : RunPlanText.Refusal("load", Load, limits)!;
-        var stages = List<RampStage>(Stages, RunPlanText.TryStages, out var stagesError);
-        var percentiles = List<double>(Percentiles, RunPlanText.TryPercentiles, out var percentilesError);
-        error = new[] { loadError, stagesError, percentilesError }.FirstOrDefault(refused => refused.Length > 0) ?? string.Empty;
+        IReadOnlyList<RampStage>? stages = null;
+        IReadOnlyList<double>? percentiles = null;
+        // In the body's order of fields; a blank value is left out, as a query has always taken it.
+        error = (string.IsNullOrEmpty(Load) || WireNames<LoadKind>.TryParse(Load, out load) ? null : RunPlanText.Refusal("load", Load, limits))
+            ?? (string.IsNullOrWhiteSpace(Stages) || RunPlanText.TryStages(Stages, out stages, out var notStages) ? null : notStages)
+            ?? (string.IsNullOrWhiteSpace(Percentiles) || RunPlanText.TryPercentiles(Percentiles, out percentiles, out var notPercentiles) ? null : notPercentiles)
+            ?? string.Empty;
         input = new RunPlanInput(strategy, count, Concurrency, Warmup, DelayMs, PayloadBytes, IncludeStatuses)
         {
             Load = string.IsNullOrEmpty(Load) ? null : load, Rate = Rate, Duration = Duration, Stages = stages, Percentiles = percentiles, Thresholds = Thresholds,
         };
         return error.Length == 0;
-    }
-
-    private delegate bool TryList<T>(string text, out IReadOnlyList<T> values, out string error);
-
-    /// <summary>A list as text writes it, read as a body's string is; left out (or blank), null.</summary>
-    private static IReadOnlyList<T>? List<T>(string? text, TryList<T> read, out string error)
-    {
-        error = string.Empty;
-        return string.IsNullOrWhiteSpace(text) ? null : read(text, out var values, out error) ? values : null;
     }
 
     /// <summary>

@@ -9,6 +9,9 @@ using LoadEngine.Clients;
 using LoadEngine.Reports;
 using LoadEngine.Strategies;
 using LoadEngine.Targets;
+using System.Text.Json;
+using System.Text.RegularExpressions;
+using LoadEngine.Protocols;
 using Microsoft.AspNetCore.Http.HttpResults;
 using Microsoft.Extensions.Options;
 
@@ -42,6 +45,43 @@ public sealed record PlanFacts(IReadOnlyList<LoadFact> Loads, int DefaultPayload
     public static PlanFacts For(RunLimitsOptions limits) => new(
         LoadFact.All, RunPlanRules.DefaultPayloadBytes, RunPlanRules.MaxPayloadBytes, [.. RunPlanRules.DescribedSettings(limits.PlanLimits())],
         HtmlReport.Palette, HtmlReport.ApiColours, HtmlReport.UnknownColour);
+}
+
+/// <summary>
+/// A chapter route's query, bound by ASP.NET Core: a number or true/false that does not read is refused by the exception
+/// handler with the sentence its body value gets (<see cref="QueryRefusal"/>); a load, stages and percentiles read as
+/// the body reads their text, so a load is taken by its wire name only, never by its number.
+/// </summary>
+public sealed record ChapterQuery(
+    string? Load, int? Concurrency, double? Rate, double? Duration, string? Stages, int? Warmup, int? DelayMs, int? PayloadBytes, string? Percentiles,
+    string[]? Thresholds, bool? IncludeStatuses)
+{
+    public bool TryInput(string strategy, int count, PlanLimits limits, out RunPlanInput input, out string error)
+    {
+        LoadKind load = default;
+        IReadOnlyList<RampStage>? stages = null;
+        IReadOnlyList<double>? percentiles = null;
+        // In the body's order of fields; a blank value is left out, as a query has always taken it.
+        error = (string.IsNullOrEmpty(Load) || WireNames<LoadKind>.TryParse(Load, out load) ? null : RunPlanText.Refusal("load", Load, limits))
+            ?? (string.IsNullOrWhiteSpace(Stages) || RunPlanText.TryStages(Stages, out stages, out var notStages) ? null : notStages)
+            ?? (string.IsNullOrWhiteSpace(Percentiles) || RunPlanText.TryPercentiles(Percentiles, out percentiles, out var notPercentiles) ? null : notPercentiles)
+            ?? string.Empty;
+        input = new RunPlanInput(strategy, count, Concurrency, Warmup, DelayMs, PayloadBytes, IncludeStatuses)
+        {
+            Load = string.IsNullOrEmpty(Load) ? null : load, Rate = Rate, Duration = Duration, Stages = stages, Percentiles = percentiles, Thresholds = Thresholds,
+        };
+        return error.Length == 0;
+    }
+
+    /// <summary>
+    /// The sentence for a path or query value ASP.NET Core could not bind, as its body value's would be: the binding names the
+    /// parameter and the text it held (RequestDelegateFactory's "Failed to bind parameter" message); null for any other failure or parameter.
+    /// </summary>
+    public static string? QueryRefusal(BadHttpRequestException bad, PlanLimits limits) =>
+        Regex.Match(bad.Message, "^Failed to bind parameter \"[^\"]* (?<name>\\w+)\" from \"(?<text>.*)\"\\.$", RegexOptions.Singleline) is { Success: true } unbound
+            && JsonNamingPolicy.CamelCase.ConvertName(unbound.Groups["name"].Value) is var field && RunPlanText.Fields.Contains(field)
+            ? RunPlanText.Refusal(field, unbound.Groups["text"].Value, limits)
+            : null;
 }
 
 /// <summary>The chapter's routes, one per strategy of the list, each only parsing the plan for the run coordinator; and the facts its plans follow.</summary>
@@ -83,13 +123,9 @@ public static class StrategyEndpoints
 
     private static RouteHandlerBuilder MapStrategy(this IEndpointRouteBuilder app, StrategyInfo info, RunLimitsOptions limits) =>
         app.MapGet(info.Route, async Task<Results<Ok<ChapterRunResponse>, ProblemHttpResult>> (
-                string count, RunCoordinator runs, ChannelFactory channels, IOptions<RunLimitsOptions> options, HttpContext http) =>
+                int count, [AsParameters] ChapterQuery query, RunCoordinator runs, ChannelFactory channels, IOptions<RunLimitsOptions> options, HttpContext http) =>
             {
-                // The plan's settings as the query names them (its parameter filter has refused any other), count from the path.
-                var text = http.Request.Query.ToDictionary(pair => pair.Key, pair => (string?)pair.Value.ToString(), StringComparer.OrdinalIgnoreCase);
-                text["count"] = count;
-                text["strategy"] = info.Name;
-                if (!RunPlanText.TryRead(text, [.. http.Request.Query["thresholds"].OfType<string>()], options.Value.PlanLimits(), out var input, out var error)
+                if (!query.TryInput(info.Name, count, options.Value.PlanLimits(), out var input, out var error)
                     || !RunPlanRules.TryCreate(input, options.Value.PlanLimits(), [info.Name], out var plan, out error))
                 {
                     return ProblemResponses.InvalidParameters(error);

@@ -229,6 +229,8 @@ public sealed class UnexpectedProblemHandler(IProblemDetailsService problems, IH
             // The handler runs with the endpoint cleared; the feature keeps the one that threw.
             BadHttpRequestException bad when RunRequestReader.ShapeOf(httpContext.Features.Get<IExceptionHandlerFeature>()?.Endpoint) is { } shape && RunRequestReader.Refusal(bad, shape, limits.Value.PlanLimits()) is { } sentence =>
                 ProblemResponses.InvalidParameters(sentence).ProblemDetails,
+            // A chapter route's count or query value that did not bind: the same sentence its body value gets.
+            BadHttpRequestException bad when ChapterQuery.QueryRefusal(bad, limits.Value.PlanLimits()) is { } sentence => ProblemResponses.InvalidParameters(sentence).ProblemDetails,
             BadHttpRequestException bad => new ProblemDetails { Status = bad.StatusCode, Title = "The request could not be read", Detail = bad.Message },
             // Kestrel reports some malformed framing (a chunk size that overflows) as a plain IOException while the client is still there.
             IOException unreadable when !httpContext.RequestAborted.IsCancellationRequested => ProblemResponses.InvalidParameters(

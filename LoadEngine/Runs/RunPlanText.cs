@@ -3,7 +3,6 @@ using System.Globalization;
 using System.Reflection;
 using System.Text;
 using System.Text.Json;
-using System.Text.Json.Nodes;
 using System.Text.Json.Serialization;
 using System.Text.Json.Serialization.Metadata;
 using LoadEngine.Protocols;
@@ -54,39 +53,6 @@ public static class RunPlanText
         return options;
     }
 
-    /// <summary>Values by name (any case), each a string, and the thresholds given, bound as a body is.</summary>
-    public static bool TryRead(IReadOnlyDictionary<string, string?> values, IReadOnlyList<string>? thresholds, PlanLimits limits, out RunPlanInput input, out string error)
-    {
-        input = null!;
-        var plan = new JsonObject();
-        foreach (var field in Fields.Where(field => field != "thresholds"))
-        {
-            var text = values.FirstOrDefault(pair => string.Equals(pair.Key, field, StringComparison.OrdinalIgnoreCase)).Value;
-            if (!string.IsNullOrEmpty(text) && !(field is "stages" or "percentiles" && string.IsNullOrWhiteSpace(text)))
-            {
-                plan[field] = text;
-            }
-        }
-
-        if (thresholds is not null)
-        {
-            plan["thresholds"] = new JsonArray([.. thresholds.Select(threshold => JsonValue.Create(threshold))]);
-        }
-
-        // Each value is bounded once: a number's text by its reader, a name, call or data by RunPlanRules.
-        error = string.Empty;
-        try
-        {
-            input = plan.Deserialize<RunPlanInput>(Options)!;
-        }
-        catch (JsonException unbound)
-        {
-            error = Refusal(unbound, limits) ?? unbound.Message;
-        }
-
-        return error.Length == 0;
-    }
-
     /// <summary>The sentence for a value one of <see cref="Bind"/>'s readers refused; null when the JSON itself did not read.</summary>
     public static string? Refusal(JsonException unbound, PlanLimits limits)
     {
@@ -98,6 +64,10 @@ public static class RunPlanText
             _ => null,
         };
     }
+
+    /// <summary>The sentence for a query's value of <paramref name="field"/> that did not read, as its body value's would be; null for a text field.</summary>
+    public static string? Refusal(string field, string text, PlanLimits limits) =>
+        InputBounds.TooLong(field, text, InputBounds.MaxValueLength) ?? Refused(field, text, limits);
 
     /// <summary>A value a reader refused: the sentence when the reader could say it, else the value as sent, for <see cref="Refused"/>.</summary>
     public sealed class RefusedValue(string text, string? sentence = null) : JsonException(sentence ?? text)

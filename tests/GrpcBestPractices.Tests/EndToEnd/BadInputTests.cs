@@ -37,6 +37,33 @@ public sealed class BadInputTests(SystemFixture system)
         Assert.Contains("from 0 to 60000", (await SystemFixture.ReadProblemAsync(response)).GetProperty("detail").GetString());
     }
 
+    /// <summary>A chapter route's query binds to typed values; one that does not read gets the sentence its body value would.</summary>
+    [Theory]
+    [InlineData("load=1", "load was '1'; it must be one of: sequential, closed, open, ramping.")]
+    [InlineData("load=closed&concurrency=lots", "concurrency was 'lots'; it must be a whole number from 1 to")]
+    [InlineData("load=open&rate=fast", "rate was 'fast'; it must be a number of calls per second")]
+    [InlineData("includeStatuses=maybe", "includeStatuses was 'maybe'; it must be true or false.")]
+    [InlineData("load=ramping&stages=10:5000,x", "stages was '10:5000,x'; 'x' is not a stage.")]
+    [InlineData("percentiles=50,,99", "percentiles was '50,,99'; '' is not a percentile.")]
+    public async Task AQueryValueThatDoesNotReadAsItsTypeIsRefusedAsItsBodyValueIs(string query, string expected)
+    {
+        using var response = await system.Http.GetAsync($"/Performance/client-wrapper/1?{query}");
+
+        Assert.Equal(HttpStatusCode.BadRequest, response.StatusCode);
+        Assert.StartsWith(expected, (await SystemFixture.ReadProblemAsync(response)).GetProperty("detail").GetString());
+    }
+
+    [Fact]
+    public async Task AQueryLoadIsReadByItsWireNameInAnyCaseAndThresholdsMayRepeat()
+    {
+        using var response = await system.Http.GetAsync("/Performance/client-wrapper/5?load=CLOSED&concurrency=2&thresholds=p99%20%3C%2010s&thresholds=errorRate%20%3C%20100%25&includeStatuses=false");
+
+        Assert.Equal(HttpStatusCode.OK, response.StatusCode);
+        using var answer = System.Text.Json.JsonDocument.Parse(await response.Content.ReadAsStringAsync());
+        Assert.Equal("closed", answer.RootElement.GetProperty("plan").GetProperty("load").GetString());
+        Assert.Equal(2, answer.RootElement.GetProperty("plan").GetProperty("thresholds").GetArrayLength());
+    }
+
     [Fact]
     public async Task UnknownRouteIsA404ThatListsTheRoutes()
     {

@@ -1,3 +1,5 @@
+using System.Text.Json;
+using System.Text.Json.Nodes;
 using LoadEngine.Protocols;
 
 namespace GrpcBestPractices.Tests;
@@ -35,7 +37,7 @@ public sealed record PlanText(
 
     public bool TryRead(PlanLimits limits, out RunPlanInput input, out string error)
     {
-        var read = RunPlanText.TryRead(Values(), Thresholds, limits, out input, out error);
+        var read = TryBind(Values(), Thresholds, limits, out input, out error);
         input = read ? input with { SharedBy = SharedBy } : input;
         return read;
     }
@@ -50,6 +52,40 @@ public sealed record PlanText(
         return text.TryRead(PlanLimits.Defaults, out var input, out error)
             && ContenderList.TryCreate(input.Protocol, input.Serializer, input.HttpVersion, input.Security, out contender, out error);
     }
+
+    /// <summary>Values by name (any case), each as a body's string, and the thresholds given, bound by the body's readers.</summary>
+    public static bool TryBind(IReadOnlyDictionary<string, string?> values, IReadOnlyList<string>? thresholds, PlanLimits limits, out RunPlanInput input, out string error)
+    {
+        input = null!;
+        var plan = new JsonObject();
+        foreach (var field in RunPlanText.Fields.Where(field => field != "thresholds"))
+        {
+            var text = values.FirstOrDefault(pair => string.Equals(pair.Key, field, StringComparison.OrdinalIgnoreCase)).Value;
+            if (!string.IsNullOrEmpty(text) && !(field is "stages" or "percentiles" && string.IsNullOrWhiteSpace(text)))
+            {
+                plan[field] = text;
+            }
+        }
+
+        if (thresholds is not null)
+        {
+            plan["thresholds"] = new JsonArray([.. thresholds.Select(threshold => JsonValue.Create(threshold))]);
+        }
+
+        error = string.Empty;
+        try
+        {
+            input = plan.Deserialize<RunPlanInput>(Options)!;
+        }
+        catch (JsonException unbound)
+        {
+            error = RunPlanText.Refusal(unbound, limits) ?? unbound.Message;
+        }
+
+        return error.Length == 0;
+    }
+
+    private static readonly JsonSerializerOptions Options = RunPlanText.Bind(new JsonSerializerOptions(JsonSerializerDefaults.Web), new Dictionary<Type, IReadOnlyList<string>>());
 
     private Dictionary<string, string?> Values() => new()
     {

@@ -59,7 +59,7 @@ public sealed class RunParametersTests
         Assert.All(settings, setting => Assert.Contains(setting.Name, RunParameters.ForBody(Limits).QueryNames));
         Assert.Equal(settings, PlanFacts.For(Limits).Settings);
         Assert.All(settings, setting => Assert.Contains("--" + string.Concat(setting.Name.Select(c => char.IsUpper(c) ? "-" + char.ToLowerInvariant(c) : c.ToString())), options));
-        Assert.False(RunPlanText.TryRead(new Dictionary<string, string?> { ["delayMs"] = "soon" }, null, Limits.PlanLimits(), out _, out var error));
+        Assert.False(PlanText.TryBind(new Dictionary<string, string?> { ["delayMs"] = "soon" }, null, Limits.PlanLimits(), out _, out var error));
         Assert.Equal("delayMs was 'soon'; it must be a whole number from 0 to 60000.", error);
     }
 

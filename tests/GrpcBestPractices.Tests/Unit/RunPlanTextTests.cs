@@ -10,7 +10,7 @@ public sealed class RunPlanTextTests
     {
         var values = new Dictionary<string, string?> { ["COUNT"] = "100", ["load"] = "Ramping", ["stages"] = "10:5000, 20:5000", ["percentiles"] = "p50,99.9", ["httpVersion"] = "2", ["warmup"] = "" };
 
-        Assert.True(RunPlanText.TryRead(values, ["p99 < 5ms"], PlanLimits.Defaults, out var input, out var error), error);
+        Assert.True(PlanText.TryBind(values, ["p99 < 5ms"], PlanLimits.Defaults, out var input, out var error), error);
 
         Assert.Equal((100, LoadKind.Ramping, WireVersion.Http2, (int?)null), (input.Count, input.Load, input.HttpVersion, input.Warmup));
         Assert.Equal([new RampStage(10, 5000), new RampStage(20, 5000)], input.Stages!);
@@ -26,7 +26,7 @@ public sealed class RunPlanTextTests
     [InlineData("percentiles", "50,,99", "percentiles was '50,,99'; '' is not a percentile.")]
     public void TextThatDoesNotReadAsItsTypeIsRefusedNamingTheFieldAndWhatIsAllowed(string field, string text, string expected)
     {
-        Assert.False(RunPlanText.TryRead(new Dictionary<string, string?> { [field] = text }, null, PlanLimits.Defaults, out _, out var error));
+        Assert.False(PlanText.TryBind(new Dictionary<string, string?> { [field] = text }, null, PlanLimits.Defaults, out _, out var error));
 
         Assert.StartsWith(expected, error);
     }
@@ -37,7 +37,7 @@ public sealed class RunPlanTextTests
         var thresholds = Enumerable.Repeat("p99.9 < 100ms", 6).ToList();
         var values = new Dictionary<string, string?> { ["count"] = "10", ["thresholds"] = string.Join(',', thresholds) };
 
-        Assert.True(RunPlanText.TryRead(values, thresholds, PlanLimits.Defaults, out var input, out var error), error);
+        Assert.True(PlanText.TryBind(values, thresholds, PlanLimits.Defaults, out var input, out var error), error);
         Assert.Equal(6, input.Thresholds!.Count);
     }
 }

@@ -11,6 +11,7 @@ using LoadEngine.Protocols;
 using LoadEngine.Reports;
 using LoadEngine.Runs;
 using LoadEngine.Strategies;
+using Microsoft.AspNetCore.Http.Json;
 using Microsoft.Extensions.Options;
 
 namespace ApiGateway.Endpoints;
@@ -85,7 +86,7 @@ public static class RunExportEndpoints
             "text/html; charset=utf-8",
             fileName);
 
-    private static async Task<IResult> ExportAsync(Guid id, string? format, RunCoordinator coordinator, IRunStore store)
+    private static async Task<IResult> ExportAsync(Guid id, string? format, RunCoordinator coordinator, IRunStore store, IOptions<JsonOptions> answers)
     {
         format = string.IsNullOrEmpty(format) ? (string)Format.Default! : format.ToLowerInvariant();
         if (!Format.Allowed!.Contains(format))
@@ -102,7 +103,8 @@ public static class RunExportEndpoints
         var fileName = $"run-{record.Plan.Strategy}-{record.Id}.{format}";
         return format == "csv"
             ? TypedResults.File(Encoding.UTF8.GetBytes(ToCsv(record)), "text/csv; charset=utf-8", fileName)
-            : TypedResults.File(JsonSerializer.SerializeToUtf8Bytes(record, RunJson.Options), "application/json; charset=utf-8", fileName);
+            // The shape of GET /api/runs/{id}, its plan's words and the server's status lines included.
+            : TypedResults.File(JsonSerializer.SerializeToUtf8Bytes(record, answers.Value.SerializerOptions), "application/json; charset=utf-8", fileName);
     }
 
     /// <summary>One line per figure under the header, then one line per histogram bin, all in the same five columns.</summary>

@@ -74,8 +74,8 @@ public sealed class EngineMetricsTests
         // The first recording of each series makes its aggregation point; what a run pays per call comes after.
         Record(withMetrics, 100);
         Record(without, 100);
-        var bare = AllocatedBy(() => Record(without, Calls));
-        var metered = AllocatedBy(() => Record(withMetrics, Calls));
+        var bare = LeastAllocatedBy(() => Record(without, Calls));
+        var metered = LeastAllocatedBy(() => Record(withMetrics, Calls));
 
         Assert.Equal(0, bare);
         Assert.Equal(0, metered);
@@ -113,11 +113,19 @@ public sealed class EngineMetricsTests
         }
     }
 
-    private static long AllocatedBy(Action action)
+    // The least of three rounds: a cost per call shows in every round (20,000 calls of even 24 bytes is 480 KB), while a
+    // one-off on a busy test host (a tier-1 recompile, the SDK growing a table for another test's series) shows in one.
+    private static long LeastAllocatedBy(Action action)
     {
-        var before = GC.GetAllocatedBytesForCurrentThread();
-        action();
-        return GC.GetAllocatedBytesForCurrentThread() - before;
+        var least = long.MaxValue;
+        for (var round = 0; round < 3 && least > 0; round++)
+        {
+            var before = GC.GetAllocatedBytesForCurrentThread();
+            action();
+            least = Math.Min(least, GC.GetAllocatedBytesForCurrentThread() - before);
+        }
+
+        return least;
     }
 
     private static object? Tag(ReadOnlySpan<KeyValuePair<string, object?>> tags, string key)

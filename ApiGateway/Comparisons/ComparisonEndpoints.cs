@@ -1,4 +1,3 @@
-using System.Globalization;
 using ApiGateway.Configuration;
 using ApiGateway.Endpoints;
 using ApiGateway.Errors;
@@ -56,9 +55,9 @@ public static class ComparisonEndpoints
     private static string DescribeStart(string limits) =>
         "Body: {\"workload\": \"small-ints\", \"contenders\": [\"grpc-h2-cleartext\", \"rest-stj-h2-cleartext\", \"rest-newtonsoft-h2-cleartext\"], \"repetitions\": 3, \"count\": 1000}. " +
         $"workload: {string.Join(", ", WorkloadList.Ids)}. contenders (optional; default: every contender that can run the workload with these settings on this gateway, " +
-        $"at least two): {string.Join(", ", ContenderList.Names)}. repetitions: 1 to {ComparisonRules.MaxRepetitions}, default {ComparisonRules.DefaultRepetitions}; " +
+        $"at least two): {string.Join(", ", ContenderList.Names)}. repetitions: 1 to {PlanExpansion.MaxRepetitions}, default {PlanExpansion.DefaultRepetitions}; " +
         "each repetition runs every contender once, the order rotated by one each time (A B C, then B C A, then C A B), one run at a time, so drift falls on all alike. " +
-        $"count defaults to the workload's own and warmup to a tenth of it (1 to {ComparisonRules.MaxDefaultWarmup} calls, kept out of the figures); load, duration, " +
+        $"count defaults to the workload's own and warmup to a tenth of it (1 to {PlanExpansion.MaxDefaultWarmup} calls, kept out of the figures); load, duration, " +
         $"concurrency and rate as for POST /api/runs, and the settings the workload takes: {string.Join(", ", WorkloadParameters.All.Select(parameter => parameter.Name))}. " +
         $"Each run is an ordinary run in the history (its strategy is its contender) and of the suite with the comparison's id. {limits}";
 
@@ -74,12 +73,12 @@ public static class ComparisonEndpoints
         ComparisonRequestBody? body, HttpContext http, RunCoordinator coordinator, IOptions<RunLimitsOptions> limits, IOptions<EngineOptions> engine)
     {
         if (!RunApiEndpoints.TryPlan(body, out var error) || !RunRequestReader.TryNames(RunRequestReader.Comparison, body!.Contenders, out error)
-            || !ComparisonRules.TryCreate(new(body, body.Contenders, body.Repetitions?.ToString(CultureInfo.InvariantCulture)), limits.Value.PlanLimits(), engine.Value, out var comparison, out error))
+            || !PlanExpansion.TryComparison(body, body.Contenders, body.Repetitions, limits.Value.PlanLimits(), engine.Value, out var comparison, out var schedule, out error))
         {
             return ProblemResponses.InvalidParameters(error);
         }
 
-        if (await coordinator.StartSuiteAsync(comparison.Schedule, comparison.Comparison) is not { } suite)
+        if (await coordinator.StartSuiteAsync(schedule, comparison) is not { } suite)
         {
             return ProblemResponses.TooManyRuns(http, limits.Value.MaxRunsInFlight);
         }

@@ -4,7 +4,6 @@ using System.Reflection;
 using System.Text;
 using System.Text.Json;
 using ApiGateway.Agents;
-using ApiGateway.Comparisons;
 using ApiGateway.Errors;
 using ApiGateway.OpenApi;
 using ApiGateway.Security;
@@ -30,7 +29,7 @@ public sealed record SuiteRequestBody([property: MaxLength(InputBounds.MaxNames)
 /// </summary>
 public sealed record ComparisonRequestBody(
     [property: MaxLength(InputBounds.MaxNames)] IReadOnlyList<string>? Contenders,
-    [property: Range(1, ComparisonRules.MaxRepetitions)] int? Repetitions) : RunPlanInput((string?)null, null);
+    [property: Range(1, PlanExpansion.MaxRepetitions)] int? Repetitions) : RunPlanInput((string?)null, null);
 
 /// <summary>
 /// The body of POST /api/lessons/{id}/experiments; it may be left out. With target, call and data (as POST /api/runs takes
@@ -66,9 +65,6 @@ public static class RunRequestReader
     public static RequestShape Experiment { get; } = new(typeof(ExperimentRequestBody), "experiment", ["repetitions", "target", "call", "data", "streamCall"]);
 
     public static IReadOnlyDictionary<Type, RequestShape> Shapes { get; } = new[] { Run, Suite, Comparison, Experiment }.ToDictionary(shape => shape.Body);
-
-    /// <summary>A comparison's plan, the contenders it names and its repetitions, as <see cref="ComparisonRules"/> reads them.</summary>
-    public sealed record RunRequest(RunPlanInput Input, IReadOnlyList<string>? Names, string? Repetitions);
 
     /// <summary>The gateway's JSON options read plans as <see cref="RunPlanText"/> does, each body holding only its shape's fields.</summary>
     public static IServiceCollection AddRequestBodies(this IServiceCollection services) =>

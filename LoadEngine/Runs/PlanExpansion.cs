@@ -14,6 +14,9 @@ public static class PlanExpansion
     /// <summary>Warm-up calls a comparison gives each run when the input names none: a tenth of the count, at least one, at most this many.</summary>
     public const int MaxDefaultWarmup = 100;
 
+    public const int DefaultRepetitions = 3;
+    public const int MaxRepetitions = 10;
+
     /// <summary>
     /// A suite: the same settings for each strategy of <paramref name="strategies"/> (null: every one), each under its own
     /// load unless the input names one.
@@ -44,14 +47,19 @@ public static class PlanExpansion
 
     /// <summary>
     /// A comparison: the input's workload on each contender of <paramref name="contenders"/> (null: every one that can run it
-    /// with these settings on this host, at least two), <paramref name="repetitions"/> times in the rotated order of
-    /// <see cref="ComparisonPlan.Schedule"/>, each warmed by a tenth of its count unless the input names a warm-up.
+    /// with these settings on this host, at least two), <paramref name="repetitions"/> times (left out, <see cref="DefaultRepetitions"/>)
+    /// in the rotated order of <see cref="ComparisonPlan.Schedule"/>, each warmed by a tenth of its count unless the input names a warm-up.
     /// </summary>
     public static bool TryComparison(
-        RunPlanInput input, IReadOnlyList<string>? contenders, int repetitions, PlanLimits limits, EngineOptions engine, out ComparisonPlan comparison, out IReadOnlyList<RunPlan> schedule, out string error)
+        RunPlanInput input, IReadOnlyList<string>? contenders, int? repetitions, PlanLimits limits, EngineOptions engine, out ComparisonPlan comparison, out IReadOnlyList<RunPlan> schedule, out string error)
     {
         comparison = null!;
         schedule = [];
+        if (!RunPlanRules.Whole(repetitions, "repetitions", 1, MaxRepetitions, DefaultRepetitions, out var times, out error, " (each repetition runs every contender once)"))
+        {
+            return false;
+        }
+
         var workload = WorkloadList.Find(input.Workload);
         var plans = ContenderPlans(input, limits);
         IReadOnlyList<string> runnable = [.. ContenderList.All.Where(contender => plans[contender.Name].Plan is not null && WorkloadTargets.Check(contender, engine, out _)).Select(contender => contender.Name)];
@@ -71,7 +79,7 @@ public static class PlanExpansion
 
         var names = contenders ?? runnable;
         var chosen = names.ToDictionary(name => name, name => plans[name].Plan! is var each && input.Warmup is not null ? each : each with { Warmup = DefaultWarmup(each, workload!, limits) });
-        comparison = new ComparisonPlan(names, repetitions);
+        comparison = new ComparisonPlan(names, times!.Value);
         schedule = [.. comparison.Schedule().Select(step => chosen[step.Contender])];
         return true;
     }

@@ -49,7 +49,7 @@ public sealed partial class LoadTestRunner(IServiceProvider services, ILogger<Lo
     /// <summary>Plans run in this process one after another, each stopped at the time limit and by Ctrl+C as any CLI run.</summary>
     public RunSequence Sequence(IRunFollower follower, PlanLimits limits, Interrupt interrupt, Guid? suiteId = null) => new(plan =>
     {
-        var run = new RunRecord(Guid.NewGuid(), plan, RunState.Running, DateTimeOffset.UtcNow, null, null, null, suiteId);
+        var run = RunRecord.Starting(plan, suiteId);
         var live = new LiveRun();
         return Task.FromResult(new StartedRun(run, live, Task.Run(() => ExecuteAsync(run, live, limits, interrupt))));
     }, follower);

@@ -131,7 +131,7 @@ public sealed partial class RunCoordinator(
     /// <param name="slot">The slot the run holds until it ends, released with it; null when its suite or experiment holds one.</param>
     private async Task<ActiveRun> LaunchAsync(RunPlan plan, Guid? suiteId, CancellationToken stopWhen, string stopReason, IDisposable? slot, Guid? experimentId = null)
     {
-        var record = new RunRecord(Guid.NewGuid(), plan, RunState.Running, DateTimeOffset.UtcNow, null, null, null, suiteId) { ExperimentId = experimentId };
+        var record = RunRecord.Starting(plan, suiteId) with { ExperimentId = experimentId };
         var run = new ActiveRun(record, _stopping.Token);
         await SaveAsync(() => store.SaveAsync(run.Record), "The run");
         if (plan.Agents is not null)

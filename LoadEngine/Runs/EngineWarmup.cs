@@ -38,7 +38,7 @@ public static class EngineWarmup
                 throw new InvalidOperationException($"The warm-up's own plan for {name} was refused: {refusal}");
             }
 
-            var run = new RunRecord(Guid.NewGuid(), plan, RunState.Running, DateTimeOffset.UtcNow, null, null, null, null);
+            var run = RunRecord.Starting(plan);
             var ended = await PlanExecutor.ExecuteAsync(services, run, new LiveRun(), budget.Token);
             if (ended.State != RunState.Completed || ended.Stats is not { Failed: 0 })
             {

@@ -150,6 +150,9 @@ public sealed record RunRecord(
     string? Error,
     Guid? SuiteId)
 {
+    /// <summary>A run of <paramref name="plan"/> that starts now (of the suite <paramref name="suiteId"/>, if any).</summary>
+    public static RunRecord Starting(RunPlan plan, Guid? suiteId = null) => new(Guid.NewGuid(), plan, RunState.Running, DateTimeOffset.UtcNow, null, null, null, suiteId);
+
     /// <summary>One sentence on what exactly was measured (the strategy's own description).</summary>
     public string? Measured { get; init; }
 

@@ -1,6 +1,6 @@
 using System.Globalization;
-using System.Text.Json;
 using System.Text.RegularExpressions;
+using LoadEngine.Protocols;
 using LoadEngine.Runs;
 using static LoadEngine.Reports.ReportText;
 
@@ -38,17 +38,17 @@ public static partial class PlanWords
             facts.Add(new("data", described.Data ?? "none", described.Data is null ? "default request" : $"request {(data.Length > 60 ? $"{data[..59]}…" : data)}"));
         }
 
-        // A workload, its contender and its settings, each by its plan name and its value in the plan's JSON.
-        if (plan.Workload is not null)
+        // A workload, its contender and its settings, each by its plan name and its value as the plan's JSON writes it.
+        if (plan.Workload is { Contender: var contender } workload)
         {
-            var json = JsonSerializer.SerializeToElement(plan, RunJson.Options);
-            foreach (var name in (string[])["workload", "protocol", "serializer", "httpVersion", "security", "fileBytes", "connection", "clients", "variant", "users"])
-            {
-                if (json.TryGetProperty(name, out var value) && value.ValueKind != JsonValueKind.Null)
-                {
-                    facts.Add(new(name, value.ToString(), $"{name} {value}"));
-                }
-            }
+            (string Name, string? Value)[] settings =
+            [
+                ("workload", workload.Id), ("protocol", Wire(contender?.Protocol)), ("serializer", Wire(contender?.Serializer)),
+                ("httpVersion", Wire(contender?.HttpVersion)), ("security", Wire(contender?.Security)), ("fileBytes", workload.FileBytes?.ToString(Invariant)),
+                ("connection", Wire(workload.Connection)), ("clients", workload.Clients?.ToString(Invariant)), ("variant", Wire(workload.Variant)),
+                ("users", workload.Users?.ToString(Invariant)),
+            ];
+            facts.AddRange(settings.Where(setting => setting.Value is not null).Select(setting => new PlanFact(setting.Name, setting.Value!, $"{setting.Name} {setting.Value}")));
         }
 
         facts.Add(new("count", plan.Count is { } count ? Whole(count) : "none", plan.Count is { } calls ? $"{Whole(calls)} call{(calls == 1 ? "" : "s")}" : null));
@@ -109,6 +109,8 @@ public static partial class PlanWords
         LoadKind.Sequential => "sequential",
         _ => $"{LoadFact.Of(plan.Load).Name}{(plan.Concurrency > 0 ? $", at most {Whole(plan.Concurrency)} in flight" : "")}",
     };
+
+    private static string? Wire<TEnum>(TEnum? value) where TEnum : struct, Enum => value is { } named ? WireNames<TEnum>.Name(named) : null;
 
     /// <summary>A whole number as the page writes one: rounded half away from zero, "1,000".</summary>
     private static string Whole(double value) => Math.Round(value, MidpointRounding.AwayFromZero).ToString("#,0", Invariant);

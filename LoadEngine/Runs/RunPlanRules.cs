@@ -284,20 +284,10 @@ public static class RunPlanRules
     /// <summary>A whole number written as text, in [<paramref name="min"/>, <paramref name="max"/>]; missing text means <paramref name="fallback"/> when there is one.</summary>
     public static bool TryWhole(string? text, string name, int min, int max, int? fallback, out int value, out string error, string hint = "")
     {
-        error = string.Empty;
-        if (string.IsNullOrEmpty(text) && fallback is { } defaultValue)
-        {
-            value = defaultValue;
-            return true;
-        }
-
-        if (int.TryParse(text, NumberStyles.None, CultureInfo.InvariantCulture, out value) && value >= min && value <= max)
-        {
-            return true;
-        }
-
-        error = WholeRefused(name, text, min, max, hint);
-        return false;
+        (value, error) = string.IsNullOrEmpty(text) && fallback is { } defaultValue ? (defaultValue, string.Empty)
+            : int.TryParse(text, NumberStyles.None, CultureInfo.InvariantCulture, out var read) && read >= min && read <= max ? (read, string.Empty)
+            : (0, WholeRefused(name, text, min, max, hint));
+        return error.Length == 0;
     }
 
     /// <summary>A whole number in [<paramref name="min"/>, <paramref name="max"/>], or <paramref name="fallback"/> when left out.</summary>
@@ -321,31 +311,20 @@ public static class RunPlanRules
     {
         concurrency = 1;
         error = string.Empty;
-        int? value;
-        if (load is LoadKind.Closed)
+        var closed = load is LoadKind.Closed;
+        if (closed && given is null && count is null)
         {
-            if (given is null && count is null)
-            {
-                error = $"A closed run bounded by its duration needs a concurrency (calls in flight), from 1 to {limits.MaxConcurrency}.";
-                return false;
-            }
-
-            if (!Whole(given, "concurrency", 1, limits.MaxConcurrency, Math.Min(count ?? 1, limits.MaxConcurrency), out value, out error,
-                $" (leave it out for all calls at once, at most {limits.MaxConcurrency.ToString(CultureInfo.InvariantCulture)} in flight)"))
-            {
-                return false;
-            }
-
-            concurrency = Math.Min(value!.Value, count ?? value.Value);
-            return true;
+            error = $"A closed run bounded by its duration needs a concurrency (calls in flight), from 1 to {limits.MaxConcurrency}.";
+            return false;
         }
 
         // Under an arrival rate, concurrency is the most calls in flight (k6's maxVUs): a call due beyond it waits, then drops.
-        if (LoadFact.Of(load).ArrivalRate)
+        if (ConcurrencyLoads.Contains(load))
         {
-            var fits = Whole(given, "concurrency", 1, limits.MaxConcurrency, Math.Min(PlanLimits.DefaultArrivalInFlight, limits.MaxConcurrency), out value, out error,
-                " (for an arrival rate, the most calls in flight: a call due beyond it waits, and is dropped when as many already wait)");
-            concurrency = value ?? 1;
+            var fits = Whole(given, "concurrency", 1, limits.MaxConcurrency, Math.Min(closed ? count ?? 1 : PlanLimits.DefaultArrivalInFlight, limits.MaxConcurrency), out var value, out error, closed
+                ? $" (leave it out for all calls at once, at most {limits.MaxConcurrency.ToString(CultureInfo.InvariantCulture)} in flight)"
+                : " (for an arrival rate, the most calls in flight: a call due beyond it waits, and is dropped when as many already wait)");
+            concurrency = closed ? Math.Min(value!.Value, count ?? value.Value) : value!.Value;
             return fits;
         }
 
@@ -382,23 +361,13 @@ public static class RunPlanRules
 
     private static bool TryRate(double? rate, LoadKind load, out string error)
     {
-        error = string.Empty;
-        if (rate is not { } value)
+        error = rate switch
         {
-            if (load == LoadKind.Open)
-            {
-                error = "An open run needs a rate: the calls per second to start, e.g. rate=1000.";
-            }
-        }
-        else if (!LoadFact.Of(load).ArrivalRate)
-        {
-            error = $"rate applies only to the open and ramping loads; load was '{Name(load)}'.";
-        }
-        else if (!(value >= (load == LoadKind.Ramping ? 0 : 0.001) && value <= PlanLimits.MaxRate))
-        {
-            error = RateRefused(Text(value), load);
-        }
-
+            null => load == LoadKind.Open ? "An open run needs a rate: the calls per second to start, e.g. rate=1000." : string.Empty,
+            _ when !LoadFact.Of(load).ArrivalRate => $"rate applies only to the open and ramping loads; load was '{Name(load)}'.",
+            { } value when !(value >= (load == LoadKind.Ramping ? 0 : 0.001) && value <= PlanLimits.MaxRate) => RateRefused(Text(value), load),
+            _ => string.Empty,
+        };
         return error.Length == 0;
     }
 
@@ -413,24 +382,17 @@ public static class RunPlanRules
 
     private static bool TryStages(IReadOnlyList<RampStage>? stages, LoadKind load, PlanLimits limits, out string error)
     {
-        error = string.Empty;
-        if (stages is null || stages.Count == 0)
+        error = stages switch
         {
-            error = load == LoadKind.Ramping ? $"A ramping run needs stages: {StagesForm}." : string.Empty;
-        }
-        else if (load != LoadKind.Ramping)
-        {
-            error = $"stages applies only to the ramping load; load was '{Name(load)}'.";
-        }
-        else if (stages.FirstOrDefault(stage => !(stage.Duration >= MinDurationSeconds) || !(stage.Target >= 0 && stage.Target <= PlanLimits.MaxRate)) is { } wrong)
-        {
-            error = NotAStage(Text(stages), Text([wrong]));
-        }
-        else if (stages.Count > PlanLimits.MaxStages || stages.Sum(stage => stage.Duration) > limits.MaxRunSeconds)
-        {
-            error = $"stages was '{Excerpt.Of(Text(stages))}'; at most {PlanLimits.MaxStages} stages lasting at most {limits.MaxRunSeconds} s in all (Runs:MaxRunSeconds).";
-        }
-
+            null or { Count: 0 } => load == LoadKind.Ramping ? $"A ramping run needs stages: {StagesForm}." : string.Empty,
+            _ when load != LoadKind.Ramping => $"stages applies only to the ramping load; load was '{Name(load)}'.",
+            _ when stages.FirstOrDefault(stage => !(stage.Duration >= MinDurationSeconds) || !(stage.Target >= 0 && stage.Target <= PlanLimits.MaxRate)) is { } wrong =>
+                NotAStage(Text(stages), Text([wrong])),
+            // How many stages there may be is InputBounds' to check, once; this is how long they last in all.
+            _ when stages.Sum(stage => stage.Duration) > limits.MaxRunSeconds =>
+                $"stages was '{Excerpt.Of(Text(stages))}'; at most {PlanLimits.MaxStages} stages lasting at most {limits.MaxRunSeconds} s in all (Runs:MaxRunSeconds).",
+            _ => string.Empty,
+        };
         return error.Length == 0;
     }
 
@@ -442,8 +404,7 @@ public static class RunPlanRules
         percentiles = given is { Count: > 0 } ? [.. given.Distinct().Order()] : RunPlan.DefaultPercentiles;
         var text = given is null ? "" : string.Join(',', given.Select(Text));
         var wrong = given?.Where(value => !(value > 0 && value <= 100)).Select(Text).FirstOrDefault();
-        error = wrong is not null ? NotAPercentile(text, wrong)
-            : percentiles.Count > PlanLimits.MaxPercentiles ? $"percentiles was '{Excerpt.Of(text)}'; at most {PlanLimits.MaxPercentiles} percentiles." : string.Empty;
+        error = wrong is not null ? NotAPercentile(text, wrong) : string.Empty;
         return error.Length == 0;
     }
 }

@@ -1,7 +1,5 @@
-using System.Buffers;
 using System.Globalization;
 using System.Reflection;
-using System.Text;
 using System.Text.Json;
 using System.Text.Json.Serialization;
 using System.Text.Json.Serialization.Metadata;
@@ -86,30 +84,26 @@ public static class RunPlanText
         "load" => Must(field, text, $"one of: {RunPlanRules.LoadNames}"),
         "rate" => RunPlanRules.RateRefused(text, LoadKind.Open),
         "duration" => RunPlanRules.SecondsRefused(text, limits.MaxRunSeconds),
-        "protocol" => Must(field, text, WireNames<ApiProtocol>.Listed),
-        "serializer" => Must(field, text, WireNames<PayloadSerializer>.Listed),
-        "httpVersion" => Must(field, text, WireNames<WireVersion>.Listed),
-        "security" => Must(field, text, WireNames<WireSecurity>.Listed),
-        "connection" => Must(field, text, WorkloadParameters.Connection.Allowed),
-        "variant" => Must(field, text, WorkloadParameters.Variant.Allowed),
         // A whole number's sentence comes from its range on RunPlanInput.
         _ => RunPlanRules.WholeRange(field, limits) is { } setting ? RunPlanRules.WholeRefused(field, text, setting.Min, setting.Max) : null,
     };
 
-    /// <summary>Stages as text writes them ("10:5000,20:5000"), bounded before they are read; else the sentence that refuses them.</summary>
+    /// <summary>Stages as text writes them ("10:5000,20:5000"), each bounded before it is read; else the sentence that refuses them.</summary>
     public static bool TryStages(string text, out IReadOnlyList<RampStage> stages, out string error) =>
-        TryList(text, "stages", PlanLimits.MaxStages, InputBounds.MaxStageLength, "\"10:5000,20:5000\"", Stage, RunPlanRules.NotAStage, out stages, out error);
+        TryList(text, "stages", InputBounds.MaxStageLength, Stage, RunPlanRules.NotAStage, out stages, out error);
 
-    /// <summary>Percentiles as text writes them ("50,90,p99,99.9"), bounded before they are read; else the sentence that refuses them.</summary>
+    /// <summary>Percentiles as text writes them ("50,90,p99,99.9"), each bounded before it is read; else the sentence that refuses them.</summary>
     public static bool TryPercentiles(string text, out IReadOnlyList<double> percentiles, out string error) =>
-        TryList(text, "percentiles", PlanLimits.MaxPercentiles, InputBounds.MaxValueLength, "\"50,90,99,99.9\"", Percentile, RunPlanRules.NotAPercentile, out percentiles, out error);
+        TryList(text, "percentiles", InputBounds.MaxValueLength, Percentile, RunPlanRules.NotAPercentile, out percentiles, out error);
 
-    /// <summary>A comma-separated list, bounded before its items are read; else the sentence for its first item that does not read.</summary>
-    private static bool TryList<T>(string text, string field, int maxItems, int maxItemLength, string example, Parse<T> parse, Func<string, string, string> refused, out IReadOnlyList<T> values, out string error)
+    /// <summary>
+    /// A comma-separated list, each item bounded before it is read; else the sentence for its first item that does not read.
+    /// How many items a list may hold is <see cref="InputBounds.Check"/>'s to say, once, whoever wrote the list.
+    /// </summary>
+    private static bool TryList<T>(string text, string field, int maxItemLength, Parse<T> parse, Func<string, string, string> refused, out IReadOnlyList<T> values, out string error)
     {
         var items = text.Split(',', StringSplitOptions.TrimEntries);
-        error = InputBounds.Items(field, items.Length, maxItems, example)
-            ?? items.Select((item, index) => InputBounds.TooLong($"{field}[{index}]", item, maxItemLength)).FirstOrDefault(problem => problem is not null)
+        error = items.Select((item, index) => InputBounds.TooLong($"{field}[{index}]", item, maxItemLength)).FirstOrDefault(problem => problem is not null)
             ?? items.Where(item => !parse(item, out _)).Select(item => refused(text, item)).FirstOrDefault() ?? string.Empty;
         values = error.Length > 0 ? [] : [.. items.Select(item => parse(item, out var value) ? value : default!)];
         return error.Length == 0;
@@ -157,7 +151,7 @@ public static class RunPlanText
     private delegate bool TryText<T>(string text, out T value, out string error);
 
     /// <summary>One item of a JSON list: null when it reads, else the sentence that refuses it ("" to refuse it with none).</summary>
-    private delegate string? ItemReader<T>(JsonTokenType kind, string text, int index, out T value);
+    private delegate string? ItemReader<T>(JsonElement item, int index, out T value);
 
     private static string NotStages(string held) =>
         $"stages must be an array of {{\"duration\": seconds, \"target\": calls per second}}, e.g. [{{\"duration\": 10, \"target\": 5000}}]; it held {Excerpt.Of(held)}.";
@@ -166,38 +160,32 @@ public static class RunPlanText
 
     private static string NotThresholds(string held) => $"thresholds must be an array of strings; it held {Excerpt.Of(held)}. {Threshold.AcceptedForm}";
 
-    private static string? StageItem(JsonTokenType kind, string text, int index, out RampStage stage)
+    private static string? StageItem(JsonElement item, int index, out RampStage stage)
     {
         stage = default!;
-        if (kind == JsonTokenType.String)
-        {
-            return Stage(text, out stage) ? null : NotStages(text);
-        }
-
-        using var item = JsonDocument.Parse(text);
-        var root = item.RootElement;
-        if (kind == JsonTokenType.StartObject && root.TryGetProperty("duration", out var duration) && root.TryGetProperty("target", out var target)
+        if (item.ValueKind == JsonValueKind.Object && item.TryGetProperty("duration", out var duration) && item.TryGetProperty("target", out var target)
             && duration.ValueKind == JsonValueKind.Number && target.ValueKind == JsonValueKind.Number)
         {
             stage = new RampStage(duration.GetDouble(), target.GetDouble());
             return null;
         }
 
-        return NotStages(text);
+        return item.ValueKind == JsonValueKind.String && Stage(item.GetString()!, out stage) ? null : NotStages(TextOf(item));
     }
 
-    private static string? PercentileItem(JsonTokenType kind, string text, int index, out double percentile)
+    private static string? PercentileItem(JsonElement item, int index, out double percentile)
     {
         percentile = 0;
+        var text = TextOf(item);
         return InputBounds.TooLong($"percentiles[{index}]", text, InputBounds.MaxValueLength)
-            ?? (kind is JsonTokenType.Number or JsonTokenType.String && Percentile(text, out percentile) ? null : NotPercentiles(text));
+            ?? (item.ValueKind is JsonValueKind.Number or JsonValueKind.String && Percentile(text, out percentile) ? null : NotPercentiles(text));
     }
 
     /// <summary>An item that must be a JSON string, refused with <paramref name="refused"/>'s sentence otherwise.</summary>
-    private static ItemReader<string> Strings(Func<string, string> refused) => (JsonTokenType kind, string text, int _, out string item) =>
+    private static ItemReader<string> Strings(Func<string, string> refused) => (JsonElement item, int _, out string text) =>
     {
-        item = text;
-        return kind == JsonTokenType.String ? null : refused(text);
+        text = TextOf(item);
+        return item.ValueKind == JsonValueKind.String ? null : refused(text);
     };
 
     private static bool OneThreshold(string text, out IReadOnlyList<string> thresholds, out string error)
@@ -209,38 +197,31 @@ public static class RunPlanText
     /// <summary>A value's text as sent: a string's own, else its JSON.</summary>
     private static string TextOf(ref Utf8JsonReader reader)
     {
-        if (reader.TokenType == JsonTokenType.String)
-        {
-            return reader.GetString()!;
-        }
-
-        if (reader.TokenType is JsonTokenType.StartObject or JsonTokenType.StartArray)
-        {
-            using var value = JsonDocument.ParseValue(ref reader);
-            return value.RootElement.GetRawText();
-        }
-
-        return Encoding.UTF8.GetString(reader.HasValueSequence ? reader.ValueSequence.ToArray() : reader.ValueSpan);
+        using var value = JsonDocument.ParseValue(ref reader);
+        return TextOf(value.RootElement);
     }
+
+    private static string TextOf(JsonElement value) => value.ValueKind == JsonValueKind.String ? value.GetString()! : value.GetRawText();
 
     /// <summary>
     /// A number or true/false, as JSON or as a string, or an enum by its wire name in any case (as a query string has always
-    /// taken it; never by its number, so only from a string); bounded before it is read.
+    /// taken it; never by its number, so only from a string, else refused saying what is <paramref name="allowed"/>); bounded before it is read.
     /// </summary>
-    private sealed class ValueReader<T>(string field, Parse<T> parse, bool fromJson = true) : JsonConverter<T?> where T : struct
+    private sealed class ValueReader<T>(string field, Parse<T> parse, string? allowed = null) : JsonConverter<T?> where T : struct
     {
         public override T? Read(ref Utf8JsonReader reader, Type typeToConvert, JsonSerializerOptions options)
         {
-            var readable = fromJson || reader.TokenType == JsonTokenType.String;
+            var readable = allowed is null || reader.TokenType == JsonTokenType.String;
             var text = TextOf(ref reader);
             return InputBounds.TooLong(field, text, InputBounds.MaxValueLength) is { } tooLong ? throw new RefusedValue(text, tooLong)
-                : readable && parse(text, out var value) ? value : throw new RefusedValue(text);
+                : readable && parse(text, out var value) ? value : throw new RefusedValue(text, allowed is null ? null : Must(field, text, allowed));
         }
 
         public override void Write(Utf8JsonWriter writer, T? value, JsonSerializerOptions options) => throw new NotSupportedException();
     }
 
-    private static ValueReader<TEnum> Wire<TEnum>(string field) where TEnum : struct, Enum => new(field, WireNames<TEnum>.TryParse, fromJson: false);
+    private static ValueReader<TEnum> Wire<TEnum>(string field) where TEnum : struct, Enum =>
+        new(field, WireNames<TEnum>.TryParse, typeof(TEnum) == typeof(LoadKind) ? $"one of: {RunPlanRules.LoadNames}" : WireNames<TEnum>.Listed);
 
     /// <summary>A JSON string; data may also be the request itself (a JSON object, or an array of them), kept as its text.</summary>
     private sealed class TextReader(string field) : JsonConverter<string>
@@ -258,25 +239,19 @@ public static class RunPlanText
     {
         public override IReadOnlyList<T> Read(ref Utf8JsonReader reader, Type typeToConvert, JsonSerializerOptions options)
         {
-            var kind = reader.TokenType;
-            if (kind != JsonTokenType.StartArray)
+            using var list = JsonDocument.ParseValue(ref reader);
+            var given = list.RootElement;
+            if (given.ValueKind != JsonValueKind.Array)
             {
-                var text = TextOf(ref reader);
-                return kind == JsonTokenType.String && fromText is not null ? fromText(text, out var values, out var error) ? values : throw new RefusedValue(text, error)
+                var text = TextOf(given);
+                return given.ValueKind == JsonValueKind.String && fromText is not null ? fromText(text, out var values, out var error) ? values : throw new RefusedValue(text, error)
                     : throw new RefusedValue(text, notAList(text));
             }
 
             var items = new List<T>();
-            while (reader.Read() && reader.TokenType != JsonTokenType.EndArray)
+            foreach (var each in given.EnumerateArray())
             {
-                var itemKind = reader.TokenType;
-                var text = TextOf(ref reader);
-                if (item(itemKind, text, items.Count, out var value) is { } refused)
-                {
-                    throw new RefusedValue(text, refused.Length > 0 ? refused : null);
-                }
-
-                items.Add(value);
+                items.Add(item(each, items.Count, out var value) is { } refused ? throw new RefusedValue(TextOf(each), refused.Length > 0 ? refused : null) : value);
             }
 
             return items;

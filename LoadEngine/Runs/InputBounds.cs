@@ -41,21 +41,17 @@ public static class InputBounds
         ?? TooLong("data", input.Data, MaxDataLength)
         ?? Items("stages", input.Stages?.Count ?? 0, PlanLimits.MaxStages, "\"10:5000,20:5000\"")
         ?? Items("percentiles", input.Percentiles?.Count ?? 0, PlanLimits.MaxPercentiles, "\"50,90,99,99.9\"")
-        ?? Thresholds(input.Thresholds);
+        ?? Items("thresholds", input.Thresholds?.Count ?? 0, MaxThresholds, "[\"p99 < 5ms\", \"errorRate < 1%\"]")
+        ?? input.Thresholds?.Select((text, index) => TooLong($"thresholds[{index}]", text, MaxThresholdLength)).FirstOrDefault(problem => problem is not null);
 
     /// <summary>A list of names (a suite's strategies, a comparison's contenders) beyond its bound, as a sentence; null when it fits.</summary>
-    public static string? Names(string field, IReadOnlyCollection<string> names)
-    {
-        if (names.Count > MaxNames)
-        {
-            return $"{field} holds {Count(names.Count)} names; at most {MaxNames} are allowed, each named once.";
-        }
-
-        return names.Select(name => TooLong($"a name in {field}", name, MaxValueLength)).FirstOrDefault(problem => problem is not null);
-    }
+    public static string? Names(string field, IReadOnlyCollection<string> names) =>
+        names.Count > MaxNames
+            ? $"{field} holds {Count(names.Count)} names; at most {MaxNames} are allowed, each named once."
+            : names.Select(name => TooLong($"a name in {field}", name, MaxValueLength)).FirstOrDefault(problem => problem is not null);
 
     /// <summary>A list's item count beyond its bound, before its items are read: the sentence names the field and the bound.</summary>
-    public static string? Items(string field, int count, int max, string example) =>
+    private static string? Items(string field, int count, int max, string example) =>
         count > max ? $"{field} holds {Count(count)} items; at most {max} are allowed, e.g. {example}." : null;
 
     /// <summary>A text value beyond <paramref name="max"/> characters, as a sentence quoting its start; null when it fits.</summary>
@@ -63,17 +59,6 @@ public static class InputBounds
         text is { } value && value.Length > max
             ? $"{field} is {Count(value.Length)} characters long; at most {max} are allowed. It began: {Excerpt.Of(value, 40)}"
             : null;
-
-    private static string? Thresholds(IReadOnlyList<string>? thresholds)
-    {
-        if (thresholds is null)
-        {
-            return null;
-        }
-
-        return Items("thresholds", thresholds.Count, MaxThresholds, "[\"p99 < 5ms\", \"errorRate < 1%\"]")
-            ?? thresholds.Select((text, index) => TooLong($"thresholds[{index}]", text, MaxThresholdLength)).FirstOrDefault(problem => problem is not null);
-    }
 
     private static string Count(int count) => count.ToString("#,0", CultureInfo.InvariantCulture);
 }

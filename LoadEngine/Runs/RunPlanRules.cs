@@ -142,25 +142,8 @@ public static class RunPlanRules
         }
 
         WorkloadContender? workload = null;
-        if (!string.IsNullOrEmpty(input.Workload))
-        {
-            if (!TryWorkload(input, out workload, out error))
-            {
-                return false;
-            }
-        }
-        else if (WorkloadRules.FirstGiven(input) is { } field)
-        {
-            error = $"{field} applies to workload runs only; name a workload ({string.Join(", ", WorkloadList.Ids)}) or leave it out.";
-            return false;
-        }
-        else if (string.IsNullOrWhiteSpace(input.Strategy) || !strategies.Contains(input.Strategy) || StrategyList.Find(input.Strategy) is null)
-        {
-            error = $"strategy was '{input.Strategy}'; it must be one of: {string.Join(", ", strategies)}.";
-            return false;
-        }
-
-        if (!Targets.Described.DescribedPlan.TryRead(input, workload is not null, out var described, out error))
+        if (!(string.IsNullOrEmpty(input.Workload) ? TryStrategy(input, strategies, out error) : TryWorkload(input, out workload, out error))
+            || !Targets.Described.DescribedPlan.TryRead(input, workload is not null, out var described, out error))
         {
             return false;
         }
@@ -179,15 +162,16 @@ public static class RunPlanRules
             return false;
         }
 
-        if (count is null && input.Duration is null && load != LoadKind.Ramping && workloadInfo is not null)
-        {
-            count = Math.Min(workloadInfo.DefaultCount, limits.MaxCount);
-        }
-
+        // Left unbounded, a workload runs its own count; a strategy's run is refused.
         if (count is null && input.Duration is null && load != LoadKind.Ramping)
         {
-            error = $"{(load == LoadKind.Open ? "An" : "A")} {Name(load)} run needs a count (calls) or a duration (seconds) to end; neither was given.";
-            return false;
+            if (workloadInfo is null)
+            {
+                error = $"{(load == LoadKind.Open ? "An" : "A")} {Name(load)} run needs a count (calls) or a duration (seconds) to end; neither was given.";
+                return false;
+            }
+
+            count = Math.Min(workloadInfo.DefaultCount, limits.MaxCount);
         }
 
         if (!TryConcurrency(input.Concurrency, load, input.Load is not null, SomeUseConcurrency(input.SharedBy), count, limits, out var concurrency, out error))
@@ -227,6 +211,16 @@ public static class RunPlanRules
         return RunMemoryEstimate.Fits(plan, limits.MaxRunMemoryBytes, out error);
     }
 
+    private static bool TryStrategy(RunPlanInput input, IReadOnlyCollection<string> strategies, out string error)
+    {
+        error = WorkloadRules.FirstGiven(input) is { } field
+            ? $"{field} applies to workload runs only; name a workload ({string.Join(", ", WorkloadList.Ids)}) or leave it out."
+            : string.IsNullOrWhiteSpace(input.Strategy) || !strategies.Contains(input.Strategy) || StrategyList.Find(input.Strategy) is null
+                ? $"strategy was '{input.Strategy}'; it must be one of: {string.Join(", ", strategies)}."
+                : string.Empty;
+        return error.Length == 0;
+    }
+
     private static bool TryWorkload(RunPlanInput input, out WorkloadContender? workload, out string error)
     {
         workload = null;
@@ -241,20 +235,12 @@ public static class RunPlanRules
             return false;
         }
 
-        if (input.DelayMs is not null || input.PayloadBytes is not null)
-        {
-            error = $"{(input.DelayMs is null ? "payloadBytes" : "delayMs")} applies to the strategies' calls; a workload's data and answers are fixed by the workload ({choice.Id}).";
-            return false;
-        }
-
-        if (input.IncludeStatuses is true)
-        {
-            error = "includeStatuses applies to the strategies' calls; a workload's answers are checked and dropped, so there are none to keep.";
-            return false;
-        }
-
         workload = choice;
-        return true;
+        error = input.DelayMs is not null || input.PayloadBytes is not null
+            ? $"{(input.DelayMs is null ? "payloadBytes" : "delayMs")} applies to the strategies' calls; a workload's data and answers are fixed by the workload ({choice.Id})."
+            : input.IncludeStatuses is true ? "includeStatuses applies to the strategies' calls; a workload's answers are checked and dropped, so there are none to keep."
+            : string.Empty;
+        return error.Length == 0;
     }
 
     /// <summary>

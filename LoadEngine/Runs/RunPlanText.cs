@@ -116,11 +116,8 @@ public static class RunPlanText
     private static bool Stage(string pair, out RampStage stage)
     {
         var parts = pair.Split(':', StringSplitOptions.TrimEntries);
-        var duration = 0.0;
-        var rate = 0.0;
-        var ok = parts.Length == 2 && TryNumber(parts[0], out duration) && TryNumber(parts[1], out rate);
-        stage = new RampStage(duration, rate);
-        return ok;
+        stage = parts.Length == 2 && TryNumber(parts[0], out var duration) && TryNumber(parts[1], out var rate) ? new RampStage(duration, rate) : null!;
+        return stage is not null;
     }
 
     private static bool Percentile(string item, out double value) => TryNumber(item.TrimStart('p', 'P'), out value);

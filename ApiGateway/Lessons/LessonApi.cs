@@ -157,15 +157,10 @@ public static class LessonApi
         }
 
         var name = checkedInput.Target ?? TargetsOptions.BuiltIn;
-        var described = await descriptions.DescribeAsync(name, refresh: false, cancellation);
-        if (described.Target is not { } target)
+        var (target, problem) = await targets.ReadyAsync(name, cancellation);
+        if (target is null)
         {
-            return (null, TargetPlans.Unavailable(described.Problem!));
-        }
-
-        if (await descriptions.UnreachableAsync(name, cancellation) is { } unreachable)
-        {
-            return (null, TargetPlans.Unavailable(unreachable));
+            return (null, problem);
         }
 
         return (new LessonCall(checkedInput.Target, new Uri(descriptions.AddressOf(name)), target, checkedInput.Call!.Trim(), checkedInput.Data, input.StreamCall,

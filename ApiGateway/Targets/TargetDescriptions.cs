@@ -17,9 +17,6 @@ public sealed record TargetMethod(string Call, string Kind, string RequestTempla
 /// </summary>
 public sealed record TargetView(string Name, string Address, string DescribedBy, bool BuiltIn, bool Reachable, string? Problem, IReadOnlyList<TargetMethod> Methods);
 
-/// <summary>A target described, or the sentence why it could not be.</summary>
-public sealed record TargetDescription(DescribedTarget? Target, string? Problem);
-
 /// <summary>
 /// Describes each target on demand (its .proto files through protoc, its protoset, or its server reflection through its own
 /// engine's channel: the target's TLS and metadata), within <see cref="DescribeLimits"/>, and keeps the description until
@@ -36,8 +33,8 @@ public sealed partial class TargetDescriptions(
     private readonly Lock _gate = new();
     private readonly Dictionary<string, Task<DescribedTarget>> _described = new(StringComparer.OrdinalIgnoreCase);
 
-    /// <summary>The target's description; <paramref name="refresh"/> describes it again (joining a describe already under way).</summary>
-    public async Task<TargetDescription> DescribeAsync(string name, bool refresh, CancellationToken cancellation)
+    /// <summary>The target described, or the sentence why it could not be; <paramref name="refresh"/> describes it again (joining a describe under way).</summary>
+    public async Task<(DescribedTarget? Target, string? Problem)> DescribeAsync(string name, bool refresh, CancellationToken cancellation)
     {
         Task<DescribedTarget> describing;
         lock (_gate)
@@ -51,7 +48,7 @@ public sealed partial class TargetDescriptions(
 
         try
         {
-            return new TargetDescription(await describing.WaitAsync(cancellation), null);
+            return (await describing.WaitAsync(cancellation), null);
         }
         catch (OperationCanceledException) when (cancellation.IsCancellationRequested)
         {
@@ -72,7 +69,7 @@ public sealed partial class TargetDescriptions(
                 LogUnexpected(logger, name, failed);
             }
 
-            return new TargetDescription(null, Text(name).Clean($"Target '{name}' could not be described: {Sentence(failed)}"));
+            return (null, Text(name).Clean($"Target '{name}' could not be described: {Sentence(failed)}"));
         }
     }
 

@@ -62,7 +62,7 @@ public static class TargetEndpoints
     private static async Task<Results<Ok<TargetView>, ProblemHttpResult>> RefreshAsync(
         string name, IOptions<TargetsOptions> targets, TargetDescriptions descriptions, CancellationToken cancellation)
     {
-        if (targets.Value.Names.FirstOrDefault(known => string.Equals(known, name, StringComparison.OrdinalIgnoreCase)) is not { } configured)
+        if (targets.Value.Find(name) is not { } configured)
         {
             return TypedResults.Problem(
                 statusCode: StatusCodes.Status404NotFound,

@@ -28,19 +28,6 @@ public sealed class TargetEngines(
         return _engines.GetOrAdd(target, name => new Lazy<ServiceProvider>(() => Build(name, options))).Value;
     }
 
-    /// <summary>The engine options a target's engine runs under: the gateway's limits, the target's address; no workload listeners.</summary>
-    public EngineOptions OptionsFor(string name, TargetOptions target)
-    {
-        var engine = engineOptions.Create(Options.DefaultName);
-        engine.ServerUri = target.AddressUri;
-        engine.Connection = target.Connection(name, paths.FullPath);
-        // The workload contenders call the built-in service's other listeners only.
-        engine.Http1Uri = null;
-        engine.TlsUri = null;
-        engine.TrustedCertificatePath = null;
-        return engine;
-    }
-
     public async ValueTask DisposeAsync()
     {
         foreach (var engine in _engines.Values.Where(engine => engine.IsValueCreated))
@@ -57,12 +44,20 @@ public sealed class TargetEngines(
         }
     }
 
+    /// <summary>A target's engine: the gateway's limits, the target's address and connection; no workload listeners.</summary>
     private ServiceProvider Build(string name, TargetOptions target)
     {
+        var engine = engineOptions.Create(Options.DefaultName);
+        engine.ServerUri = target.AddressUri;
+        engine.Connection = target.Connection(name, paths.FullPath);
+        // The workload contenders call the built-in service's other listeners only.
+        engine.Http1Uri = null;
+        engine.TlsUri = null;
+        engine.TrustedCertificatePath = null;
         var services = new ServiceCollection();
         services.AddSingleton(logging);
         services.AddSingleton(typeof(ILogger<>), typeof(Logger<>));
-        services.AddSingleton(Options.Create(OptionsFor(name, target)));
+        services.AddSingleton(Options.Create(engine));
         services.AddLoadEngine();
         return services.BuildServiceProvider(new ServiceProviderOptions { ValidateOnBuild = true, ValidateScopes = true });
     }

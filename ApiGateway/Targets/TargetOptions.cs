@@ -86,6 +86,9 @@ public sealed class TargetsOptions
 
     /// <summary>Every target's name, the built-in one first.</summary>
     public IReadOnlyList<string> Names => [BuiltIn, .. Targets.Keys.Order(StringComparer.Ordinal)];
+
+    /// <summary>A target's name as configured (names are case-insensitive), the built-in one's included; null when none is.</summary>
+    public string? Find(string name) => Names.FirstOrDefault(known => string.Equals(known, name, StringComparison.OrdinalIgnoreCase));
 }
 
 /// <summary>
@@ -146,20 +149,14 @@ public sealed partial class TargetsValidation(IHostEnvironment environment) : IV
             yield return $"{key}:ImportPaths are where Proto files' imports are found; set {key}:Proto too, or leave ImportPaths out.";
         }
 
-        foreach (var (proto, index) in target.Proto.Select((proto, index) => (proto, index)))
+        foreach (var missing in target.Proto.Select((proto, index) => MissingFile($"{key}:Proto:{index}", proto)).OfType<string>())
         {
-            if (MissingFile($"{key}:Proto:{index}", proto) is { } missing)
-            {
-                yield return missing;
-            }
+            yield return missing;
         }
 
-        foreach (var (folder, index) in target.ImportPaths.Select((folder, index) => (folder, index)))
+        foreach (var (folder, index) in target.ImportPaths.Select((folder, index) => (FullPath(folder), index)).Where(each => !Directory.Exists(each.Item1)))
         {
-            if (!Directory.Exists(FullPath(folder)))
-            {
-                yield return $"{key}:ImportPaths:{index} must be a folder; '{FullPath(folder)}' is not one.";
-            }
+            yield return $"{key}:ImportPaths:{index} must be a folder; '{folder}' is not one.";
         }
 
         if (target.Protoset is { Length: > 0 } protoset && MissingFile($"{key}:Protoset", protoset) is { } noProtoset)

@@ -1,4 +1,5 @@
 using LoadEngine.Runs;
+using LoadEngine.Targets.Described;
 using Microsoft.AspNetCore.Http.HttpResults;
 using Microsoft.Extensions.Options;
 
@@ -24,19 +25,13 @@ public sealed class TargetPlans(IOptions<TargetsOptions> targets, TargetDescript
             return true;
         }
 
-        if (string.Equals(name, TargetsOptions.BuiltIn, StringComparison.OrdinalIgnoreCase))
-        {
-            checkedInput = input with { Target = input.Call is null ? null : TargetsOptions.BuiltIn };
-            return true;
-        }
-
-        if (!targets.Value.Targets.ContainsKey(name))
+        if (targets.Value.Find(name) is not { } configured)
         {
             error = $"target was '{Excerpt.Of(name)}'; the configured targets are: {string.Join(", ", targets.Value.Names)} (GET /api/targets lists them with their methods).";
             return false;
         }
 
-        checkedInput = input with { Target = targets.Value.Targets.Keys.First(key => string.Equals(key, name, StringComparison.OrdinalIgnoreCase)) };
+        checkedInput = input with { Target = configured == TargetsOptions.BuiltIn && input.Call is null ? null : configured };
         return true;
     }
 
@@ -51,17 +46,10 @@ public sealed class TargetPlans(IOptions<TargetsOptions> targets, TargetDescript
             return (plans, null);
         }
 
-        var name = plans[0].Described?.Target ?? TargetsOptions.BuiltIn;
-        var described = await descriptions.DescribeAsync(name, refresh: false, cancellation);
-        if (described.Target is not { } target)
+        var (target, problem) = await ReadyAsync(plans[0].Described?.Target ?? TargetsOptions.BuiltIn, cancellation);
+        if (target is null)
         {
-            return ([], Unavailable(described.Problem!));
-        }
-
-        // Described from files says nothing of the service: a run starts only on one that answers now.
-        if (await descriptions.UnreachableAsync(name, cancellation) is { } unreachable)
-        {
-            return ([], Unavailable(unreachable));
+            return ([], problem);
         }
 
         return PlanExpansion.TryFit(plans, target, strategiesAsked, out var fitted, out _, out var unfit)
@@ -69,6 +57,18 @@ public sealed class TargetPlans(IOptions<TargetsOptions> targets, TargetDescript
             : ([], Errors.ProblemResponses.InvalidParameters(unfit));
     }
 
-    public static ProblemHttpResult Unavailable(string detail) =>
+    /// <summary>
+    /// The target described and answering now, or the 503 that says why not: described from files says nothing of the
+    /// service, so a run starts only on one that answers.
+    /// </summary>
+    public async Task<(DescribedTarget? Target, ProblemHttpResult? Problem)> ReadyAsync(string name, CancellationToken cancellation)
+    {
+        var described = await descriptions.DescribeAsync(name, refresh: false, cancellation);
+        return described.Target is null ? (null, Unavailable(described.Problem!))
+            : await descriptions.UnreachableAsync(name, cancellation) is { } unreachable ? (null, Unavailable(unreachable))
+            : (described.Target, null);
+    }
+
+    private static ProblemHttpResult Unavailable(string detail) =>
         TypedResults.Problem(statusCode: StatusCodes.Status503ServiceUnavailable, title: "The target is unavailable", detail: detail);
 }

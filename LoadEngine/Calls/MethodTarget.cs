@@ -35,12 +35,14 @@ public static class ProtobufMarshaller
 {
     public static Marshaller<T> For<T>(MessageParser<T> parser)
         where T : IMessage<T>, IBufferMessage =>
-        Marshallers.Create(
-            (message, context) =>
-            {
-                context.SetPayloadLength(message.CalculateSize());
-                message.WriteTo(context.GetBufferWriter());
-                context.Complete();
-            },
-            context => parser.ParseFrom(context.PayloadAsReadOnlySequence()));
+        Marshallers.Create(Write<T>, context => parser.ParseFrom(context.PayloadAsReadOnlySequence()));
+
+    /// <summary>Encodes any message straight into the call's buffer, its size given first.</summary>
+    public static void Write<T>(T message, SerializationContext context)
+        where T : IMessage
+    {
+        context.SetPayloadLength(message.CalculateSize());
+        message.WriteTo(context.GetBufferWriter());
+        context.Complete();
+    }
 }

@@ -119,9 +119,6 @@ public sealed record MethodCall : PlanCall
     /// agent reads it back by that name, so it needs only the target's address to run its share.
     /// </summary>
     public byte[]? Descriptors { get; init; }
-
-    /// <summary>The data as parsed for the described method by the plan's check, which the calls composed for the run reuse.</summary>
-    internal (Targets.Described.DescribedMethod Method, Targets.Described.DataMessages Messages, Targets.Described.CallData Data)? Parsed { get; set; }
 }
 
 [JsonConverter(typeof(JsonStringEnumConverter<RunState>))]

@@ -1,7 +1,6 @@
 using System.Buffers;
 using System.Buffers.Binary;
 using System.Runtime.CompilerServices;
-using System.Runtime.InteropServices;
 using LoadEngine.Calls;
 using Performance;
 
@@ -141,13 +140,6 @@ public sealed record PerformanceStatus(
         response.MemoryUsage,
         response.ProcessesRunning,
         response.ActiveConnections,
-        // Copies: always safe, always allocates.
         response.DataLoad1.ToByteArray(),
-        WithoutCopy(response.DataLoad2));
-
-    // The parsed ByteString owns its array; take it when the segment is the whole array, copy only the slice otherwise.
-    private static byte[] WithoutCopy(Google.Protobuf.ByteString bytes) =>
-        MemoryMarshal.TryGetArray(bytes.Memory, out var segment) && segment.Array is { } array && segment.Offset == 0 && segment.Count == array.Length
-            ? array
-            : bytes.Memory.ToArray();
+        response.DataLoad2.ToByteArray());
 }

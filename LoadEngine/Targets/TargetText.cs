@@ -35,8 +35,9 @@ public sealed class TargetText
 
     private readonly string[] _secrets;
 
+    // Longest first: a value that holds another is masked whole.
     private TargetText(IEnumerable<string> secrets) =>
-        _secrets = [.. secrets.Where(secret => secret.Length >= MinSecretLength).Distinct(StringComparer.Ordinal).OrderByDescending(secret => secret.Length)];
+        _secrets = [.. secrets.Distinct(StringComparer.Ordinal).OrderByDescending(secret => secret.Length)];
 
     /// <summary>No metadata: escaping and the bound only.</summary>
     public static TargetText None { get; } = new([]);
@@ -57,9 +58,9 @@ public sealed class TargetText
             if (key.EndsWith(Grpc.Core.Metadata.BinaryHeaderSuffix, StringComparison.OrdinalIgnoreCase) && Decoded(value) is { } bytes)
             {
                 values.Add(Convert.ToBase64String(bytes));
-                if (Utf8(bytes) is { } text)
+                if (System.Text.Unicode.Utf8.IsValid(bytes))
                 {
-                    values.Add(text);
+                    values.Add(Encoding.UTF8.GetString(bytes));
                 }
             }
         }
@@ -70,25 +71,12 @@ public sealed class TargetText
         return new TargetText(secrets);
     }
 
-    /// <summary>Whether a value masked here has at least one form; false for none, or only values too short to mask.</summary>
-    public bool MasksAnything => _secrets.Length > 0;
-
-    /// <summary>Target text as it may be stored and printed: masked, escaped (<see cref="Escape"/>) and cut at <paramref name="maxLength"/> characters.</summary>
-    public string Clean(string? text, int maxLength = MaxLength) => Escape(Mask(text ?? string.Empty), maxLength);
-
-    /// <summary><paramref name="text"/> with every form of every value replaced by <see cref="Masked"/>.</summary>
-    public string Mask(string text)
-    {
-        foreach (var secret in _secrets)
-        {
-            if (text.Contains(secret, StringComparison.Ordinal))
-            {
-                text = text.Replace(secret, Masked, StringComparison.Ordinal);
-            }
-        }
-
-        return text;
-    }
+    /// <summary>
+    /// Target text as it may be stored and printed: every form of every value replaced by <see cref="Masked"/>, escaped
+    /// (<see cref="Escape"/>) and cut at <paramref name="maxLength"/> characters.
+    /// </summary>
+    public string Clean(string? text, int maxLength = MaxLength) =>
+        Escape(_secrets.Aggregate(text ?? string.Empty, (masked, secret) => masked.Replace(secret, Masked, StringComparison.Ordinal)), maxLength);
 
     /// <summary>
     /// <paramref name="text"/> with what a terminal or a page would act on written as a visible JSON-style escape (\n, \t,
@@ -178,17 +166,5 @@ public sealed class TargetText
     {
         var bytes = new byte[base64.Length];
         return Convert.TryFromBase64String(base64.Trim(), bytes, out var written) ? bytes[..written] : null;
-    }
-
-    private static string? Utf8(byte[] bytes)
-    {
-        try
-        {
-            return new UTF8Encoding(false, throwOnInvalidBytes: true).GetString(bytes);
-        }
-        catch (DecoderFallbackException)
-        {
-            return null;
-        }
     }
 }

@@ -30,17 +30,20 @@ public sealed class CallData
     /// <summary>Messages in the data: one for an object, the array's length for an array.</summary>
     public int Count => _entries.Count;
 
-    /// <summary>Whether any message is rendered per call.</summary>
-    public bool IsTemplated => _fixed is null;
-
     /// <summary>
     /// The data <paramref name="json"/> gives <paramref name="method"/> (an empty request when there is none), checked now
     /// by rendering its templates with sample values: JSON that does not fit names the field and the type it must be.
     /// </summary>
     public static CallData Parse(DescribedMethod method, string? json) => For(method, DataMessages.Of(string.IsNullOrWhiteSpace(json) ? null : json));
 
-    /// <summary>A plan's data, split once already (<see cref="MethodCall.Messages"/>), for <paramref name="method"/>.</summary>
-    public static CallData For(DescribedMethod method, DataMessages messages)
+    /// <summary>
+    /// A plan's data, split once already (<see cref="MethodCall.Messages"/>), for <paramref name="method"/>: parsed once, as
+    /// a plan is checked, and what the check made is what the run's calls take.
+    /// </summary>
+    public static CallData For(DescribedMethod method, DataMessages messages) =>
+        messages.Parsed is { } parsed && parsed._method == method ? parsed : messages.Parsed = Create(method, messages);
+
+    private static CallData Create(DescribedMethod method, DataMessages messages)
     {
         var type = method.Descriptor.InputType;
         if ((messages.Refusal ?? messages.Unfit) is { } problem)
@@ -50,7 +53,7 @@ public sealed class CallData
 
         if (messages.Texts.Count == 0)
         {
-            return new CallData(method, [new Entry(type.Parser.ParseFrom(ByteString.Empty), null, 0)]);
+            return new CallData(method, [new Entry(type, type.Parser.ParseFrom(ByteString.Empty), null, 0)]);
         }
 
         var entries = messages.Texts.Select(text => Entry.Of(method, text)).ToList();
@@ -107,20 +110,18 @@ public sealed class CallData
     }
 
     /// <summary>One message of the data: encoded once, or a template rendered and parsed per call; its text is at most <see cref="MaxLength"/> characters.</summary>
-    private sealed record Entry(IMessage? Fixed, CallTemplate? Template, long MaxLength)
+    private sealed record Entry(MessageDescriptor Type, IMessage? Fixed, CallTemplate? Template, long MaxLength)
     {
-        public MessageDescriptor Type { get; private init; } = null!;
-
         public static Entry Of(DescribedMethod method, string json)
         {
             var type = method.Descriptor.InputType;
             if (!CallTemplate.HasAction(json))
             {
-                return new Entry(Read(type, json), null, json.Length) { Type = type };
+                return new Entry(type, Read(type, json), null, json.Length);
             }
 
             var template = CallTemplate.Parse(json, method);
-            return new Entry(null, template, template.MaxLength) { Type = type };
+            return new Entry(type, null, template, template.MaxLength);
         }
 
         public IMessage Render(CallValues values) => Fixed ?? Read(Type, Template!.Render(values));
@@ -135,6 +136,9 @@ public sealed class CallData
 /// </summary>
 public sealed record DataMessages(IReadOnlyList<string> Texts, string? Refusal = null, string? Unfit = null)
 {
+    /// <summary>The data as <see cref="CallData.For"/> last parsed it, for its method.</summary>
+    internal CallData? Parsed { get; set; }
+
     public static DataMessages Of(string? data)
     {
         if (data is null)

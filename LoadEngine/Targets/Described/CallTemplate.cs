@@ -1,5 +1,4 @@
 using System.Globalization;
-using System.Text;
 
 namespace LoadEngine.Targets.Described;
 
@@ -95,18 +94,7 @@ public sealed class CallTemplate
     public string Render(CallValues values)
     {
         var call = new Call(values);
-        if (_parts.Count == 1)
-        {
-            return _parts[0].Render(call);
-        }
-
-        var text = new StringBuilder();
-        foreach (var part in _parts)
-        {
-            text.Append(part.Render(call));
-        }
-
-        return text.ToString();
+        return _parts.Count == 1 ? _parts[0].Render(call) : string.Concat(_parts.Select(part => part.Render(call)));
     }
 
     /// <summary>A sentence count: 1,000,000,000.</summary>
@@ -127,13 +115,13 @@ public sealed class CallTemplate
             [".TimestampUnix"] => new(call => Whole(call.Now.ToUnixTimeSeconds()), LongDigits),
             [".TimestampUnixMilli"] => new(call => Whole(call.Now.ToUnixTimeMilliseconds()), LongDigits),
             [".TimestampUnixNano"] => new(call => Whole((call.Now.UtcTicks - DateTimeOffset.UnixEpoch.UtcTicks) * 100), LongDigits),
-            [".FullyQualifiedName"] => Fixed(descriptor.FullName),
-            [".MethodName"] => Fixed(descriptor.Name),
-            [".ServiceName"] => Fixed(descriptor.Service.Name),
-            [".InputName"] => Fixed(descriptor.InputType.Name),
-            [".OutputName"] => Fixed(descriptor.OutputType.Name),
-            [".IsClientStreaming"] => Fixed(descriptor.IsClientStreaming ? "true" : "false"),
-            [".IsServerStreaming"] => Fixed(descriptor.IsServerStreaming ? "true" : "false"),
+            [".FullyQualifiedName"] => Literal(descriptor.FullName),
+            [".MethodName"] => Literal(descriptor.Name),
+            [".ServiceName"] => Literal(descriptor.Service.Name),
+            [".InputName"] => Literal(descriptor.InputType.Name),
+            [".OutputName"] => Literal(descriptor.OutputType.Name),
+            [".IsClientStreaming"] => Literal(descriptor.IsClientStreaming ? "true" : "false"),
+            [".IsServerStreaming"] => Literal(descriptor.IsServerStreaming ? "true" : "false"),
             ["newUUID"] => new(_ => Guid.NewGuid().ToString(), UuidLength),
             ["randomString", var length] when int.TryParse(length, CultureInfo.InvariantCulture, out var n) => new(_ => RandomString(n), n <= 0 ? RandomLengthMax : n),
             ["randomInt", var low, var high] when int.TryParse(low, CultureInfo.InvariantCulture, out var min) && int.TryParse(high, CultureInfo.InvariantCulture, out var max) =>
@@ -141,8 +129,6 @@ public sealed class CallTemplate
             _ => throw new TargetDescriptionException($"data's template {{{{{action}}}}} is not one this tool knows; it knows {Known}."),
         };
     }
-
-    private static Part Fixed(string text) => new(_ => text, text.Length);
 
     public static string RandomString(int length)
     {
@@ -169,7 +155,8 @@ public sealed class CallTemplate
 
     private static string Whole(long value) => value.ToString(CultureInfo.InvariantCulture);
 
-    private static string Excerpt(string text) => text.Length <= 40 ? text : text[..40] + "…";
+    /// <summary>Target text quoted in a sentence: its first <paramref name="max"/> characters, and "…" when it was longer.</summary>
+    internal static string Excerpt(string text, int max = 40) => text.Length <= max ? text : text[..max] + "…";
 
     /// <summary>One piece of the template: literal text or an action, and the most characters it renders.</summary>
     private readonly record struct Part(Func<Call, string> Render, long MaxLength);

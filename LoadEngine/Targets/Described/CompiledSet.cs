@@ -11,8 +11,6 @@ internal sealed class CompiledSet(IReadOnlyList<FileDescriptor> files, AssemblyL
 {
     public IReadOnlyList<FileDescriptor> Files => files;
 
-    public bool Collectible => context is not null;
-
     ~CompiledSet()
     {
         // Unloading begins now and ends when nothing holds a class of the set: answers, Methods a kept channel cached (their
@@ -33,8 +31,6 @@ public sealed class CompiledSetCache(string folder)
 
     // A new build of the engine (its protoc, Google.Protobuf, compiler) writes its own images.
     private static readonly string Build = typeof(CompiledSetCache).Assembly.ManifestModule.ModuleVersionId.ToString("N")[..12];
-
-    public string Folder => folder;
 
     /// <summary>
     /// The cache in the user's cache folder: $XDG_CACHE_HOME, else ~/.cache on Linux and macOS, %LOCALAPPDATA% on Windows;

@@ -31,9 +31,6 @@ internal static partial class DataFit
         return $"data does not fit {type.FullName}: {problem.Message.TrimEnd('.')}.";
     }
 
-    /// <summary>How data must be written, for the sentence that refuses text that is not JSON.</summary>
-    public const string JsonAllowed = "data must be strict JSON (RFC 8259): names and strings in double quotes, no comments, no trailing commas";
-
     /// <summary>
     /// Where text stops being JSON (line and character, from 1) and System.Text.Json's own words on why, without its
     /// advice to the programmer ("Change the reader options"), then what JSON data may hold (positions count bytes, from 1).
@@ -42,7 +39,7 @@ internal static partial class DataFit
     {
         var words = ReaderOptions().Replace(problem.Message.Split([" LineNumber:", " Path:"], StringSplitOptions.None)[0], "").TrimEnd('.', ' ');
         var where = problem.LineNumber is { } line ? $" at line {line + 1}, position {problem.BytePositionInLine + 1}" : "";
-        return $"{what}{where}: {words}; {JsonAllowed}.";
+        return $"{what}{where}: {words}; data must be strict JSON (RFC 8259): names and strings in double quotes, no comments, no trailing commas.";
     }
 
     [GeneratedRegex(@"( which is not supported in this mode)?\.? Change the reader options\.?")]
@@ -71,15 +68,12 @@ internal static partial class DataFit
 
             if (field.IsRepeated && !field.IsMap && property.Value.ValueKind == JsonValueKind.Array)
             {
-                var index = 0;
-                foreach (var item in property.Value.EnumerateArray())
+                foreach (var (item, index) in property.Value.EnumerateArray().Select((item, index) => (item, index)))
                 {
                     if (!Fits(type, property.Name, $"[{item.GetRawText()}]"))
                     {
                         return Inside(field, item, $"{at}[{index}]");
                     }
-
-                    index++;
                 }
             }
 
@@ -148,13 +142,10 @@ internal static partial class DataFit
         _ => $"an object of {type.FullName}'s fields",
     };
 
-    private static bool IsWellKnown(MessageDescriptor type) => MessageCompiler.IsWellKnown(type.File.Name);
+    /// <summary>Whether a type is one of protobuf's own (google/protobuf/…), whose JSON is not an object of its fields.</summary>
+    private static bool IsWellKnown(MessageDescriptor type) => type.File.Name.StartsWith("google/protobuf/", StringComparison.Ordinal);
 
     private static string At(string path) => path.Length == 0 ? "" : $" field {path}";
 
-    private static string Show(JsonElement value)
-    {
-        var text = value.GetRawText();
-        return text.Length <= 40 ? text : text[..40] + "…";
-    }
+    private static string Show(JsonElement value) => CallTemplate.Excerpt(value.GetRawText());
 }

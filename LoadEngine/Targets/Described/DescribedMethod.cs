@@ -64,12 +64,7 @@ public sealed class DescribedMethod
         var parser = new WeakReference<MessageParser>(type.Parser);
         var name = type.FullName;
         return Marshallers.Create<IMessage>(
-            (message, context) =>
-            {
-                context.SetPayloadLength(message.CalculateSize());
-                message.WriteTo(context.GetBufferWriter());
-                context.Complete();
-            },
+            Calls.ProtobufMarshaller.Write,
             context => parser.TryGetTarget(out var alive)
                 ? alive.ParseFrom(context.PayloadAsReadOnlySequence())
                 : throw new InvalidOperationException($"{name}'s classes were unloaded with the set that described them."));

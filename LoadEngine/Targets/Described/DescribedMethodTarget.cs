@@ -16,11 +16,9 @@ public sealed class DescribedMethodTarget(DescribedMethod method, CallData data,
 {
     private static readonly JsonFormatter Formatter = new(JsonFormatter.Settings.Default);
 
-    private readonly Action<IMessage, RunObservations>? _builtIn = BuiltInAnswers.Reader(method.Descriptor.OutputType);
+    private readonly Action<IMessage, RunObservations>? _builtIn = BuiltInAnswers(method.Descriptor.OutputType);
 
     public Method<IMessage, IMessage> Method => method.Method;
-
-    public DescribedMethod Described => method;
 
     public IMessage Request(long index, RunPhase phase) => data.Request(Number(index, phase), workerId);
 
@@ -43,23 +41,20 @@ public sealed class DescribedMethodTarget(DescribedMethod method, CallData data,
     public static string WorkerOf(RunPlan plan) => $"g{plan.Shard?.Index ?? 0}c0";
 
     /// <summary>What the built-in PerformanceService's answers say beside their fields: the connection and the service's load.</summary>
-    private static class BuiltInAnswers
+    private static Action<IMessage, RunObservations>? BuiltInAnswers(Google.Protobuf.Reflection.MessageDescriptor type)
     {
-        public static Action<IMessage, RunObservations>? Reader(Google.Protobuf.Reflection.MessageDescriptor type)
+        if (type.FullName != "performance.PerformanceStatusResponse")
         {
-            if (type.FullName != "performance.PerformanceStatusResponse")
-            {
-                return null;
-            }
-
-            var connection = type.FindFieldByName("connection_id").Accessor;
-            var cpu = type.FindFieldByName("cpu_percentage_usage").Accessor;
-            var memory = type.FindFieldByName("memory_usage").Accessor;
-            return (answer, observations) =>
-            {
-                observations.CarriedBy((string)connection.GetValue(answer));
-                observations.ServiceLoad(Convert.ToDouble(cpu.GetValue(answer)), Convert.ToDouble(memory.GetValue(answer)));
-            };
+            return null;
         }
+
+        var connection = type.FindFieldByName("connection_id").Accessor;
+        var cpu = type.FindFieldByName("cpu_percentage_usage").Accessor;
+        var memory = type.FindFieldByName("memory_usage").Accessor;
+        return (answer, observations) =>
+        {
+            observations.CarriedBy((string)connection.GetValue(answer));
+            observations.ServiceLoad(Convert.ToDouble(cpu.GetValue(answer)), Convert.ToDouble(memory.GetValue(answer)));
+        };
     }
 }

@@ -67,16 +67,9 @@ public static partial class DescribedPlan
     /// </summary>
     public static string? Problem(RunPlan plan)
     {
-        if (plan.Described is not { } call)
-        {
-            return null;
-        }
-
         try
         {
-            var method = DescribedTarget.Of(plan).Find(call.Call);
-            DataFor(call, method);
-            return StrategyList.Find(plan.Strategy) is { } strategy ? Refusal(strategy, method) : null;
+            return plan.Described is null || PlanExpansion.TryFit([plan], DescribedTarget.Of(plan), strategiesAsked: true, out _, out _, out var error) ? null : error;
         }
         catch (TargetDescriptionException problem)
         {
@@ -95,7 +88,7 @@ public static partial class DescribedPlan
     {
         var call = plan.Described!;
         var method = described.Find(call.Call);
-        var data = DataFor(call, method);
+        var data = CallData.For(method, call.Messages);
         if (Refusal(strategy.Info, method) is { } refused)
         {
             throw new TargetDescriptionException(refused);
@@ -105,18 +98,5 @@ public static partial class DescribedPlan
         return strategy.Info.Shape == CallShape.OneStream
             ? new GrpcStream<IMessage, IMessage>(strategy, target)
             : new GrpcCalls<IMessage, IMessage>(strategy, target);
-    }
-
-    // A plan checked and then run parses its data for the method once: the calls composed take what the check made.
-    private static CallData DataFor(MethodCall call, DescribedMethod method)
-    {
-        if (call.Parsed is { } parsed && parsed.Method == method && ReferenceEquals(parsed.Messages, call.Messages))
-        {
-            return parsed.Data;
-        }
-
-        var data = CallData.For(method, call.Messages);
-        call.Parsed = (method, call.Messages, data);
-        return data;
     }
 }

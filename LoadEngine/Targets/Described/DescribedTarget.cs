@@ -1,5 +1,4 @@
 using System.Collections.Concurrent;
-using System.Security.Cryptography;
 using Google.Protobuf;
 using Google.Protobuf.Reflection;
 using Grpc.Core;
@@ -49,9 +48,6 @@ public sealed class DescribedTarget
     /// <summary>Every method of every service in the set but server reflection's own, in the order the files declare them.</summary>
     public IReadOnlyList<DescribedMethod> Methods { get; }
 
-    /// <summary>Whether its classes were compiled from the set (and are unloaded with it), rather than this process's own.</summary>
-    internal bool Compiled => _compiled?.Collectible == true;
-
     /// <summary><paramref name="plan"/> calling this target: the set's bytes and its hash.</summary>
     public RunPlan Describing(RunPlan plan) => plan.Described is { } call ? plan with { Called = call with { Descriptors = DescriptorSet, DescriptorSet = Hash } } : plan;
 
@@ -61,22 +57,13 @@ public sealed class DescribedTarget
     /// files). Reflection, protoc and the compiler together get <paramref name="budget"/> (<see cref="DescribeLimits.Time"/>
     /// by default); a compiled image is read from and written to <paramref name="cache"/> when one is given.
     /// </summary>
-    public static async Task<DescribedTarget> DescribeAsync(DescriptorSource source, CallInvoker? invoker, CallOptions options, CompiledSetCache? cache = null, TimeSpan? budget = null)
-    {
-        using var limit = CancellationTokenSource.CreateLinkedTokenSource(options.CancellationToken);
-        limit.CancelAfter(budget ?? DescribeLimits.Time);
-        try
-        {
-            var set = source.UsesReflection ? await ReflectionDescriber.DescribeAsync(invoker ?? throw new ArgumentNullException(nameof(invoker), "Server reflection needs the target's invoker."), options.WithCancellationToken(limit.Token))
-                : string.IsNullOrEmpty(source.Protoset) ? await ProtoFiles.DescribeAsync(source.Protos, source.ImportPaths, limit.Token)
-                : await ReadProtosetAsync(source.Protoset, limit.Token);
-            return await FromDescriptorSetAsync(set, limit.Token, cache);
-        }
-        catch (Exception stopped) when (limit.IsCancellationRequested && !options.CancellationToken.IsCancellationRequested && stopped is OperationCanceledException or RpcException or TargetDescriptionException)
-        {
-            throw OverBudget(budget ?? DescribeLimits.Time, stopped);
-        }
-    }
+    public static Task<DescribedTarget> DescribeAsync(DescriptorSource source, CallInvoker? invoker, CallOptions options, CompiledSetCache? cache = null, TimeSpan? budget = null) =>
+        WithinAsync(budget ?? DescribeLimits.Time, options.CancellationToken, async limit => await FromDescriptorSetAsync(
+            source.UsesReflection ? await ReflectionDescriber.DescribeAsync(invoker ?? throw new ArgumentNullException(nameof(invoker), "Server reflection needs the target's invoker."), options.WithCancellationToken(limit))
+                : string.IsNullOrEmpty(source.Protoset) ? await ProtoFiles.DescribeAsync(source.Protos, source.ImportPaths, limit)
+                : await ReadProtosetAsync(source.Protoset, limit),
+            limit,
+            cache));
 
     /// <summary>
     /// The target a FileDescriptorSet describes, whoever served or stored it: rebuilt from the allowlist, then found by its
@@ -111,22 +98,31 @@ public sealed class DescribedTarget
             return found;
         }
 
-        var descriptors = call?.Descriptors ?? throw NoDescriptors(plan);
-        var safe = DescriptorAllowlist.Rebuild(descriptors);
+        var safe = DescriptorAllowlist.Rebuild(call?.Descriptors ?? throw NoDescriptors(plan));
         if (call.DescriptorSet is not null && !string.Equals(call.DescriptorSet, safe.Hash, StringComparison.OrdinalIgnoreCase))
         {
-            throw new TargetDescriptionException($"The plan's descriptor set is not the one it names ({Excerpt(call.DescriptorSet)}): it was changed after the plan was made.");
+            throw new TargetDescriptionException($"The plan's descriptor set is not the one it names ({CallTemplate.Excerpt(call.DescriptorSet, 16)}): it was changed after the plan was made.");
         }
 
+        return await WithinAsync(DescribeLimits.Time, cancellation, limit => FromSafeAsync(safe, limit, null));
+    }
+
+    /// <summary>
+    /// What <paramref name="describe"/> makes within <paramref name="budget"/>: past it, what stopped it (a cancelled compile,
+    /// reflection's deadline, protoc killed) is the budget's sentence, unless <paramref name="cancellation"/> stopped it.
+    /// </summary>
+    private static async Task<DescribedTarget> WithinAsync(TimeSpan budget, CancellationToken cancellation, Func<CancellationToken, Task<DescribedTarget>> describe)
+    {
         using var limit = CancellationTokenSource.CreateLinkedTokenSource(cancellation);
-        limit.CancelAfter(DescribeLimits.Time);
+        limit.CancelAfter(budget);
         try
         {
-            return WithHash(safe.Hash) ?? await FromSafeAsync(safe, limit.Token, null);
+            return await describe(limit.Token);
         }
-        catch (OperationCanceledException stopped) when (limit.IsCancellationRequested && !cancellation.IsCancellationRequested)
+        catch (Exception stopped) when (limit.IsCancellationRequested && !cancellation.IsCancellationRequested && stopped is OperationCanceledException or RpcException or TargetDescriptionException)
         {
-            throw OverBudget(DescribeLimits.Time, stopped);
+            throw new TargetDescriptionException(
+                $"Describing the target took longer than {budget.TotalSeconds:0.#} seconds, the most reflection, protoc and the compiler may take together; a set this slow to describe is refused.", stopped);
         }
     }
 
@@ -154,9 +150,7 @@ public sealed class DescribedTarget
             AddWithImports(file, all);
         }
 
-        var set = new FileDescriptorSet();
-        set.File.AddRange(all.Select(file => FileDescriptorProto.Parser.ParseFrom(file.SerializedData)));
-        var safe = DescriptorAllowlist.Rebuild(set.ToByteArray());
+        var safe = DescriptorAllowlist.Rebuild(new FileDescriptorSet { File = { all.Select(file => FileDescriptorProto.Parser.ParseFrom(file.SerializedData)) } }.ToByteArray());
         return Generated.GetOrAdd(safe.Hash, _ => new DescribedTarget(safe.Bytes, safe.Hash, files, null));
     }
 
@@ -257,17 +251,8 @@ public sealed class DescribedTarget
         }
     }
 
-    /// <summary>The target that <paramref name="files"/>, compiled already, describe (the fast tests' generated classes).</summary>
-    internal static DescribedTarget FromFiles(IReadOnlyList<FileDescriptor> files, byte[] set) =>
-        new(set, Convert.ToHexString(SHA256.HashData(set)), files, null);
-
     private static TargetDescriptionException NoDescriptors(RunPlan plan) =>
         new($"The plan calls {plan.Described?.Call} but carries no descriptors of {plan.Described?.Target ?? "its target"}: the host describes the target before the run.");
-
-    private static TargetDescriptionException OverBudget(TimeSpan budget, Exception stopped) =>
-        new($"Describing the target took longer than {budget.TotalSeconds:0.#} seconds, the most reflection, protoc and the compiler may take together; a set this slow to describe is refused.", stopped);
-
-    private static string Excerpt(string text) => text.Length <= 16 ? text : text[..16] + "…";
 
     private static async Task<byte[]> ReadProtosetAsync(string path, CancellationToken cancellation)
     {

@@ -90,9 +90,7 @@ public static partial class DescriptorAllowlist
         }
 
         var ordered = InImportOrder(given, files);
-        var rebuilt = new FileDescriptorSet();
-        rebuilt.File.AddRange(ordered);
-        var bytes = rebuilt.ToByteArray();
+        var bytes = new FileDescriptorSet { File = { ordered } }.ToByteArray();
         return new SafeDescriptorSet(ordered, bytes, Convert.ToHexString(SHA256.HashData(bytes)));
     }
 
@@ -164,10 +162,7 @@ public static partial class DescriptorAllowlist
             ? Refused($"nest messages more than {DescribeLimits.NestingDepth} deep; at most {DescribeLimits.NestingDepth} levels of nested messages are described")
             : new TargetDescriptionException($"The target's descriptors {what} ({problem.Message.TrimEnd('.')}).", problem);
 
-    /// <summary>Whether <paramref name="file"/> is a well-known type's file, which Google.Protobuf has compiled already.</summary>
-    public static bool IsWellKnown(string file) => WellKnown.ContainsKey(file);
-
-    /// <summary>The well-known file's descriptor as Google.Protobuf has it compiled.</summary>
+    /// <summary>The well-known type's file as Google.Protobuf has it compiled; null for any other file.</summary>
     internal static FileDescriptor? WellKnownFile(string file) => WellKnown.GetValueOrDefault(file);
 
     private static FileDescriptorProto Own(FileDescriptor known) => FileDescriptorProto.Parser.ParseFrom(known.SerializedData);

@@ -25,7 +25,7 @@ internal static class MessageCompiler
     /// </summary>
     public static async Task<CompiledSet> CompileAsync(SafeDescriptorSet set, CompiledSetCache? cache, CancellationToken cancellation)
     {
-        var generated = set.Files.Where(file => !DescriptorAllowlist.IsWellKnown(file.Name)).ToList();
+        var generated = set.Files.Where(file => DescriptorAllowlist.WellKnownFile(file.Name) is null).ToList();
         if (generated.Count == 0)
         {
             return new CompiledSet([.. set.Files.Select(file => DescriptorAllowlist.WellKnownFile(file.Name)!)], null);
@@ -49,9 +49,6 @@ internal static class MessageCompiler
         cache?.Write(set.Hash, image);
         return compiled;
     }
-
-    /// <summary>Whether a type's file is one of protobuf's own (google/protobuf/…), whose JSON is not an object of its fields.</summary>
-    public static bool IsWellKnown(string file) => file.StartsWith("google/protobuf/", StringComparison.Ordinal);
 
     private static CompiledSet Load(SafeDescriptorSet set, List<FileDescriptorProto> generated, byte[] image)
     {

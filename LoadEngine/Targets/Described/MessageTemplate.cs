@@ -12,6 +12,8 @@ internal static class MessageTemplate
     private const int Depth = 3;
 
     private static readonly JsonFormatter Formatter = new(JsonFormatter.Settings.Default.WithFormatDefaultValues(true).WithIndentation());
+    private static readonly JsonFormatter Compact = new(JsonFormatter.Settings.Default);
+    private static readonly JsonParser Parser = new(JsonParser.Settings.Default);
 
     // Their JSON is not an object of fields, and an empty Any, Value or Struct has no JSON at all.
     private static readonly HashSet<string> LeftEmpty = new(StringComparer.Ordinal)
@@ -28,7 +30,7 @@ internal static class MessageTemplate
             return type.Parser.ParseFrom(ByteString.Empty);
         }
 
-        var message = type.Parser.ParseFrom(OneOfEach(type));
+        var message = OneOfEach(type);
 
         foreach (var field in type.Fields.InFieldNumberOrder())
         {
@@ -70,64 +72,34 @@ internal static class MessageTemplate
         return message;
     }
 
-    // One default element of every list and one entry of every map, as the wire carries them: parsed, each is a value of
-    // the field's own type (a map's string key reads "key"). Lists and maps of Any, Value, Struct and the wrappers stay empty.
-    private static ByteString OneOfEach(MessageDescriptor type)
+    // One default element of every list and one entry of every map (a string key reads "key"), parsed from JSON so each is
+    // a value of the field's own type. Lists and maps of Any, Value, Struct and the wrappers stay empty.
+    private static IMessage OneOfEach(MessageDescriptor type)
     {
-        using var bytes = new MemoryStream();
-        using (var output = new CodedOutputStream(bytes, leaveOpen: true))
-        {
-            foreach (var field in type.Fields.InFieldNumberOrder().Where(field => field.IsRepeated))
-            {
-                var element = field.IsMap ? field.MessageType.FindFieldByNumber(2) : field;
-                if (element.FieldType == FieldType.Message && (LeftEmpty.Contains(element.MessageType.FullName) || element.MessageType.File.Name == "google/protobuf/wrappers.proto"))
-                {
-                    continue;
-                }
-
-                if (field.IsMap)
-                {
-                    output.WriteTag(field.FieldNumber, WireFormat.WireType.LengthDelimited);
-                    var key = field.MessageType.FindFieldByNumber(1).FieldType == FieldType.String ? StringKey : ByteString.Empty;
-                    output.WriteBytes(element.FieldType == FieldType.Message ? ByteString.CopyFrom([.. key, .. EmptyValue]) : key);
-                }
-                else
-                {
-                    WriteDefault(output, field);
-                }
-            }
-        }
-
-        return ByteString.CopyFrom(bytes.ToArray());
+        var members = type.Fields.InFieldNumberOrder()
+            .Where(field => field.IsRepeated && field.FieldType != FieldType.Group && !IsLeftEmpty(field.IsMap ? field.MessageType.FindFieldByNumber(2) : field))
+            .Select(field => $"\"{field.JsonName}\":" + (field.IsMap
+                ? $"{{\"{Key(field.MessageType.FindFieldByNumber(1))}\":{Default(field.MessageType.FindFieldByNumber(2))}}}"
+                : $"[{Default(field)}]"));
+        return Parser.Parse($"{{{string.Join(",", members)}}}", type);
     }
 
-    // A map entry's key (field 1) as the string "key", and its value (field 2) as an empty message: tags 0x0A and 0x12, length-delimited.
-    private static readonly ByteString StringKey = ByteString.CopyFrom([0x0A, 3, (byte)'k', (byte)'e', (byte)'y']);
+    private static bool IsLeftEmpty(FieldDescriptor element) =>
+        element.FieldType == FieldType.Message && (LeftEmpty.Contains(element.MessageType.FullName) || element.MessageType.File.Name == "google/protobuf/wrappers.proto");
 
-    private static readonly byte[] EmptyValue = [0x12, 0];
-
-    private static void WriteDefault(CodedOutputStream output, FieldDescriptor field)
+    private static string Key(FieldDescriptor key) => key.FieldType switch
     {
-        switch (field.FieldType)
-        {
-            case FieldType.Double or FieldType.Fixed64 or FieldType.SFixed64:
-                output.WriteTag(field.FieldNumber, WireFormat.WireType.Fixed64);
-                output.WriteFixed64(0);
-                break;
-            case FieldType.Float or FieldType.Fixed32 or FieldType.SFixed32:
-                output.WriteTag(field.FieldNumber, WireFormat.WireType.Fixed32);
-                output.WriteFixed32(0);
-                break;
-            case FieldType.String or FieldType.Bytes or FieldType.Message:
-                output.WriteTag(field.FieldNumber, WireFormat.WireType.LengthDelimited);
-                output.WriteLength(0);
-                break;
-            case FieldType.Group:
-                break;
-            default:
-                output.WriteTag(field.FieldNumber, WireFormat.WireType.Varint);
-                output.WriteUInt64(0);
-                break;
-        }
-    }
+        FieldType.String => "key",
+        FieldType.Bool => "false",
+        _ => "0",
+    };
+
+    /// <summary>A field's default as JSON: a message's is an empty one's (a Timestamp's is the epoch).</summary>
+    private static string Default(FieldDescriptor field) => field.FieldType switch
+    {
+        FieldType.Message => Compact.Format(field.MessageType.Parser.ParseFrom(ByteString.Empty)),
+        FieldType.String or FieldType.Bytes => "\"\"",
+        FieldType.Bool => "false",
+        _ => "0",
+    };
 }

@@ -17,21 +17,6 @@ internal static class ProtocTool
     /// <summary>Where google/protobuf/*.proto are: always on protoc's import path.</summary>
     public static string IncludeDirectory { get; } = Path.Combine(Root, "include");
 
-    /// <summary>Grpc.Tools' folder name for this machine (tools/&lt;os&gt;_&lt;arch&gt;), or null when it ships none.</summary>
-    public static string? PlatformFolder()
-    {
-        var arch = RuntimeInformation.OSArchitecture;
-        return arch switch
-        {
-            _ when OperatingSystem.IsMacOS() => "macosx_universal",
-            Architecture.X64 or Architecture.X86 or Architecture.Arm64 when OperatingSystem.IsLinux() => $"linux_{arch.ToString().ToLowerInvariant()}",
-            // Windows on Arm runs the x64 build under emulation; Grpc.Tools ships no arm64 one.
-            Architecture.X64 or Architecture.Arm64 when OperatingSystem.IsWindows() => "windows_x64",
-            Architecture.X86 when OperatingSystem.IsWindows() => "windows_x86",
-            _ => null,
-        };
-    }
-
     /// <summary>
     /// Runs protoc with <paramref name="arguments"/> (awaited, never blocked on); a failure is a sentence that begins with
     /// <paramref name="what"/> and quotes protoc, or says what <paramref name="explain"/> makes of protoc's lines.
@@ -90,7 +75,17 @@ internal static class ProtocTool
 
     private static string Locate()
     {
-        var folder = PlatformFolder()
+        // Grpc.Tools' folder for this machine: tools/<os>_<arch>.
+        var arch = RuntimeInformation.OSArchitecture;
+        var folder = arch switch
+        {
+            _ when OperatingSystem.IsMacOS() => "macosx_universal",
+            Architecture.X64 or Architecture.X86 or Architecture.Arm64 when OperatingSystem.IsLinux() => $"linux_{arch.ToString().ToLowerInvariant()}",
+            // Windows on Arm runs the x64 build under emulation; Grpc.Tools ships no arm64 one.
+            Architecture.X64 or Architecture.Arm64 when OperatingSystem.IsWindows() => "windows_x64",
+            Architecture.X86 when OperatingSystem.IsWindows() => "windows_x86",
+            _ => null,
+        }
             ?? throw new TargetDescriptionException($"Describing a target from .proto files needs protoc, and Grpc.Tools ships none for {RuntimeInformation.OSDescription} on {RuntimeInformation.OSArchitecture}: give a protoset (the CLI's --protoset, the gateway's Targets:<name>:Protoset) or use server reflection instead.");
         var path = Path.Combine(Root, "tools", folder, OperatingSystem.IsWindows() ? "protoc.exe" : "protoc");
         if (!File.Exists(path))

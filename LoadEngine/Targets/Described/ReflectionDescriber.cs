@@ -137,9 +137,7 @@ internal static class ReflectionDescriber
 
         await call.RequestStream.CompleteAsync();
         // As served: DescriptorAllowlist checks, bounds and orders every file before anything else reads them.
-        var set = new FileDescriptorSet();
-        set.File.AddRange(order);
-        return set.ToByteArray();
+        return new FileDescriptorSet { File = { order } }.ToByteArray();
     }
 
     private static string Kind(ServerReflectionResponse.MessageResponseOneofCase kind) => kind switch

@@ -8,7 +8,7 @@ namespace GrpcBestPractices.Tests.Unit;
 /// <summary>The lessons that stay on the built-in service say why, in one sentence, before any target is described.</summary>
 public sealed class LessonOnTargetTests
 {
-    private static readonly LessonCall Inventory = new("inventory", new Uri("http://127.0.0.1:50051"), LoadEngine.Targets.Described.DescribedTarget.FromFiles([], []), "interop.inventory.Inventory/GetItem", null);
+    private static readonly LessonCall Inventory = new("inventory", new Uri("http://127.0.0.1:50051"), LoadEngine.Targets.Described.DescribedTarget.FromGenerated([]), "interop.inventory.Inventory/GetItem", null);
 
     [Theory]
     [InlineData("binary-payloads", "The binary-payloads lesson measures the built-in service's answer with two 64 KiB bytes fields")]

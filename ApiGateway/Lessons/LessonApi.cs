@@ -239,7 +239,7 @@ public static class LessonApi
 
     private static async Task<LessonView> ViewAsync(LessonDefinition lesson, RunCoordinator coordinator, IRunStore store, RunLimitsOptions limits, EngineOptions engine)
     {
-        LessonPlan.TryCreate(lesson, null, limits.PlanLimits(), engine, out var plan, out _);
+        LessonPlan.TryCreate(lesson, null, limits.PlanLimits(), engine, null, out var plan, out _);
         var latest = coordinator.RunningExperimentOf(lesson.Id)?.Record ?? (await store.ListExperimentsAsync(lesson.Id, 1, 0)).FirstOrDefault();
         return LessonView.From(lesson, plan, latest is null ? null : View(latest, coordinator));
     }

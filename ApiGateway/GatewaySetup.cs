@@ -57,7 +57,6 @@ public static partial class GatewaySetup
         routes.MapStrategyEndpoints();
         routes.MapRunApi();
         routes.MapRunExport();
-        routes.MapLessonEndpoints();
         routes.MapLessonApi();
         routes.MapGatewayStatus();
         routes.MapWorkloadEndpoints();

@@ -49,8 +49,6 @@ public static class EngineServices
         // The lessons' probes: the arms measured without a run (a keep-alive pause, a payload's sizes).
         services.AddSingleton<Lessons.KeepAliveLesson>();
         services.AddSingleton<Lessons.PayloadLesson>();
-        services.AddSingleton<Lessons.KeepAliveProbe>();
-        services.AddSingleton<Lessons.PayloadProbe>();
         return services;
     }
 }

@@ -19,10 +19,16 @@ namespace ApiGateway.Lessons;
 
 /// <summary>
 /// The lessons as experiments: each lesson's text and design, one POST to run its experiment (repeated, interleaved, its
-/// runs stored like any other), and the experiment with its verdicts, live or from the history.
+/// runs stored like any other), and the experiment with its verdicts, live or from the history; and two routes that make a
+/// lesson visible in one request, rather than timing a strategy over many calls.
 /// </summary>
 public static class LessonApi
 {
+    public const string Tag = "Lessons";
+
+    private static readonly RouteParameter PauseMs = RouteParameter.Whole("pauseMs", 0, KeepAliveLesson.MaxPauseMs, KeepAliveLesson.DefaultPauseMs,
+        "Milliseconds both connections stay idle before the call that is timed; longer than the service's idle timeout (5 s) to see the lesson.");
+
     private static readonly Paging Page = new("of the lesson's experiments", 100, 20, "experiments");
 
     private static readonly RouteParameter LessonId = RouteParameter.OneOf("id", LessonList.Ids, null, "The lesson's id, as GET /api/lessons lists them.") with { InPath = true, Example = LessonList.Ids[0] };
@@ -30,19 +36,49 @@ public static class LessonApi
     private static readonly RouteParameter ExperimentId =
         new("experimentId", typeof(Guid), "The experiment's id (a GUID), as its start answered and its list shows.") { InPath = true, Example = ProblemResponses.ExampleId };
 
-    private static readonly RouteParameters ListParameters = new(
-    [
-        LessonId,
-        Page.Limit,
-        Page.Offset,
-    ]);
+    private static readonly RouteParameters ListParameters = new([LessonId, Page.Limit, Page.Offset]);
 
     private static readonly RouteParameters OneExperiment = new([LessonId, ExperimentId]);
 
     public static IEndpointRouteBuilder MapLessonApi(this IEndpointRouteBuilder app)
     {
-        var lessons = app.MapGroup("/api/lessons").WithTags(LessonEndpoints.Tag);
         var limits = RunApiEndpoints.LimitsOf(app);
+        var oneRequest = app.MapGroup($"/{Tag}").WithTags(Tag);
+        oneRequest.MapGet($"/{KeepAliveLesson.Name}", async Task<Results<Ok<KeepAliveLessonResult>, ProblemHttpResult>> (
+                string? pauseMs, KeepAliveLesson lesson, RunCoordinator runs, HttpContext http) =>
+                PauseMs.TryWhole(pauseMs, out var pause, out var error)
+                    ? await InSlotAsync(runs, http, limits.MaxRunsInFlight, () => lesson.RunAsync(pause, http.RequestAborted))
+                    : Invalid(error))
+            .WithName(KeepAliveLesson.Name)
+            .WithSummary("The first call after an idle pause, on a channel with keep-alive pings and on one without.")
+            .WithDescription(
+                $"Lesson 3: {KeepAliveLesson.Lesson} ({KeepAliveLesson.Link})\n\n" +
+                $"pauseMs (optional): how long both connections stay idle, a whole number from 0 to {KeepAliveLesson.MaxPauseMs}, default {KeepAliveLesson.DefaultPauseMs}. " +
+                "The pinged channel sends a PING every second (the shortest SocketsHttpHandler allows). " +
+                "Something must close idle connections for the lesson to show: the service closes a connection with no calls and no PINGs after " +
+                "Kestrel:Limits:KeepAliveTimeout (5 s in its appsettings.json, standing in for a proxy's or load balancer's idle timeout; Kestrel's default is 130 s), " +
+                "so use a pauseMs longer than that. connectionChanged = true means that call paid a new connection and handshake.")
+            .WithParameters(PauseMs).ProducesProblem(ProblemResponses.LessonFailedExample(KeepAliveLesson.Name))
+            .ProducesProblem(ProblemResponses.TooManyRuns(limits.MaxRunsInFlight))
+            .SameOriginOnly();
+
+        oneRequest.MapGet($"/{PayloadLesson.Name}", async Task<Results<Ok<PayloadLessonResult>, ProblemHttpResult>> (
+                string? payloadBytes, PayloadLesson lesson, RunCoordinator runs, HttpContext http) =>
+                RunParameters.PayloadBytes.TryWhole(payloadBytes, out var size, out var error)
+                    ? await InSlotAsync(runs, http, limits.MaxRunsInFlight, () => lesson.RunAsync(size, http.RequestAborted))
+                    : Invalid(error))
+            .WithName(PayloadLesson.Name)
+            .WithSummary("The size of one real answer with bytes fields, against the same data as base64 text and as JSON, and what copying costs.")
+            .WithDescription(
+                $"Lesson 5: {PayloadLesson.Lesson} ({PayloadLesson.Link})\n\n" +
+                $"payloadBytes (optional): size of each of the answer's two bytes fields, a whole number from 1 to {RunPlanRules.MaxPayloadBytes}, default {RunPlanRules.DefaultPayloadBytes}. " +
+                "One call to the service; sizes are of that answer (protobuf CalculateSize, the same message with base64 strings, Google.Protobuf's JSON, the gateway's JSON). " +
+                "copyBenchmark times UnsafeWrap, CopyFrom, ToByteArray and MemoryMarshal.TryGetArray in the gateway's process (bounded: at most 64 MiB copied per operation).")
+            .WithParameters(RunParameters.PayloadBytes).ProducesProblem(ProblemResponses.LessonFailedExample(PayloadLesson.Name))
+            .ProducesProblem(ProblemResponses.TooManyRuns(limits.MaxRunsInFlight))
+            .SameOriginOnly();
+
+        var lessons = app.MapGroup("/api/lessons").WithTags(Tag);
         lessons.MapGet("/", ListAsync)
             .WithSummary("The chapter's five lessons and gRPC against REST, in order: each with its text, its experiment's design and arms, its claims and its latest experiment.")
             .WithParameters(RouteParameters.None);
@@ -81,16 +117,8 @@ public static class LessonApi
         return app;
     }
 
-    private static async Task<Ok<LessonView[]>> ListAsync(RunCoordinator coordinator, IRunStore store, IOptions<RunLimitsOptions> limits, IOptions<EngineOptions> engine)
-    {
-        var views = new List<LessonView>();
-        foreach (var lesson in LessonList.All)
-        {
-            views.Add(await ViewAsync(lesson, coordinator, store, limits.Value, engine.Value));
-        }
-
-        return TypedResults.Ok(views.ToArray());
-    }
+    private static async Task<Ok<LessonView[]>> ListAsync(RunCoordinator coordinator, IRunStore store, IOptions<RunLimitsOptions> limits, IOptions<EngineOptions> engine) =>
+        TypedResults.Ok(await Task.WhenAll(LessonList.All.Select(lesson => ViewAsync(lesson, coordinator, store, limits.Value, engine.Value))));
 
     private static async Task<Results<Ok<LessonView>, ProblemHttpResult>> GetLessonAsync(
         string id, RunCoordinator coordinator, IRunStore store, IOptions<RunLimitsOptions> limits, IOptions<EngineOptions> engine) =>
@@ -106,14 +134,13 @@ public static class LessonApi
         }
 
         // The body may be left out: the lesson's own design.
-        var repetitions = body?.Repetitions?.ToString(CultureInfo.InvariantCulture);
         var (call, unfit) = body is null ? (null, null) : await CallOfAsync(lesson, body, targets, descriptions, http.RequestAborted);
         if (unfit is not null)
         {
             return unfit;
         }
 
-        if (!LessonPlan.TryCreate(lesson, repetitions, limits.Value.PlanLimits(), engine.Value, call, out var plan, out var refusal))
+        if (!LessonPlan.TryCreate(lesson, body?.Repetitions?.ToString(CultureInfo.InvariantCulture), limits.Value.PlanLimits(), engine.Value, call, out var plan, out var refusal))
         {
             return ProblemResponses.InvalidParameters(refusal);
         }
@@ -150,8 +177,7 @@ public static class LessonApi
             return (null, ProblemResponses.InvalidParameters($"A lesson on your own method needs call: the unary method to run it on, as {DescribedPlan.CallForm}."));
         }
 
-        var asRun = new RunPlanInput("client-wrapper", null) { Target = input.Target, Call = input.Call, Data = input.Data };
-        if (!targets.TryCheck(asRun, out var checkedInput, out var error) || !DescribedPlan.TryRead(checkedInput, workload: false, out _, out error))
+        if (!targets.TryCheck(input, out var checkedInput, out var error) || !DescribedPlan.TryRead(checkedInput, workload: false, out _, out error))
         {
             return (null, ProblemResponses.InvalidParameters(error));
         }
@@ -198,33 +224,26 @@ public static class LessonApi
     }
 
     private static async Task<Results<ServerSentEventsResult<object>, ProblemHttpResult>> EventsAsync(
-        string id, Guid experimentId, RunCoordinator coordinator, IRunStore store, EventViewers viewers, HttpContext http, CancellationToken cancellation)
-    {
-        if (await FindAsync(id, experimentId, coordinator, store) is null)
-        {
-            return NoSuchExperiment(id, experimentId);
-        }
-
-        return viewers.Stream(http, Events(experimentId, coordinator.FindExperiment(experimentId), store, cancellation));
-    }
+        string id, Guid experimentId, RunCoordinator coordinator, IRunStore store, EventViewers viewers, HttpContext http, CancellationToken cancellation) =>
+        await FindAsync(id, experimentId, coordinator, store) is null
+            ? NoSuchExperiment(id, experimentId)
+            : viewers.Stream(http, Events(experimentId, coordinator.FindExperiment(experimentId), store, cancellation));
 
     /// <summary>The experiment as it grows: the record so far, then each step's progress and each record as a step ends, then the final one.</summary>
     private static async IAsyncEnumerable<SseItem<object>> Events(Guid id, ActiveExperiment? active, IRunStore store, [EnumeratorCancellation] CancellationToken cancellation)
     {
-        using (var events = active?.Events.Follow())
+        if (active is not null)
         {
-            if (active is not null)
+            using var events = active.Events.Follow();
+            yield return new SseItem<object>(ExperimentView.From(active.Record, active), "experiment");
+            await foreach (var happened in events.Reader.ReadAllAsync(cancellation))
             {
-                yield return new SseItem<object>(ExperimentView.From(active.Record, active), "experiment");
-                await foreach (var happened in events!.Reader.ReadAllAsync(cancellation))
+                yield return happened switch
                 {
-                    yield return happened switch
-                    {
-                        ExperimentProgress progress => new SseItem<object>(new ExperimentNow(progress.Step, progress.RunId, progress.Progress), "progress"),
-                        ExperimentChanged changed => new SseItem<object>(ExperimentView.From(changed.Record, active), "experiment"),
-                        _ => throw new InvalidOperationException($"Unknown experiment event {happened.GetType().Name}."),
-                    };
-                }
+                    ExperimentProgress progress => new SseItem<object>(progress, "progress"),
+                    ExperimentChanged changed => new SseItem<object>(ExperimentView.From(changed.Record, active), "experiment"),
+                    _ => throw new InvalidOperationException($"Unknown experiment event {happened.GetType().Name}."),
+                };
             }
         }
 
@@ -234,7 +253,7 @@ public static class LessonApi
 
     private static async Task<LessonView> ViewAsync(LessonDefinition lesson, RunCoordinator coordinator, IRunStore store, RunLimitsOptions limits, EngineOptions engine)
     {
-        LessonPlan.TryCreate(lesson, null, limits.PlanLimits(), engine, out var plan, out _);
+        LessonPlan.TryCreate(lesson, null, limits.PlanLimits(), engine, null, out var plan, out _);
         var latest = coordinator.RunningExperimentOf(lesson.Id)?.Record ?? (await store.ListExperimentsAsync(lesson.Id, 1, 0)).FirstOrDefault();
         return LessonView.From(lesson, plan, latest is null ? null : View(latest, coordinator));
     }
@@ -255,4 +274,14 @@ public static class LessonApi
     private static ProblemHttpResult NoSuchExperiment(string id, Guid experimentId) =>
         TypedResults.Problem(statusCode: StatusCodes.Status404NotFound, title: "No such experiment",
             detail: $"There is no experiment {experimentId} of the lesson '{Excerpt.Of(id)}'; GET /api/lessons/{Excerpt.Of(id)}/experiments lists them.");
+
+    // A lesson does work like a run: it takes one of the same in-flight slots, or the caller gets 429 with Retry-After.
+    private static async Task<Results<Ok<T>, ProblemHttpResult>> InSlotAsync<T>(RunCoordinator runs, HttpContext http, int maxRunsInFlight, Func<Task<T>> lesson)
+    {
+        using var slot = runs.TryTakeSlot();
+        return slot is null ? ProblemResponses.TooManyRuns(http, maxRunsInFlight) : TypedResults.Ok(await lesson());
+    }
+
+    private static ProblemHttpResult Invalid(string error) =>
+        TypedResults.Problem(statusCode: StatusCodes.Status400BadRequest, title: "Invalid lesson parameters", detail: error);
 }

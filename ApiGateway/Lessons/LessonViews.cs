@@ -42,16 +42,13 @@ public sealed record LessonView : LessonDefinition
 
 public sealed record ExperimentLinks(string Self, string Events, string Cancel, string Lesson);
 
-/// <summary>The step running now: which of how many, the repetition, the arm (null for the probe), and its run's live progress.</summary>
-public sealed record ExperimentNow(ExperimentStep Step, Guid? RunId, ProgressSnapshot? Progress);
-
 /// <summary>
 /// One experiment of a lesson: its samples, each arm's figures over the repetitions, and the verdicts. <see cref="Verdict"/>
 /// judges the lesson's headline claim; <see cref="Checks"/> every claim, the headline first.
 /// </summary>
 public sealed record ExperimentView : ExperimentRecord
 {
-    private ExperimentView(ExperimentRecord record, LessonDefinition lesson, ExperimentNow? now) : base(record)
+    private ExperimentView(ExperimentRecord record, LessonDefinition lesson, ExperimentProgress? now) : base(record)
     {
         var path = $"/api/lessons/{lesson.Id}/experiments/{record.Id}";
         (Title, Checks, Now, Links) = (lesson.Title, LessonVerdicts.Judge(lesson, record), now, new(path, $"{path}/events", $"{path}/cancel", $"/api/lessons/{lesson.Id}"));
@@ -71,14 +68,15 @@ public sealed record ExperimentView : ExperimentRecord
     public IReadOnlyList<ArmSummary> Arms { get; }
 
     [JsonPropertyOrder(1)]
-    public ExperimentNow? Now { get; }
+    public ExperimentProgress? Now { get; }
 
     [JsonPropertyOrder(1)]
     public ExperimentLinks Links { get; }
 
-    public static ExperimentView From(ExperimentRecord record, ActiveExperiment? active = null, ProgressSnapshot? progress = null) =>
+    /// <summary>The experiment, with the step running now (which of how many, the repetition, the arm or null for the probe, and its run's live progress).</summary>
+    public static ExperimentView From(ExperimentRecord record, ActiveExperiment? active = null) =>
         new(record, LessonList.Find(record.Lesson)!, active?.CurrentStep is { } step && record.State == RunState.Running
-            ? new ExperimentNow(step, step.IsProbe ? null : active.Current?.Id, progress ?? (step.IsProbe ? null : active.Current?.Live.Latest))
+            ? new ExperimentProgress(step, step.IsProbe ? null : active.Current?.Id, step.IsProbe ? null : active.Current?.Live.Latest)
             : null);
 
     private static ArmSummary Summarize(LessonArm arm, ExperimentRecord record)

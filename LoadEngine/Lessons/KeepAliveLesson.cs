@@ -1,7 +1,9 @@
 using System.Security.Cryptography.X509Certificates;
+using System.Text.Json.Serialization;
 using LoadEngine.Protocols;
 using LoadEngine.Calls;
 using LoadEngine.Clients;
+using LoadEngine.Runs;
 using LoadEngine.Targets;
 using LoadEngine.Targets.Described;
 using Grpc.Core;
@@ -14,15 +16,17 @@ namespace LoadEngine.Lessons;
 /// <summary>
 /// Lesson 3: keep-alive pings keep an idle connection open, so the first call after a pause pays no new connection.
 /// https://learn.microsoft.com/aspnet/core/grpc/performance#keep-alive-pings
+/// As the experiment's probe it measures the arms: <see cref="Pairs"/> channels of each kind over h2c and (when this host
+/// has the TLS listener) over TLS; an arm's figure is the median of its channels.
 /// </summary>
-public sealed class KeepAliveLesson(ChannelFactory channels, IOptions<EngineOptions> options, TargetText text)
+public sealed class KeepAliveLesson(ChannelFactory channels, IOptions<EngineOptions> options, TargetText text) : ILessonProbe
 {
     public const string Name = "keep-alive";
     public const string Lesson = "Keep-alive pings keep an idle connection open, so the first call after a pause pays no new connection and handshake.";
     public const string Link = "https://learn.microsoft.com/aspnet/core/grpc/performance#keep-alive-pings";
     public const int DefaultPauseMs = 8_000;
     public const int MaxPauseMs = 120_000;
-    public const int CallsMade = 6;
+    public const int Pairs = 3;
 
     // The shortest delay SocketsHttpHandler accepts: pings then land well inside any idle timeout of a few seconds.
     public static readonly TimeSpan PingDelay = TimeSpan.FromSeconds(1);
@@ -30,59 +34,41 @@ public sealed class KeepAliveLesson(ChannelFactory channels, IOptions<EngineOpti
 
     public async Task<KeepAliveLessonResult> RunAsync(int pauseMs, CancellationToken callerGone)
     {
-        var completed = 0;
-        using var pinging = channels.CreateChannel(OneConnection(withPings: true));
-        using var silent = channels.CreateChannel(OneConnection(withPings: false));
-        try
-        {
-            var pingingBefore = await OpenAndWarmAsync(pinging);
-            completed += 2;
-            var silentBefore = await OpenAndWarmAsync(silent);
-            completed += 2;
+        var measured = await PauseAsync(pauseMs, 1, null, callerGone);
+        var (withPings, withoutPings) = (measured[0], measured[1]);
+        return new KeepAliveLessonResult(Lesson, Link, channels.ServerUri.ToString(), pauseMs, withPings, withoutPings, Finding(pauseMs, withPings, withoutPings), Measured);
+    }
 
-            // Both connections sit idle through the same pause; only one of them is pinged.
-            await Task.Delay(pauseMs, callerGone);
-
-            // The pinged channel calls first, so any wake-up cost after the pause counts against the lesson, not for it.
-            var pingingAfter = await TimedCallAsync(pinging, "after the pause, with pings", callerGone);
-            completed++;
-            var silentAfter = await TimedCallAsync(silent, "after the pause, without pings", callerGone);
-            completed++;
-
-            var withPings = ChannelResult.From(
-                $"KeepAlivePingDelay {PingDelay.TotalSeconds:0.###} s, KeepAlivePingTimeout {PingTimeout.TotalSeconds:0.###} s, KeepAlivePingPolicy Always",
-                pingingBefore, pingingAfter);
-            var withoutPings = ChannelResult.From("KeepAlivePingDelay infinite (no pings)", silentBefore, silentAfter);
-            return new KeepAliveLessonResult(Lesson, Link, channels.ServerUri.ToString(), pauseMs, withPings, withoutPings, Finding(pauseMs, withPings, withoutPings), Measured);
-        }
-        catch (RpcException error) when (!callerGone.IsCancellationRequested)
-        {
-            throw new LessonFailedException(Name, channels.ServerUri, CallsMade, completed, error, text);
-        }
-        catch (RpcException)
-        {
-            // The caller left; nobody reads the result, and the status says the same thing.
-            callerGone.ThrowIfCancellationRequested();
-            throw;
-        }
-
-        async Task<(TimedCall Opening, TimedCall Warm)> OpenAndWarmAsync(GrpcChannel channel) =>
-            (await TimedCallAsync(channel, "opening", callerGone), await TimedCallAsync(channel, "warm", callerGone));
+    public async Task<IReadOnlyList<ExperimentSample>> MeasureAsync(LessonPlan plan, int repetition, CancellationToken cancellation)
+    {
+        (Uri, X509Certificate2)? tls = plan.Call is null && !plan.Unavailable.ContainsKey("with-pings-tls")
+            && WorkloadTargets.TryResolve(ContenderList.Find("grpc-h2-tls")!, options.Value, out var address, out var trusted, out _) ? (address, trusted!) : null;
+        var measured = await PauseAsync(DefaultPauseMs, Pairs, tls, cancellation, plan.Call);
+        return [.. measured.GroupBy(channel => (channel.Tls, channel.Pinged)).Select(group => ExperimentSample.Measured(
+            repetition,
+            (group.Key.Pinged ? "with-pings" : "without-pings") + (group.Key.Tls ? "-tls" : ""),
+            null,
+            ("afterPauseMs", FigureRange.MedianOf([.. group.Select(channel => channel.AfterPauseCallMs)])),
+            ("warmCallMs", FigureRange.MedianOf([.. group.Select(channel => channel.WarmCallMs)])),
+            ("newConnectionsAfterPause", group.Count(channel => channel.ConnectionChanged)),
+            ("channels", group.Count())))];
     }
 
     /// <summary>
-    /// The experiment's measurement: <paramref name="pairs"/> pinged and unpinged channels per transport (h2c, and TLS
-    /// when <paramref name="tlsAddress"/> is given), all warm, one pause for all, then each one's first call. The order
-    /// alternates pair by pair, the very first call being a pinged one's, so the wake-up after the pause counts against the lesson.
-    /// With <paramref name="call"/> the channels call the user's method at the target's own address (one transport, its
-    /// own), and a new connection is one the channel's handler opened, as nothing in the answers says which carried them.
+    /// <paramref name="pairs"/> pinged and unpinged channels per transport (h2c, and TLS when <paramref name="tlsAddress"/> is
+    /// given), all warm, one pause for all, then each one's first call. The order alternates pair by pair, the very first call
+    /// being a pinged one's, so the wake-up after the pause counts against the lesson. With <paramref name="call"/> the channels
+    /// call the user's method at the target's own address (one transport, its own), and a new connection is one the channel's
+    /// handler opened, as nothing in the answers says which carried them.
     /// </summary>
-    public async Task<IReadOnlyList<PauseOutcome>> MeasureAsync(int pauseMs, int pairs, (Uri Address, X509Certificate2 Trusted)? tlsAddress, CancellationToken callerGone, LessonCall? call = null)
+    private async Task<IReadOnlyList<ChannelResult>> PauseAsync(int pauseMs, int pairs, (Uri Address, X509Certificate2 Trusted)? tlsAddress, CancellationToken callerGone, LessonCall? call = null)
     {
-        var described = call is null ? null : DescribedCall.Of(call);
+        // The user's requests come from the data, numbered call by call.
+        var method = call?.Described.Find(call.Call);
+        var data = method is null ? null : CallData.Parse(method, call!.Data);
+        var number = 0L;
         bool[] transports = call is not null ? [call.Tls] : tlsAddress is null ? [false] : [false, true];
         var opened = new List<(bool Tls, bool Pinged, GrpcChannel Channel, WireCounter Connections)>();
-        var outcomes = new List<PauseOutcome>();
         var completed = 0;
         try
         {
@@ -98,46 +84,49 @@ public sealed class KeepAliveLesson(ChannelFactory channels, IOptions<EngineOpti
                         {
                             // The target's engine: its own address, TLS and metadata, as every strategy reaches it; the handler counts its connections.
                             handler.ConnectCallback = connections.ConnectAsync;
-                            opened.Add((tls, pinged, channels.CreateChannel(handler), connections));
-                            continue;
                         }
-
-                        if (tls)
+                        else if (tls)
                         {
                             handler.SslOptions = TlsTrust.TrustOnly(tlsAddress!.Value.Trusted);
                         }
 
-                        opened.Add((tls, pinged, channels.CreateChannel(handler, tls ? tlsAddress!.Value.Address : null), connections));
+                        opened.Add((tls, pinged, channels.CreateChannel(handler, call is null && tls ? tlsAddress!.Value.Address : null), connections));
                     }
                 }
             }
 
-            async Task<TimedCall> CallAsync(GrpcChannel channel, WireCounter connections, string when) => described is null
+            async Task<TimedCall> CallAsync(GrpcChannel channel, WireCounter connections, string when) => method is null
                 ? await TimedCallAsync(channel, when, callerGone)
-                : new TimedCall(await described.TimedAsync(channels.CreateInvoker(channel), options.Value.CallTimeout, callerGone), $"connection {connections.Totals.Opened} opened by the channel");
+                : new TimedCall((await OneCall.TimedAsync(channels.CreateInvoker(channel), method.Method, data!.Request(number++, CallData.SampleWorker), options.Value.CallTimeout, callerGone)).Milliseconds,
+                    $"connection {connections.Totals.Opened} opened by the channel");
 
-            var before = new List<TimedCall>();
+            var before = new List<(TimedCall Opening, TimedCall Warm)>();
             foreach (var (_, _, channel, connections) in opened)
             {
-                await CallAsync(channel, connections, "opening");
-                before.Add(await CallAsync(channel, connections, "warm"));
+                before.Add((await CallAsync(channel, connections, "opening"), await CallAsync(channel, connections, "warm")));
                 completed += 2;
             }
 
             await Task.Delay(pauseMs, callerGone);
-            for (var index = 0; index < opened.Count; index++)
+            var measured = new List<ChannelResult>();
+            foreach (var ((tls, pinged, channel, connections), (opening, warm)) in opened.Zip(before))
             {
-                var (tls, pinged, channel, connections) = opened[index];
                 var after = await CallAsync(channel, connections, "after the pause");
                 completed++;
-                outcomes.Add(new PauseOutcome(tls, pinged, before[index].Milliseconds, after.Milliseconds, !string.Equals(before[index].ConnectionId, after.ConnectionId, StringComparison.Ordinal)));
+                measured.Add(new ChannelResult(Settings(pinged), opening.Milliseconds, warm.Milliseconds, after.Milliseconds, warm.ConnectionId, after.ConnectionId) { Tls = tls, Pinged = pinged });
             }
 
-            return outcomes;
+            return measured;
         }
         catch (RpcException error) when (!callerGone.IsCancellationRequested)
         {
             throw new LessonFailedException(Name, channels.ServerUri, opened.Count * 3, completed, error, text);
+        }
+        catch (RpcException)
+        {
+            // The caller left; nobody reads the result, and the status says the same thing.
+            callerGone.ThrowIfCancellationRequested();
+            throw;
         }
         finally
         {
@@ -172,6 +161,10 @@ public sealed class KeepAliveLesson(ChannelFactory channels, IOptions<EngineOpti
         return handler;
     }
 
+    private static string Settings(bool pinged) => pinged
+        ? $"KeepAlivePingDelay {PingDelay.TotalSeconds:0.###} s, KeepAlivePingTimeout {PingTimeout.TotalSeconds:0.###} s, KeepAlivePingPolicy Always"
+        : "KeepAlivePingDelay infinite (no pings)";
+
     private static string Finding(int pauseMs, ChannelResult withPings, ChannelResult withoutPings) => (withPings.ConnectionChanged, withoutPings.ConnectionChanged) switch
     {
         (false, true) =>
@@ -198,42 +191,26 @@ public sealed record KeepAliveLessonResult(
     string Finding,
     string Measured);
 
-/// <summary>One channel's calls: the one that connected, one on the open connection, and the first after the pause.</summary>
+/// <summary>
+/// One channel's calls: the one that connected, one on the open connection, and the first after the pause; whether the
+/// connection changed over the pause (by the service's connection ids, or on a target by the channel's own handler).
+/// </summary>
 public sealed record ChannelResult(
     string Settings,
     double OpeningCallMs,
     double WarmCallMs,
     double AfterPauseCallMs,
     string ConnectionBeforePause,
-    string ConnectionAfterPause,
-    bool ConnectionChanged)
+    string ConnectionAfterPause)
 {
-    internal static ChannelResult From(string settings, (TimedCall Opening, TimedCall Warm) before, TimedCall after) => new(
-        settings,
-        before.Opening.Milliseconds,
-        before.Warm.Milliseconds,
-        after.Milliseconds,
-        before.Warm.ConnectionId,
-        after.ConnectionId,
-        !string.Equals(before.Warm.ConnectionId, after.ConnectionId, StringComparison.Ordinal));
+    [JsonPropertyOrder(1)]
+    public bool ConnectionChanged => !string.Equals(ConnectionBeforePause, ConnectionAfterPause, StringComparison.Ordinal);
+
+    [JsonIgnore]
+    public bool Tls { get; init; }
+
+    [JsonIgnore]
+    public bool Pinged { get; init; }
 }
 
 internal readonly record struct TimedCall(double Milliseconds, string ConnectionId);
-
-/// <summary>The user's unary method as the keep-alive probe calls it: its requests from the data, numbered call by call.</summary>
-internal sealed class DescribedCall(DescribedMethod method, CallData data)
-{
-    private long _number;
-
-    public static DescribedCall Of(LessonCall call)
-    {
-        var method = call.Described.Find(call.Call);
-        return new DescribedCall(method, CallData.Parse(method, call.Data));
-    }
-
-    public async Task<double> TimedAsync(CallInvoker invoker, TimeSpan timeout, CancellationToken cancellation) =>
-        (await OneCall.TimedAsync(invoker, method.Method, data.Request(Interlocked.Increment(ref _number) - 1, CallData.SampleWorker), timeout, cancellation)).Milliseconds;
-}
-
-/// <summary>One channel's first call after the pause, against its warm call before it; whether the service saw a new connection.</summary>
-public sealed record PauseOutcome(bool Tls, bool Pinged, double WarmCallMs, double AfterPauseCallMs, bool NewConnection);

@@ -40,8 +40,7 @@ public static class LessonOnTarget
 
         try
         {
-            var target = call.Described;
-            var unary = target.Find(call.Call);
+            var unary = call.Described.Find(call.Call);
             if (unary.Kind != MethodType.Unary)
             {
                 return $"The lessons compare ways of making unary calls, and {unary.Call} is {unary.KindName}: name a unary method of {call.Name}.";
@@ -51,7 +50,7 @@ public static class LessonOnTarget
             DescribedMethod? stream = null;
             if (lesson.Arms.Any(arm => arm.Run?.Strategy is { } strategy && Strategies.StrategyList.Find(strategy)?.Shape == Strategies.CallShape.OneStream))
             {
-                if (StreamOf(target, unary, call, out stream) is { } noStream)
+                if (StreamOf(call.Described, unary, call, out stream) is { } noStream)
                 {
                     return noStream;
                 }
@@ -82,8 +81,7 @@ public static class LessonOnTarget
         if (arm.Run is null)
         {
             // A probed arm: the probe calls the method at the target's own address, so only the arms of its transport measure.
-            var tlsArm = arm.Contender is not null;
-            if (tlsArm != call.Tls)
+            if ((arm.Contender is not null) != call.Tls)
             {
                 unavailable = $"{call.Name} is reached over {(call.Tls ? "TLS" : "h2c")} ({call.Address.ToString().TrimEnd('/')}), so the probe's channels are the {(call.Tls ? "TLS" : "h2c")} arms'.";
             }

@@ -25,9 +25,6 @@ public sealed record LessonPlan(LessonDefinition Lesson, int Repetitions, IReadO
     /// <summary>The bidirectional method the streaming lesson's stream arm calls on the user's target.</summary>
     public string? StreamCall { get; init; }
 
-    public static bool TryCreate(LessonDefinition lesson, string? repetitionsText, PlanLimits limits, EngineOptions engine, out LessonPlan plan, out string error) =>
-        TryCreate(lesson, repetitionsText, limits, engine, null, out plan, out error);
-
     /// <summary>
     /// The lesson's plan, on <paramref name="call"/>'s method when it names one: false with one sentence when the repetitions
     /// are out of range, or the lesson does not apply to the method (it stays on the built-in service, or the target lacks
@@ -53,19 +50,16 @@ public sealed record LessonPlan(LessonDefinition Lesson, int Repetitions, IReadO
         var unavailable = new Dictionary<string, string>();
         foreach (var arm in lesson.Arms)
         {
-            var input = arm.Run;
-            if (call is not null)
+            string? cannotRun = null;
+            var input = call is null ? arm.Run : LessonOnTarget.Input(arm, call, methods!, out cannotRun);
+            if (call is null && arm.Contender is { } contender && !WorkloadTargets.Check(contender, engine, out var reason))
             {
-                input = LessonOnTarget.Input(arm, call, methods!, out var staysBuiltIn);
-                if (staysBuiltIn is not null)
-                {
-                    unavailable[arm.Name] = staysBuiltIn;
-                    continue;
-                }
+                cannotRun = reason;
             }
-            else if (arm.Contender is { } contender && !WorkloadTargets.Check(contender, engine, out var reason))
+
+            if (cannotRun is not null)
             {
-                unavailable[arm.Name] = reason;
+                unavailable[arm.Name] = cannotRun;
                 continue;
             }
 
@@ -151,7 +145,7 @@ public static class LessonExperiment
             try
             {
                 samples = step.IsProbe
-                    ? await ProbeAsync(plan, services, step, cancellation)
+                    ? await ((ILessonProbe)services.GetRequiredService(plan.Lesson.Probe!)).MeasureAsync(plan, step.Repetition, cancellation)
                     : [Sample(step, await runs.RunAsync(plan.Plans[step.Arm!], step.Index, step.Of), connectionsCounted: plan.Call is null or { BuiltIn: true })];
             }
             // A call cut short by the cancellation ends as an RpcException (Cancelled), a pause as an OperationCanceledException.
@@ -190,53 +184,26 @@ public static class LessonExperiment
 
         if (stats.Failed > 0)
         {
-            var statuses = StatusDetails.Describe(stats);
             return new ExperimentSample(step.Repetition, step.Arm!, run.Id, RunState.Failed, Empty,
-                $"{stats.Failed.ToString("#,0", CultureInfo.InvariantCulture)} of {stats.Calls.ToString("#,0", CultureInfo.InvariantCulture)} calls failed ({statuses})");
+                $"{stats.Failed.ToString("#,0", CultureInfo.InvariantCulture)} of {stats.Calls.ToString("#,0", CultureInfo.InvariantCulture)} calls failed ({StatusDetails.Describe(stats)})");
         }
 
-        var figures = new Dictionary<string, double>
-        {
-            ["wallTimeMs"] = stats.WallTimeMs,
-            ["throughputPerSecond"] = stats.ThroughputPerSecond,
-        };
-
-        // Every completed call used a connection: none counted means the run could not count them (another service's answers
-        // do not say which connection carried them, as the built-in service's do), and the figure is not measured.
-        if (connectionsCounted && stats.ConnectionsUsed > 0)
-        {
-            figures["connectionsUsed"] = stats.ConnectionsUsed;
-        }
-        if (stats.Latency is { } latency)
-        {
-            figures["meanMs"] = latency.MeanMs;
-            figures["p50Ms"] = latency.P50Ms;
-            figures["p99Ms"] = latency.P99Ms;
-        }
-
-        if (stats.FirstCallMs is { } first)
-        {
-            figures["firstCallMs"] = first;
-        }
-
-        // Workload runs count their sockets' bytes: what a protocol costs on the wire, beside what it costs in time.
-        if (stats.BytesSentPerCall is { } sent)
-        {
-            figures["bytesSentPerCall"] = sent;
-        }
-
-        if (stats.BytesReceivedPerCall is { } received)
-        {
-            figures["bytesReceivedPerCall"] = received;
-        }
-
-        return new ExperimentSample(step.Repetition, step.Arm!, run.Id, RunState.Completed, figures, null);
+        return ExperimentSample.Measured(step.Repetition, step.Arm!, run.Id,
+            ("wallTimeMs", stats.WallTimeMs),
+            ("throughputPerSecond", stats.ThroughputPerSecond),
+            // Every completed call used a connection: none counted means the run could not count them (another service's answers
+            // do not say which connection carried them, as the built-in service's do), and the figure is not measured.
+            ("connectionsUsed", connectionsCounted && stats.ConnectionsUsed > 0 ? stats.ConnectionsUsed : null),
+            ("meanMs", stats.Latency?.MeanMs),
+            ("p50Ms", stats.Latency?.P50Ms),
+            ("p99Ms", stats.Latency?.P99Ms),
+            ("firstCallMs", stats.FirstCallMs),
+            // Workload runs count their sockets' bytes: what a protocol costs on the wire, beside what it costs in time.
+            ("bytesSentPerCall", stats.BytesSentPerCall),
+            ("bytesReceivedPerCall", stats.BytesReceivedPerCall));
     }
 
     private static readonly IReadOnlyDictionary<string, double> Empty = new Dictionary<string, double>();
-
-    private static Task<IReadOnlyList<ExperimentSample>> ProbeAsync(LessonPlan plan, IServiceProvider services, ExperimentStep step, CancellationToken cancellation) =>
-        ((ILessonProbe)services.GetRequiredService(plan.Lesson.Probe!)).MeasureAsync(plan, step.Repetition, cancellation);
 
     private static ExperimentRecord Ended(ExperimentRecord record, RunState state, string? error) =>
         record with { State = state, FinishedAt = DateTimeOffset.UtcNow, Error = error };

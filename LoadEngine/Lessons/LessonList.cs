@@ -77,7 +77,7 @@ public static class LessonList
         "Keep-alive pings",
         "Keep-alive pings keep an idle connection ready, so the first call after a pause pays no new connection and handshake.",
         KeepAliveLesson.Link,
-        $"{KeepAliveProbe.Pairs} channels pinged every {KeepAliveLesson.PingDelay.TotalSeconds:0} s and {KeepAliveProbe.Pairs} not, one connection each, over TLS " +
+        $"{KeepAliveLesson.Pairs} channels pinged every {KeepAliveLesson.PingDelay.TotalSeconds:0} s and {KeepAliveLesson.Pairs} not, one connection each, over TLS " +
         $"and over h2c, all warm; then all stay idle for {KeepAliveLesson.DefaultPauseMs / 1000} s, longer than the service's idle timeout " +
         "(Kestrel:Limits:KeepAliveTimeout, 5 s in its appsettings.json, standing in for a proxy's or load balancer's), and each makes one call. " +
         "An arm's figure is the median of its channels' calls.",
@@ -97,7 +97,7 @@ public static class LessonList
             new("Over h2c it is slower too, by the cost of a new connection.", "afterPauseMs", "time of the first call after the pause", "with-pings", "without-pings", ExpectedDirection.Above1, "slower"),
         ])
     {
-        Probe = typeof(KeepAliveProbe),
+        Probe = typeof(KeepAliveLesson),
         OnTarget = "On your method the channels call it at the target's own address: over TLS when it is https://, over h2c when it is http:// (one pair " +
             "of arms, the other does not run). A new connection is counted by each channel's own handler, and whether an idle one is closed is up to your " +
             "service and whatever stands before it: if its idle timeout is longer than the pause, both kinds of channel cost the same.",
@@ -150,7 +150,7 @@ public static class LessonList
             new("Copying into a ByteString is slower than wrapping without a copy.", "nanosecondsPerOperation", "time per operation", "unsafe-wrap", "copy-from", ExpectedDirection.Above1, "slower"),
         ])
     {
-        Probe = typeof(PayloadProbe),
+        Probe = typeof(PayloadLesson),
         NotOnTargets = "The binary-payloads lesson measures the built-in service's answer with two 64 KiB bytes fields and copies made in this process, " +
             "which another method need not carry, so it runs on the built-in service only.",
     };
@@ -201,10 +201,7 @@ public static class LessonList
     public const int BinaryPayloadBytes = 65_536;
 
     private static LessonArm StrategyArm(string strategy, string label, string setup, int count, int warmup, int delayMs = 0) =>
-        new(strategy, label, setup)
-        {
-            Run = new RunPlanInput(strategy, count, Warmup: warmup, DelayMs: delayMs, IncludeStatuses: false),
-        };
+        new(strategy, label, setup) { Run = new RunPlanInput(strategy, count, Warmup: warmup, DelayMs: delayMs, IncludeStatuses: false) };
 
     private static LessonArm WorkloadArm(string name, string label, string setup, string workload, string contenderName, int count, int warmup, ConnectionUse? connection = null)
     {

@@ -71,8 +71,19 @@ public record LessonDefinition(
     public LessonArm Arm(string name) => Arms.First(arm => arm.Name == name);
 }
 
+/// <summary>Measures a lesson's arms that are not runs, once per repetition, all in one go (they share a pause, or one answer).</summary>
+public interface ILessonProbe
+{
+    Task<IReadOnlyList<ExperimentSample>> MeasureAsync(LessonPlan plan, int repetition, CancellationToken cancellation);
+}
+
 /// <summary>What one arm measured in one repetition: its run (when it is one), how it ended, and its figures.</summary>
-public sealed record ExperimentSample(int Repetition, string Arm, Guid? RunId, RunState State, IReadOnlyDictionary<string, double> Figures, string? Error);
+public sealed record ExperimentSample(int Repetition, string Arm, Guid? RunId, RunState State, IReadOnlyDictionary<string, double> Figures, string? Error)
+{
+    /// <summary>A completed sample with the figures that were measured; a figure without a value was not, and is left out.</summary>
+    public static ExperimentSample Measured(int repetition, string arm, Guid? runId, params (string Figure, double? Value)[] figures) =>
+        new(repetition, arm, runId, RunState.Completed, figures.Where(figure => figure.Value is not null).ToDictionary(figure => figure.Figure, figure => figure.Value!.Value), null);
+}
 
 /// <summary>A ratio's median over the repetitions, with the smallest and largest.</summary>
 public sealed record RatioRange(double Min, double Max);

@@ -34,8 +34,7 @@ public static class LessonVerdicts
             }
         }
 
-        var failed = experiment.Samples.FirstOrDefault(sample => (sample.Arm == baseline.Name || sample.Arm == other.Name) && sample.State != RunState.Completed);
-        if (failed is not null)
+        if (experiment.Samples.FirstOrDefault(sample => (sample.Arm == baseline.Name || sample.Arm == other.Name) && sample.State != RunState.Completed) is { } failed)
         {
             // A failed call is never counted as a measurement: the claim waits for a clean experiment.
             return Unjudged($"{lesson.Arm(failed.Arm).Label} did not complete in repetition {failed.Repetition}: {failed.Error ?? failed.State.ToString().ToLowerInvariant()}.");

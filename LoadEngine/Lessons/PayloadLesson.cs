@@ -15,8 +15,9 @@ namespace LoadEngine.Lessons;
 /// <summary>
 /// Lesson 5: bytes fields carry binary data compactly; wrapping an array without copying is faster, but unsafe if the array changes afterwards.
 /// https://learn.microsoft.com/aspnet/core/grpc/performance#send-binary-payloads
+/// As the experiment's probe it measures the arms: one real answer's size with bytes fields and as base64 text, and the cost of wrapping against copying.
 /// </summary>
-public sealed class PayloadLesson(ClientWrapper wrapper, ChannelFactory channels, IOptions<EngineOptions> options, TargetText text)
+public sealed class PayloadLesson(ClientWrapper wrapper, ChannelFactory channels, IOptions<EngineOptions> options, TargetText text) : ILessonProbe
 {
     public const string Name = "payload";
     public const string Lesson = "bytes fields carry binary data compactly; UnsafeWrap avoids a copy but shares the array, so it is safe only if nobody changes the array afterwards.";
@@ -33,12 +34,11 @@ public sealed class PayloadLesson(ClientWrapper wrapper, ChannelFactory channels
 
     public async Task<PayloadLessonResult> RunAsync(int payloadBytes, CancellationToken callerGone)
     {
-        var request = new PerformanceStatusRequest { ClientName = Name, PayloadBytes = payloadBytes };
         double callMs;
         PerformanceStatusResponse response;
         try
         {
-            (callMs, response) = await MonitorTarget.TimedCallAsync(wrapper.CreateInvoker(), request, options.Value.CallTimeout, callerGone);
+            (callMs, response) = await MonitorTarget.TimedCallAsync(wrapper.CreateInvoker(), new PerformanceStatusRequest { ClientName = Name, PayloadBytes = payloadBytes }, options.Value.CallTimeout, callerGone);
         }
         catch (RpcException error) when (!callerGone.IsCancellationRequested)
         {
@@ -47,6 +47,21 @@ public sealed class PayloadLesson(ClientWrapper wrapper, ChannelFactory channels
 
         callerGone.ThrowIfCancellationRequested();
         return new PayloadLessonResult(Lesson, Link, payloadBytes, callMs, MeasureSizes(response), Benchmark(payloadBytes), UnsafeWrapSharesTheArray());
+    }
+
+    public async Task<IReadOnlyList<ExperimentSample>> MeasureAsync(LessonPlan plan, int repetition, CancellationToken cancellation)
+    {
+        var result = await RunAsync(LessonList.BinaryPayloadBytes, cancellation);
+        OperationCost Cost(string operation) => result.CopyBenchmark.Operations.First(cost => cost.Operation.StartsWith(operation, StringComparison.Ordinal));
+        var (wrap, copy) = (Cost("UnsafeByteOperations.UnsafeWrap"), Cost("ByteString.CopyFrom"));
+        return
+        [
+            ExperimentSample.Measured(repetition, "bytes", null, ("messageBytes", result.Sizes.ProtobufBytes)),
+            ExperimentSample.Measured(repetition, "base64-text", null, ("messageBytes", result.Sizes.ProtobufBase64TextBytes)),
+            ExperimentSample.Measured(repetition, "unsafe-wrap", null, ("nanosecondsPerOperation", wrap.NanosecondsPerOperation), ("allocatedBytesPerOperation", wrap.AllocatedBytesPerOperation),
+                ("sharesTheArray", result.UnsafeWrapSharesTheArray ? 1 : 0)),
+            ExperimentSample.Measured(repetition, "copy-from", null, ("nanosecondsPerOperation", copy.NanosecondsPerOperation), ("allocatedBytesPerOperation", copy.AllocatedBytesPerOperation)),
+        ];
     }
 
     public static MessageSizes MeasureSizes(PerformanceStatusResponse response)
@@ -83,14 +98,13 @@ public sealed class PayloadLesson(ClientWrapper wrapper, ChannelFactory channels
         var parsed = ByteString.CopyFrom(source);
 
         // Each result is stored where the JIT cannot see its end: otherwise .NET 10 may allocate an unused ByteString on the stack and report no allocation.
-        Operation[] operations =
+        return new CopyBenchmark(payloadBytes, perBatch * Batches, Batches,
         [
-            new("UnsafeByteOperations.UnsafeWrap (no copy)", () => UnsafeByteOperations.UnsafeWrap(source)),
-            new("ByteString.CopyFrom (copy)", () => ByteString.CopyFrom(source)),
-            new("ByteString.ToByteArray (copy)", () => parsed.ToByteArray()),
-            new("MemoryMarshal.TryGetArray on .Memory (no copy)", () => MemoryMarshal.TryGetArray(parsed.Memory, out var segment) ? segment.Array : null),
-        ];
-        return new CopyBenchmark(payloadBytes, perBatch * Batches, Batches, [.. operations.Select(operation => Measure(operation, perBatch))]);
+            Measure("UnsafeByteOperations.UnsafeWrap (no copy)", () => UnsafeByteOperations.UnsafeWrap(source), perBatch),
+            Measure("ByteString.CopyFrom (copy)", () => ByteString.CopyFrom(source), perBatch),
+            Measure("ByteString.ToByteArray (copy)", () => parsed.ToByteArray(), perBatch),
+            Measure("MemoryMarshal.TryGetArray on .Memory (no copy)", () => MemoryMarshal.TryGetArray(parsed.Memory, out var segment) ? segment.Array : null, perBatch),
+        ]);
     }
 
     /// <summary>Shows, not tells, why UnsafeWrap is unsafe: the message changes when the array does.</summary>
@@ -104,11 +118,11 @@ public sealed class PayloadLesson(ClientWrapper wrapper, ChannelFactory channels
     }
 
     // The median of a few batches, not one mean: a GC or a descheduled thread on a shared machine spoils one batch, not the answer.
-    private static OperationCost Measure(Operation operation, int perBatch)
+    private static OperationCost Measure(string name, Func<object?> operation, int perBatch)
     {
         for (var i = 0; i < Math.Min(perBatch * Batches, WarmupIterations); i++)
         {
-            s_sink = operation.Run();
+            s_sink = operation();
         }
 
         var batchNanoseconds = new double[Batches];
@@ -118,7 +132,7 @@ public sealed class PayloadLesson(ClientWrapper wrapper, ChannelFactory channels
             var start = Stopwatch.GetTimestamp();
             for (var i = 0; i < perBatch; i++)
             {
-                s_sink = operation.Run();
+                s_sink = operation();
             }
 
             batchNanoseconds[batch] = Stopwatch.GetElapsedTime(start).TotalMilliseconds * 1_000_000 / perBatch;
@@ -127,12 +141,10 @@ public sealed class PayloadLesson(ClientWrapper wrapper, ChannelFactory channels
         var allocated = GC.GetAllocatedBytesForCurrentThread() - allocatedBefore;
         s_sink = null;
         Array.Sort(batchNanoseconds);
-        return new OperationCost(operation.Name, Math.Round(batchNanoseconds[Batches / 2], 2), (double)allocated / (perBatch * Batches));
+        return new OperationCost(name, Math.Round(batchNanoseconds[Batches / 2], 2), (double)allocated / (perBatch * Batches));
     }
 
     private static double Ratio(int size, int baseline) => Math.Round((double)size / baseline, 3);
-
-    private sealed record Operation(string Name, Func<object?> Run);
 }
 
 public sealed record PayloadLessonResult(

@@ -58,7 +58,7 @@ public static class ComparisonEndpoints
         $"workload: {string.Join(", ", WorkloadList.Ids)}. contenders (optional; default: every contender that can run the workload with these settings on this gateway, " +
         $"at least two): {string.Join(", ", ContenderList.Names)}. repetitions: 1 to {ComparisonRules.MaxRepetitions}, default {ComparisonRules.DefaultRepetitions}; " +
         "each repetition runs every contender once, the order rotated by one each time (A B C, then B C A, then C A B), one run at a time, so drift falls on all alike. " +
-        $"count defaults to the workload's own and warmup to a tenth of it (1 to {ComparisonRules.MaxDefaultWarmup} calls, kept out of the figures); load, duration, " +
+        $"count defaults to the workload's own and warmup to a tenth of it (1 to {PlanExpansion.MaxDefaultWarmup} calls, kept out of the figures); load, duration, " +
         $"concurrency and rate as for POST /api/runs, and the settings the workload takes: {string.Join(", ", WorkloadParameters.All.Select(parameter => parameter.Name))}. " +
         $"Each run is an ordinary run in the history (its strategy is its contender) and of the suite with the comparison's id. {limits}";
 
@@ -103,8 +103,13 @@ public static class ComparisonEndpoints
         return TypedResults.Ok(new ComparisonPage(await store.CountComparisonsAsync(), take, skip, views));
     }
 
-    private static async Task<Results<Ok<ComparisonView>, ProblemHttpResult>> GetAsync(Guid id, RunCoordinator coordinator, IRunStore store) =>
-        await ViewAsync(id, coordinator, store) is { } view ? TypedResults.Ok(view) : NotFound(id);
+    /// <summary>The comparison as it is now: running (with the current run's progress) or from the history.</summary>
+    private static async Task<Results<Ok<ComparisonView>, ProblemHttpResult>> GetAsync(Guid id, RunCoordinator coordinator, IRunStore store)
+    {
+        var active = Active(id, coordinator);
+        var suite = active?.Record ?? await store.GetSuiteAsync(id);
+        return suite?.Comparison is null ? NotFound(id) : TypedResults.Ok(ComparisonView.From(suite, await store.ListSuiteRunsAsync(id), active));
+    }
 
     private static async Task<Results<Ok<ComparisonView>, ProblemHttpResult>> CancelAsync(Guid id, RunCoordinator coordinator, IRunStore store)
     {
@@ -127,14 +132,6 @@ public static class ComparisonEndpoints
         }
 
         return viewers.Stream(http, RunApiEndpoints.SuiteEvents(id, active, store, (suite, runs) => ComparisonView.From(suite, runs, null), cancellation));
-    }
-
-    /// <summary>The comparison as it is now: running (with the current run's progress) or from the history; null when there is no such comparison.</summary>
-    private static async Task<ComparisonView?> ViewAsync(Guid id, RunCoordinator coordinator, IRunStore store)
-    {
-        var active = Active(id, coordinator);
-        var suite = active?.Record ?? await store.GetSuiteAsync(id);
-        return suite?.Comparison is null ? null : ComparisonView.From(suite, await store.ListSuiteRunsAsync(id), active);
     }
 
     private static ActiveSuite? Active(Guid id, RunCoordinator coordinator) => coordinator.FindSuite(id) is { Record.Comparison: not null } suite ? suite : null;

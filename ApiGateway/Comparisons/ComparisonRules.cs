@@ -12,9 +12,6 @@ public static class ComparisonRules
     public const int DefaultRepetitions = 3;
     public const int MaxRepetitions = 10;
 
-    /// <summary>Warm-up calls when the request names none: a tenth of the count, at least one, at most this many.</summary>
-    public const int MaxDefaultWarmup = PlanExpansion.MaxDefaultWarmup;
-
     public static bool TryCreate(RunRequestReader.RunRequest request, PlanLimits limits, EngineOptions engine, out ComparisonRequest comparison, out string error)
     {
         comparison = null!;

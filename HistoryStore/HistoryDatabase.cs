@@ -1,5 +1,6 @@
 using System.Data.Common;
 using System.Globalization;
+using System.Text.Json;
 using Microsoft.Data.Sqlite;
 
 namespace HistoryStore;
@@ -40,22 +41,25 @@ public abstract class HistoryDatabase : IDisposable
     public virtual string? SqliteFile => null;
 
     /// <summary>The column type of an id: text in SQLite, uuid in PostgreSQL.</summary>
-    public abstract string IdType { get; }
+    public string IdType => Pick("TEXT", "uuid");
 
     /// <summary>The column type of a time: fixed-width UTC text in SQLite, timestamptz in PostgreSQL.</summary>
-    public abstract string TimeType { get; }
+    public string TimeType => Pick("TEXT", "timestamptz");
 
     /// <summary>The column type of bytes: BLOB in SQLite, bytea in PostgreSQL.</summary>
-    public abstract string BytesType { get; }
+    public string BytesType => Pick("BLOB", "bytea");
 
     /// <summary>What orders rows saved at the same start time, latest save last: SQLite's rowid, which INSERT OR REPLACE renews, or PostgreSQL's <c>saved</c> column.</summary>
-    public abstract string SaveOrder { get; }
+    public string SaveOrder => Pick("rowid", "saved");
 
-    /// <summary>The column definition that <see cref="SaveOrder"/> needs in a table (none in SQLite), with its leading comma.</summary>
-    public abstract string SaveOrderColumn { get; }
+    /// <summary>
+    /// The column definition that <see cref="SaveOrder"/> needs in a table (none in SQLite), with its leading comma: each
+    /// PostgreSQL upsert takes the next value, as SQLite's rowid does after INSERT OR REPLACE.
+    /// </summary>
+    public string SaveOrderColumn => Pick(string.Empty, ",\n    saved bigserial NOT NULL");
 
     /// <summary>What an index on a start time adds to keep <see cref="SaveOrder"/> (nothing in SQLite, whose indexes hold the rowid), with its leading comma.</summary>
-    public abstract string SaveOrderIndex { get; }
+    public string SaveOrderIndex => Pick(string.Empty, ", saved");
 
     /// <summary>
     /// The database for a history provider: <see cref="Sqlite"/> with the file's path (or a connection string), or
@@ -64,9 +68,8 @@ public abstract class HistoryDatabase : IDisposable
     /// </summary>
     public static HistoryDatabase Open(string provider, string connection) => provider switch
     {
-        _ when string.Equals(provider, Sqlite, StringComparison.OrdinalIgnoreCase) => connection.Contains('=', StringComparison.Ordinal)
-            ? new SqliteHistoryDatabase(new SqliteConnectionStringBuilder(connection), writeWait: null)
-            : OpenSqlite(connection),
+        _ when string.Equals(provider, Sqlite, StringComparison.OrdinalIgnoreCase) => new SqliteHistoryDatabase(
+            connection.Contains('=', StringComparison.Ordinal) ? new SqliteConnectionStringBuilder(connection) : new() { DataSource = connection }, writeWait: null),
         _ when string.Equals(provider, Postgres, StringComparison.OrdinalIgnoreCase) => new PostgresHistoryDatabase(connection, connectTimeoutSeconds: null),
         _ => throw new ArgumentException($"The history provider was '{provider}'; it is {Sqlite} or {Postgres}.", nameof(provider)),
     };
@@ -77,14 +80,25 @@ public abstract class HistoryDatabase : IDisposable
     /// <summary>The PostgreSQL database of <paramref name="connectionString"/>; unless it names a Timeout, a server that does not answer is given up after 5 s.</summary>
     public static HistoryDatabase OpenPostgres(string connectionString) => new PostgresHistoryDatabase(connectionString, PostgresHistoryDatabase.DefaultConnectTimeoutSeconds);
 
-    /// <summary>The one of two values that belongs to this database: what a store keeps apart per database (its schema's upgrades).</summary>
+    /// <summary>The one of two values that belongs to this database: the SQL, types and versions that differ between the two.</summary>
     public abstract T Pick<T>(T sqlite, T postgres);
 
     /// <summary>Inserts the row or replaces the one with its <c>id</c>; each column takes the parameter of its name. The saved row counts as the latest saved.</summary>
-    public abstract string Upsert(string table, string columns);
+    public string Upsert(string table, string columns)
+    {
+        var names = columns.Split(',', StringSplitOptions.TrimEntries);
+        var values = string.Join(", ", names.Select(name => "@" + name));
+        // SQLite's REPLACE deletes the old row and inserts a new one, with the next rowid; PostgreSQL's update takes the next SaveOrder.
+        var updates = names.Where(name => name != "id").Append(SaveOrder).Select(name => $"{name} = EXCLUDED.{name}");
+        return Pick(
+            $"INSERT OR REPLACE INTO {table} ({columns}) VALUES ({values});",
+            $"INSERT INTO {table} ({columns}) VALUES ({values}) ON CONFLICT (id) DO UPDATE SET {string.Join(", ", updates)};");
+    }
 
     /// <summary>The JSON text of <paramref name="column"/> with each of <paramref name="fields"/> set to the value of its parameter.</summary>
-    public abstract string JsonSet(string column, params (string Field, string Parameter)[] fields);
+    public string JsonSet(string column, params (string Field, string Parameter)[] fields) => Pick(
+        $"json_set({column}, {string.Join(", ", fields.Select(field => $"'$.{field.Field}', @{field.Parameter}"))})",
+        $"({column}::jsonb || jsonb_build_object({string.Join(", ", fields.Select(field => $"'{field.Field}', @{field.Parameter}"))}))::text");
 
     public abstract object Id(Guid id);
 
@@ -98,6 +112,12 @@ public abstract class HistoryDatabase : IDisposable
 
     public object? Time(DateTimeOffset? time) => time is { } value ? Time(value) : null;
 
+    /// <summary>A record's part as the stores keep it: JSON text in the gateway's own shape (<see cref="RunJson"/>).</summary>
+    public static string ToJson<T>(T value) => JsonSerializer.Serialize(value, RunJson.Options);
+
+    public static T FromJson<T>(string json) =>
+        JsonSerializer.Deserialize<T>(json, RunJson.Options) ?? throw new InvalidDataException($"The history holds a null {typeof(T).Name}.");
+
     /// <summary>Throws when the database cannot take a write within <paramref name="wait"/>: the SQLite file's lock is held or refused, or the PostgreSQL server does not answer.</summary>
     public abstract Task ProbeAsync(TimeSpan wait, CancellationToken cancellationToken);
 
@@ -110,7 +130,14 @@ public abstract class HistoryDatabase : IDisposable
         await using var connection = await OpenAsync(cancellationToken);
         await PrepareSchemaChangeAsync(connection, cancellationToken);
         await using var transaction = await connection.BeginTransactionAsync(cancellationToken);
-        await LockSchemaAsync(connection, transaction, SchemaLock, cancellationToken);
+        // SQLite: Microsoft.Data.Sqlite begins IMMEDIATE, the write lock, taken in turn, which a read-only file refuses even when
+        // the schema is already there. PostgreSQL: an advisory lock held until the transaction ends, as CREATE TABLE IF NOT
+        // EXISTS races with itself there (a duplicate key in pg_type).
+        if (Pick<string?>(null, $"SELECT pg_advisory_xact_lock({SchemaLock});") is { } takeLock)
+        {
+            await NonQueryAsync(connection, transaction, takeLock, cancellationToken);
+        }
+
         await change(new SchemaChange(this, connection, transaction));
         await transaction.CommitAsync(cancellationToken);
     }
@@ -194,60 +221,68 @@ public abstract class HistoryDatabase : IDisposable
         _source.Dispose();
     }
 
-    /// <summary>The history's schema version, 0 for a database that holds none yet.</summary>
-    internal abstract Task<int> ReadSchemaVersionAsync(DbConnection connection, DbTransaction transaction);
-
-    /// <summary>Records that the schema went from version <paramref name="from"/> to <paramref name="to"/>.</summary>
-    internal abstract Task WriteSchemaVersionAsync(DbConnection connection, DbTransaction transaction, int from, int to);
-
-    /// <summary>
-    /// Adds the column where its table is there without it. Only then: ALTER TABLE needs the table's owner in PostgreSQL
-    /// (agents open the schema at every start), and a SQLite file written during a version's development may have the column already.
-    /// </summary>
-    internal async Task AddColumnAsync(DbConnection connection, DbTransaction transaction, string table, string column, string type)
-    {
-        if (await IsAsync(connection, transaction, $"{TableExists(table)} AND NOT {ColumnExists(table, column)}"))
-        {
-            await NonQueryAsync(connection, transaction, $"ALTER TABLE {table} ADD COLUMN {column} {type};");
-        }
-    }
-
     /// <summary>Whether the table is there with the column.</summary>
     internal Task<bool> HasColumnAsync(DbConnection connection, DbTransaction transaction, string table, string column) =>
         IsAsync(connection, transaction, ColumnExists(table, column));
 
-    /// <summary>A condition, in SQL, that holds when the table is there.</summary>
-    private protected abstract string TableExists(string table);
+    /// <summary>A condition, in SQL, that holds when the table is there (in PostgreSQL, as the search path finds it, as every statement does).</summary>
+    internal string TableExists(string table) => Pick($"EXISTS (SELECT 1 FROM pragma_table_info('{table}'))", $"to_regclass('{table}') IS NOT NULL");
 
     /// <summary>A condition, in SQL, that holds when the table is there with the column.</summary>
-    private protected abstract string ColumnExists(string table, string column);
+    internal string ColumnExists(string table, string column) => Pick(
+        $"EXISTS (SELECT 1 FROM pragma_table_info('{table}') WHERE name = '{column}')",
+        $"EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass('{table}') AND attname = '{column}' AND attnum > 0 AND NOT attisdropped)");
 
     /// <summary>What must happen outside the schema's transaction.</summary>
     private protected virtual Task PrepareSchemaChangeAsync(DbConnection connection, CancellationToken cancellationToken) => Task.CompletedTask;
-
-    private protected abstract Task LockSchemaAsync(DbConnection connection, DbTransaction transaction, long lockKey, CancellationToken cancellationToken);
 
     /// <summary>Closes the pooled connections.</summary>
     private protected virtual void Close()
     {
     }
 
-    private static async Task<bool> IsAsync(DbConnection connection, DbTransaction transaction, string condition) =>
+    internal static async Task<bool> IsAsync(DbConnection connection, DbTransaction transaction, string condition) =>
         Convert.ToBoolean(await ScalarAsync(connection, transaction, $"SELECT {condition};"), CultureInfo.InvariantCulture);
 }
 
 /// <summary>A schema change in progress: its statements run in the change's transaction.</summary>
 public sealed class SchemaChange(HistoryDatabase database, DbConnection connection, DbTransaction transaction)
 {
+    /// <summary>
+    /// The history's schema version, 0 for a database that holds none yet: SQLite's user_version, or the latest row of
+    /// PostgreSQL's history_schema, a table only created when missing (once the schema is there, a user without CREATE
+    /// rights on the schema can still start).
+    /// </summary>
+    public async Task<int> ReadVersionAsync()
+    {
+        if (database.SqliteFile is null && !await HistoryDatabase.IsAsync(connection, transaction, database.TableExists("history_schema")))
+        {
+            await ExecuteAsync("CREATE TABLE IF NOT EXISTS history_schema (version integer NOT NULL PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now());");
+            return 0;
+        }
 
-    /// <inheritdoc cref="HistoryDatabase.ReadSchemaVersionAsync"/>
-    public Task<int> ReadVersionAsync() => database.ReadSchemaVersionAsync(connection, transaction);
+        var version = database.Pick("PRAGMA user_version;", "SELECT COALESCE(MAX(version), 0) FROM history_schema;");
+        return Convert.ToInt32(await HistoryDatabase.ScalarAsync(connection, transaction, version), CultureInfo.InvariantCulture);
+    }
 
-    /// <inheritdoc cref="HistoryDatabase.WriteSchemaVersionAsync"/>
-    public Task WriteVersionAsync(int from, int to) => database.WriteSchemaVersionAsync(connection, transaction, from, to);
+    /// <summary>
+    /// Records that the schema went from version <paramref name="from"/> to <paramref name="to"/>: in SQLite's
+    /// user_version (PRAGMA takes no parameters; the version is a number), or as one row per version PostgreSQL's database went through.
+    /// </summary>
+    public Task WriteVersionAsync(int from, int to) =>
+        ExecuteAsync(database.Pick($"PRAGMA user_version = {to};", $"INSERT INTO history_schema (version) SELECT generate_series({from + 1}, {to});"));
 
-    /// <inheritdoc cref="HistoryDatabase.AddColumnAsync"/>
-    public Task AddColumnAsync(string table, string column, string type) => database.AddColumnAsync(connection, transaction, table, column, type);
+    /// <summary>
+    /// Adds the column where its table is there without it. Only then: ALTER TABLE needs the table's owner in PostgreSQL
+    /// (agents open the schema at every start), and a SQLite file written during a version's development may have the column already.
+    /// </summary>
+    public async Task AddColumnAsync(string table, string column, string type)
+    {
+        if (await HistoryDatabase.IsAsync(connection, transaction, $"{database.TableExists(table)} AND NOT {database.ColumnExists(table, column)}"))
+        {
+            await ExecuteAsync($"ALTER TABLE {table} ADD COLUMN {column} {type};");
+        }
+    }
 
     /// <summary>Runs <paramref name="sql"/> with its parameters, in the change's transaction.</summary>
     public async Task ExecuteAsync(string sql, params (string Name, object? Value)[] parameters)

@@ -74,7 +74,7 @@ public sealed class RunAgentStore(HistoryDatabase database) : IAsyncDisposable
         plan,
         $"INSERT INTO agent_runs (run_id, agents, plan_json, created_ms, cancelled, {DescriptorSets.Column}) VALUES (@run, @agents, @plan, @at, 0, @{DescriptorSets.Column});",
         cancellationToken,
-        ("run", Id(runId)), ("agents", plan.Agents ?? 1), ("plan", Json(plan)), ("at", at.ToUnixTimeMilliseconds()));
+        ("run", Id(runId)), ("agents", plan.Agents ?? 1), ("plan", ToJson(plan)), ("at", at.ToUnixTimeMilliseconds()));
 
     /// <summary>The run as an agent runs it: its plan with the descriptor set it names read back, or the run's <see cref="AgentRun.Problem"/>.</summary>
     public async Task<AgentRun?> GetRunAsync(Guid runId, CancellationToken cancellationToken = default)
@@ -118,25 +118,18 @@ public sealed class RunAgentStore(HistoryDatabase database) : IAsyncDisposable
     /// </summary>
     public async Task<ShardHolder?> ClaimAsync(Guid runId, AgentShard shard, string agent, DateTimeOffset at, CancellationToken cancellationToken = default)
     {
-        await using var connection = await database.OpenAsync(cancellationToken);
-        await using var insert = Command(
-            connection,
-            null,
+        var claimed = await database.ExecuteAsync(
             """
             INSERT INTO agent_shards (run_id, shard, agent, state, started_ms, seen_ms, calls) VALUES (@run, @shard, @agent, @state, @at, @at, 0)
             ON CONFLICT (run_id, shard) DO NOTHING
             """,
+            cancellationToken,
             ("run", Id(runId)), ("shard", shard.Index), ("agent", agent), ("state", nameof(AgentState.Running)), ("at", at.ToUnixTimeMilliseconds()));
-        if (await insert.ExecuteNonQueryAsync(cancellationToken) == 1)
-        {
-            return null;
-        }
-
-        await using var holder = Command(connection, null, "SELECT agent, state, error FROM agent_shards WHERE run_id = @run AND shard = @shard", ("run", Id(runId)), ("shard", shard.Index));
-        await using var reader = await holder.ExecuteReaderAsync(cancellationToken);
-        return await reader.ReadAsync(cancellationToken)
-            ? new ShardHolder(reader.GetString(0), Enum.Parse<AgentState>(reader.GetString(1)), reader.IsDBNull(2) ? null : reader.GetString(2))
-            : new ShardHolder("another agent", AgentState.Running, null);
+        return claimed == 1 ? null : (await database.QueryAsync(
+            "SELECT agent, state, error FROM agent_shards WHERE run_id = @run AND shard = @shard",
+            reader => new ShardHolder(reader.GetString(0), Enum.Parse<AgentState>(reader.GetString(1)), reader.IsDBNull(2) ? null : reader.GetString(2)),
+            cancellationToken,
+            ("run", Id(runId)), ("shard", shard.Index))).SingleOrDefault() ?? new ShardHolder("another agent", AgentState.Running, null);
     }
 
     /// <summary>
@@ -154,18 +147,11 @@ public sealed class RunAgentStore(HistoryDatabase database) : IAsyncDisposable
     /// <summary>The agent is alive with <paramref name="calls"/> calls made so far. Returns true when the run was cancelled.</summary>
     public async Task<bool> HeartbeatAsync(Guid runId, int shard, long calls, DateTimeOffset at, CancellationToken cancellationToken = default)
     {
-        await using var connection = await database.OpenAsync(cancellationToken);
-        await using (var beat = Command(
-            connection,
-            null,
+        await database.ExecuteAsync(
             "UPDATE agent_shards SET seen_ms = @at, calls = @calls WHERE run_id = @run AND shard = @shard AND state = @running",
-            ("run", Id(runId)), ("shard", shard), ("calls", calls), ("at", at.ToUnixTimeMilliseconds()), ("running", nameof(AgentState.Running))))
-        {
-            await beat.ExecuteNonQueryAsync(cancellationToken);
-        }
-
-        await using var cancelled = Command(connection, null, "SELECT cancelled FROM agent_runs WHERE run_id = @run", ("run", Id(runId)));
-        return Convert.ToInt64(await cancelled.ExecuteScalarAsync(cancellationToken) ?? 0L, CultureInfo.InvariantCulture) != 0;
+            cancellationToken,
+            ("run", Id(runId)), ("shard", shard), ("calls", calls), ("at", at.ToUnixTimeMilliseconds()), ("running", nameof(AgentState.Running)));
+        return (await database.QueryAsync("SELECT cancelled FROM agent_runs WHERE run_id = @run", reader => reader.GetInt64(0) != 0, cancellationToken, ("run", Id(runId)))).SingleOrDefault();
     }
 
     /// <summary>
@@ -181,9 +167,9 @@ public sealed class RunAgentStore(HistoryDatabase database) : IAsyncDisposable
         cancellationToken,
         ("run", Id(runId)), ("shard", shard), ("state", state.ToString()), ("error", error), ("at", at.ToUnixTimeMilliseconds()), ("missing", nameof(AgentState.Missing)),
         ("calls", run?.Stats?.Calls ?? 0L),
-        ("stats", run?.Stats is { } stats ? Json(stats) : null),
-        ("figures", run?.Figures is { } figures ? Json(figures) : null),
-        ("series", run?.Series is { } series ? Json(series) : null));
+        ("stats", run?.Stats is { } stats ? ToJson(stats) : null),
+        ("figures", run?.Figures is { } figures ? ToJson(figures) : null),
+        ("series", run?.Series is { } series ? ToJson(series) : null));
 
     /// <summary>The shards agents have claimed, in shard order; <paramref name="withFigures"/> also decodes their histograms.</summary>
     public Task<IReadOnlyList<ShardRow>> ListShardsAsync(Guid runId, bool withFigures, CancellationToken cancellationToken = default) => database.QueryAsync(
@@ -213,11 +199,6 @@ public sealed class RunAgentStore(HistoryDatabase database) : IAsyncDisposable
     private static string Id(Guid id) => id.ToString("D", CultureInfo.InvariantCulture);
 
     private static DateTimeOffset Time(long unixMilliseconds) => DateTimeOffset.FromUnixTimeMilliseconds(unixMilliseconds);
-
-    private static string Json<T>(T value) => JsonSerializer.Serialize(value, RunJson.Options);
-
-    private static T FromJson<T>(string json) => JsonSerializer.Deserialize<T>(json, RunJson.Options)
-        ?? throw new InvalidDataException($"A stored {typeof(T).Name} was null.");
 }
 
 /// <summary>A distributed run as its agents find it.</summary>

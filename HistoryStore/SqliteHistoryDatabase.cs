@@ -28,26 +28,7 @@ internal sealed class SqliteHistoryDatabase : HistoryDatabase
 
     public override string? SqliteFile { get; }
 
-    public override string IdType => "TEXT";
-
-    public override string TimeType => "TEXT";
-
-    public override string BytesType => "BLOB";
-
-    public override string SaveOrder => "rowid";
-
-    public override string SaveOrderColumn => string.Empty;
-
-    public override string SaveOrderIndex => string.Empty;
-
     public override T Pick<T>(T sqlite, T postgres) => sqlite;
-
-    // REPLACE deletes the old row and inserts a new one, with the next rowid: the latest saved.
-    public override string Upsert(string table, string columns) =>
-        $"INSERT OR REPLACE INTO {table} ({columns}) VALUES ({Parameters(columns)});";
-
-    public override string JsonSet(string column, params (string Field, string Parameter)[] fields) =>
-        $"json_set({column}, {string.Join(", ", fields.Select(field => $"'$.{field.Field}', @{field.Parameter}"))})";
 
     // Guids go in as text: Microsoft.Data.Sqlite would otherwise bind them as 16-byte blobs.
     public override object Id(Guid id) => id.ToString("D", CultureInfo.InvariantCulture);
@@ -94,17 +75,6 @@ internal sealed class SqliteHistoryDatabase : HistoryDatabase
         }
     }
 
-    internal override async Task<int> ReadSchemaVersionAsync(DbConnection connection, DbTransaction transaction) =>
-        Convert.ToInt32(await ScalarAsync(connection, transaction, "PRAGMA user_version;"), CultureInfo.InvariantCulture);
-
-    // PRAGMA takes no parameters; the version is a number.
-    internal override Task WriteSchemaVersionAsync(DbConnection connection, DbTransaction transaction, int from, int to) =>
-        NonQueryAsync(connection, transaction, $"PRAGMA user_version = {to};");
-
-    private protected override string TableExists(string table) => $"EXISTS (SELECT 1 FROM pragma_table_info('{table}'))";
-
-    private protected override string ColumnExists(string table, string column) => $"EXISTS (SELECT 1 FROM pragma_table_info('{table}') WHERE name = '{column}')";
-
     // The journal mode is kept in the file, and cannot change inside a transaction.
     private protected override async Task PrepareSchemaChangeAsync(DbConnection connection, CancellationToken cancellationToken)
     {
@@ -114,9 +84,6 @@ internal sealed class SqliteHistoryDatabase : HistoryDatabase
             throw new InvalidDataException($"SQLite could not switch it to WAL journal mode (it stayed '{journal}')");
         }
     }
-
-    // Microsoft.Data.Sqlite begins IMMEDIATE: the write lock, taken in turn, which a read-only file refuses even when the schema is already there.
-    private protected override Task LockSchemaAsync(DbConnection connection, DbTransaction transaction, long lockKey, CancellationToken cancellationToken) => Task.CompletedTask;
 
     /// <summary>Closing the pooled connections checkpoints the WAL into the file.</summary>
     private protected override void Close()
@@ -134,8 +101,6 @@ internal sealed class SqliteHistoryDatabase : HistoryDatabase
         builder.DefaultTimeout = Seconds(writeWait);
         return builder.ToString();
     }
-
-    private static string Parameters(string columns) => string.Join(", ", columns.Split(',', StringSplitOptions.TrimEntries).Select(column => "@" + column));
 
     private static int Milliseconds(TimeSpan wait) => (int)Math.Ceiling(wait.TotalMilliseconds);
 

@@ -98,7 +98,7 @@ public sealed partial class AgentRuns(
     /// The command that starts an agent for <paramref name="shard"/>, with no secret in it: the run's target by its address
     /// only; a target's credentials and metadata are the agent's own options, as the store keeps none.
     /// </summary>
-    public string Command(Guid runId, AgentShard shard, RunPlan plan)
+    private string Command(Guid runId, AgentShard shard, RunPlan plan)
     {
         var history = store.SqliteFile is { } file
             ? $"--history {Quote(file)}"

@@ -14,9 +14,8 @@ public static class AgentSetup
         builder.Services.AddSingleton(services =>
         {
             var history = services.GetRequiredService<IOptions<HistoryOptions>>().Value;
-            return history.Kind == HistoryProvider.Postgres
-                ? RunAgentStore.Open(HistoryDatabase.Postgres, history.ConnectionString!)
-                : RunAgentStore.Open(HistoryDatabase.Sqlite, history.GetFullPath(services.GetRequiredService<IHostEnvironment>().ContentRootPath));
+            return RunAgentStore.Open(
+                history.Provider, history.Kind == HistoryProvider.Postgres ? history.ConnectionString! : history.GetFullPath(services.GetRequiredService<IHostEnvironment>().ContentRootPath));
         });
         builder.Services.AddSingleton<AgentRuns>();
         return builder;

@@ -102,8 +102,13 @@ public static class ComparisonEndpoints
         return TypedResults.Ok(new ComparisonPage(await store.CountComparisonsAsync(), take, skip, views));
     }
 
-    private static async Task<Results<Ok<ComparisonView>, ProblemHttpResult>> GetAsync(Guid id, RunCoordinator coordinator, IRunStore store) =>
-        await ViewAsync(id, coordinator, store) is { } view ? TypedResults.Ok(view) : NotFound(id);
+    /// <summary>The comparison as it is now: running (with the current run's progress) or from the history.</summary>
+    private static async Task<Results<Ok<ComparisonView>, ProblemHttpResult>> GetAsync(Guid id, RunCoordinator coordinator, IRunStore store)
+    {
+        var active = Active(id, coordinator);
+        var suite = active?.Record ?? await store.GetSuiteAsync(id);
+        return suite?.Comparison is null ? NotFound(id) : TypedResults.Ok(ComparisonView.From(suite, await store.ListSuiteRunsAsync(id), active));
+    }
 
     private static async Task<Results<Ok<ComparisonView>, ProblemHttpResult>> CancelAsync(Guid id, RunCoordinator coordinator, IRunStore store)
     {
@@ -126,14 +131,6 @@ public static class ComparisonEndpoints
         }
 
         return viewers.Stream(http, RunApiEndpoints.SuiteEvents(id, active, store, (suite, runs) => ComparisonView.From(suite, runs, null), cancellation));
-    }
-
-    /// <summary>The comparison as it is now: running (with the current run's progress) or from the history; null when there is no such comparison.</summary>
-    private static async Task<ComparisonView?> ViewAsync(Guid id, RunCoordinator coordinator, IRunStore store)
-    {
-        var active = Active(id, coordinator);
-        var suite = active?.Record ?? await store.GetSuiteAsync(id);
-        return suite?.Comparison is null ? null : ComparisonView.From(suite, await store.ListSuiteRunsAsync(id), active);
     }
 
     private static ActiveSuite? Active(Guid id, RunCoordinator coordinator) => coordinator.FindSuite(id) is { Record.Comparison: not null } suite ? suite : null;

@@ -87,15 +87,8 @@ public static class ComparisonSummary
     private static ContenderSummary Summarize(string name, IReadOnlyList<RunRecord> runs, int? repetitions)
     {
         var completed = runs.Where(run => run is { State: RunState.Completed, Stats: not null }).Select(run => run.Stats!).ToList();
-        var figures = new Dictionary<string, FigureRange>();
-        foreach (var figure in ComparisonFigures.All)
-        {
-            if (FigureRange.Of([.. completed.Select(figure.Read).OfType<double>()]) is { } range)
-            {
-                figures[figure.Name] = range;
-            }
-        }
-
+        var figures = ComparisonFigures.All.Select(figure => (figure.Name, Range: FigureRange.Of([.. completed.Select(figure.Read).OfType<double>()])))
+            .Where(figure => figure.Range is not null).ToDictionary(figure => figure.Name, figure => figure.Range!);
         var saw = completed.Select(stats => stats.ServerSaw).OfType<ServerSaw>()
             .GroupBy(seen => (seen.Api, seen.HttpVersion, seen.Tls))
             .Select(group => new ServerSaw(group.Key.Api, group.Key.HttpVersion, group.Key.Tls, group.Sum(seen => seen.Requests)))

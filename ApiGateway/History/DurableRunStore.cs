@@ -181,14 +181,8 @@ public sealed partial class DurableRunStore(IRunStore inner, TimeProvider time, 
         }
     }
 
-    private sealed class PendingSave(object record, string what, Func<Task> save)
+    private sealed record PendingSave(object Record, string What, Func<Task> Save)
     {
-        public object Record { get; } = record;
-
-        public string What { get; } = what;
-
-        public Func<Task> Save { get; } = save;
-
         public string? LastError { get; set; }
 
         public DateTimeOffset? NextAttemptAt { get; set; }

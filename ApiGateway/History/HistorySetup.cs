@@ -23,14 +23,10 @@ public static partial class HistorySetup
                 ? HistoryDatabase.OpenPostgres(options.ConnectionString!)
                 : HistoryDatabase.OpenSqlite(options.GetFullPath(services.GetRequiredService<IHostEnvironment>().ContentRootPath), TimeSpan.FromSeconds(options.WriteWaitSeconds)));
         });
-        builder.Services.AddSingleton<IHistoryBackend>(services => services.GetRequiredService<IOptions<HistoryOptions>>().Value.Kind switch
-        {
-            HistoryProvider.Postgres => new PostgresHistoryBackend(services.GetRequiredService<RunStore>()),
-            _ => new SqliteHistoryBackend(services.GetRequiredService<RunStore>()),
-        });
+        builder.Services.AddSingleton<HistoryBackend>();
         builder.Services.TryAddSingleton(TimeProvider.System);
         builder.Services.AddSingleton(services => new DurableRunStore(
-            services.GetRequiredService<IHistoryBackend>().Store, services.GetRequiredService<TimeProvider>(), services.GetRequiredService<ILogger<DurableRunStore>>()));
+            services.GetRequiredService<RunStore>(), services.GetRequiredService<TimeProvider>(), services.GetRequiredService<ILogger<DurableRunStore>>()));
         builder.Services.AddSingleton<IRunStore>(services => services.GetRequiredService<DurableRunStore>());
         builder.Services.AddHealthChecks().AddCheck<HistoryHealthCheck>(HistoryHealthCheck.Name);
         return builder;
@@ -42,11 +38,11 @@ public static partial class HistorySetup
     /// </summary>
     public static async Task<WebApplication> EnsureHistoryWritableAsync(this WebApplication app)
     {
-        var history = app.Services.GetRequiredService<IHistoryBackend>();
+        var history = app.Services.GetRequiredService<HistoryBackend>();
         try
         {
             await history.InitializeAsync();
-            LogHistoryOpened(app.Logger, history.Location, await history.Store.MarkInterruptedAsync());
+            LogHistoryOpened(app.Logger, history.Location, await app.Services.GetRequiredService<RunStore>().MarkInterruptedAsync());
         }
         catch (Exception unusable) when (unusable is DbException or IOException or UnauthorizedAccessException or InvalidDataException)
         {

@@ -1,8 +1,8 @@
 using System.Data.Common;
-using System.Text.Json;
 using HistoryStore;
 using LoadEngine.Lessons;
 using LoadEngine.Strategies;
+using static HistoryStore.HistoryDatabase;
 
 namespace ApiGateway.History;
 
@@ -25,7 +25,7 @@ public sealed class RunStore(HistoryDatabase database) : IRunStore, IDisposable
     private const string RunColumns = "id, suite_id, strategy, state, started_at, finished_at, plan_json, stats_json, error, measured, series_json, verdict_json, experiment_id, note";
 
     // Lists leave each run's time series out (a 10-minute run has 600 points); GetAsync has it.
-    private const string ListedRunColumns = "id, suite_id, strategy, state, started_at, finished_at, plan_json, stats_json, error, measured, NULL, verdict_json, experiment_id, note";
+    private static readonly string ListedRunColumns = RunColumns.Replace("series_json", "NULL", StringComparison.Ordinal);
 
     private const string SuiteColumns = "id, state, started_at, finished_at, plan_json, strategies_json, error, comparison_json";
 
@@ -127,13 +127,8 @@ public sealed class RunStore(HistoryDatabase database) : IRunStore, IDisposable
     public async Task<RunRecord?> GetAsync(Guid id, CancellationToken cancellationToken = default) =>
         (await database.QueryAsync($"SELECT {RunColumns} FROM runs WHERE id = @id;", ReadRun, cancellationToken, ("id", database.Id(id)))).SingleOrDefault();
 
-    public Task<IReadOnlyList<RunRecord>> ListAsync(string? strategy, int limit, int offset, CancellationToken cancellationToken = default) => database.QueryAsync(
-        $"SELECT {ListedRunColumns} FROM runs {StrategyFilter(strategy)} ORDER BY started_at DESC, {database.SaveOrder} DESC LIMIT @limit OFFSET @offset;",
-        ReadRun,
-        cancellationToken,
-        ("strategy", strategy),
-        ("limit", limit),
-        ("offset", offset));
+    public Task<IReadOnlyList<RunRecord>> ListAsync(string? strategy, int limit, int offset, CancellationToken cancellationToken = default) =>
+        NewestAsync($"SELECT {ListedRunColumns} FROM runs {StrategyFilter(strategy)}", ReadRun, limit, offset, cancellationToken, ("strategy", strategy));
 
     public Task<int> CountAsync(string? strategy, CancellationToken cancellationToken = default) =>
         CountRowsAsync($"FROM runs {StrategyFilter(strategy)}", cancellationToken, ("strategy", strategy));
@@ -168,12 +163,8 @@ public sealed class RunStore(HistoryDatabase database) : IRunStore, IDisposable
     public async Task<SuiteRecord?> GetSuiteAsync(Guid id, CancellationToken cancellationToken = default) =>
         (await database.QueryAsync($"SELECT {SuiteColumns} FROM suites WHERE id = @id;", ReadSuite, cancellationToken, ("id", database.Id(id)))).SingleOrDefault();
 
-    public Task<IReadOnlyList<SuiteRecord>> ListComparisonsAsync(int limit, int offset, CancellationToken cancellationToken = default) => database.QueryAsync(
-        $"SELECT {SuiteColumns} FROM suites WHERE comparison_json IS NOT NULL ORDER BY started_at DESC, {database.SaveOrder} DESC LIMIT @limit OFFSET @offset;",
-        ReadSuite,
-        cancellationToken,
-        ("limit", limit),
-        ("offset", offset));
+    public Task<IReadOnlyList<SuiteRecord>> ListComparisonsAsync(int limit, int offset, CancellationToken cancellationToken = default) =>
+        NewestAsync($"SELECT {SuiteColumns} FROM suites WHERE comparison_json IS NOT NULL", ReadSuite, limit, offset, cancellationToken);
 
     public Task<int> CountComparisonsAsync(CancellationToken cancellationToken = default) =>
         CountRowsAsync("FROM suites WHERE comparison_json IS NOT NULL", cancellationToken);
@@ -189,13 +180,8 @@ public sealed class RunStore(HistoryDatabase database) : IRunStore, IDisposable
     public async Task<ExperimentRecord?> GetExperimentAsync(Guid id, CancellationToken cancellationToken = default) =>
         (await database.QueryAsync("SELECT record_json, state FROM experiments WHERE id = @id;", ReadExperiment, cancellationToken, ("id", database.Id(id)))).SingleOrDefault();
 
-    public Task<IReadOnlyList<ExperimentRecord>> ListExperimentsAsync(string lesson, int limit, int offset, CancellationToken cancellationToken = default) => database.QueryAsync(
-        $"SELECT record_json, state FROM experiments WHERE lesson = @lesson ORDER BY started_at DESC, {database.SaveOrder} DESC LIMIT @limit OFFSET @offset;",
-        ReadExperiment,
-        cancellationToken,
-        ("lesson", lesson),
-        ("limit", limit),
-        ("offset", offset));
+    public Task<IReadOnlyList<ExperimentRecord>> ListExperimentsAsync(string lesson, int limit, int offset, CancellationToken cancellationToken = default) =>
+        NewestAsync("SELECT record_json, state FROM experiments WHERE lesson = @lesson", ReadExperiment, limit, offset, cancellationToken, ("lesson", lesson));
 
     public Task<int> CountExperimentsAsync(string lesson, CancellationToken cancellationToken = default) =>
         CountRowsAsync("FROM experiments WHERE lesson = @lesson", cancellationToken, ("lesson", lesson));
@@ -227,11 +213,11 @@ public sealed class RunStore(HistoryDatabase database) : IRunStore, IDisposable
                 await change.AddColumnAsync("runs", column, "TEXT NULL");
             }
 
-            var defaultLoads = string.Join(" ", StrategyList.All.Select(strategy => $"WHEN '{strategy.Info.Name}' THEN '{Name(strategy.Info.DefaultLoad)}'"));
+            var defaultLoads = string.Join(" ", StrategyList.All.Select(strategy => $"WHEN '{strategy.Info.Name}' THEN '{RunPlanRules.Name(strategy.Info.DefaultLoad)}'"));
             await change.ExecuteAsync($"""
-                UPDATE runs SET plan_json = json_set(plan_json, '$.load', CASE strategy {defaultLoads} ELSE '{Name(LoadKind.Sequential)}' END)
+                UPDATE runs SET plan_json = json_set(plan_json, '$.load', CASE strategy {defaultLoads} ELSE '{RunPlanRules.Name(LoadKind.Sequential)}' END)
                     WHERE json_extract(plan_json, '$.load') IS NULL;
-                UPDATE suites SET plan_json = json_set(plan_json, '$.load', '{Name(LoadKind.Sequential)}') WHERE json_extract(plan_json, '$.load') IS NULL;
+                UPDATE suites SET plan_json = json_set(plan_json, '$.load', '{RunPlanRules.Name(LoadKind.Sequential)}') WHERE json_extract(plan_json, '$.load') IS NULL;
                 """);
         }
 
@@ -268,13 +254,16 @@ public sealed class RunStore(HistoryDatabase database) : IRunStore, IDisposable
 
     private Task<int> WritePlanAsync(RunPlan plan, string sql, params (string Name, object? Value)[] parameters) => _sets.WriteAsync(plan, sql, CancellationToken.None, parameters);
 
+    // Newest first; of rows that started at the same time, the latest saved first.
+    private Task<IReadOnlyList<T>> NewestAsync<T>(
+        string query, Func<DbDataReader, T> read, int limit, int offset, CancellationToken cancellationToken, params (string Name, object? Value)[] parameters) =>
+        database.QueryAsync($"{query} ORDER BY started_at DESC, {database.SaveOrder} DESC LIMIT @limit OFFSET @offset;", read, cancellationToken, [.. parameters, ("limit", limit), ("offset", offset)]);
+
     // COUNT(*) is a bigint in PostgreSQL.
     private async Task<int> CountRowsAsync(string from, CancellationToken cancellationToken, params (string Name, object? Value)[] parameters) =>
         (int)(await database.QueryAsync($"SELECT COUNT(*) {from};", row => row.GetInt64(0), cancellationToken, parameters)).Single();
 
     private static string StrategyFilter(string? strategy) => strategy is null ? string.Empty : "WHERE strategy = @strategy";
-
-    private static string Name(LoadKind load) => RunPlanRules.Name(load);
 
     private RunRecord ReadRun(DbDataReader row) => new(
         Id: database.ReadId(row, 0),
@@ -308,9 +297,4 @@ public sealed class RunStore(HistoryDatabase database) : IRunStore, IDisposable
     // The state column is the truth: a record cut off by a stop is marked there (and in its JSON) at the next start.
     private static ExperimentRecord ReadExperiment(DbDataReader row) =>
         FromJson<ExperimentRecord>(row.GetString(0)) with { State = Enum.Parse<RunState>(row.GetString(1)) };
-
-    private static string ToJson<T>(T value) => JsonSerializer.Serialize(value, RunJson.Options);
-
-    private static T FromJson<T>(string json) =>
-        JsonSerializer.Deserialize<T>(json, RunJson.Options) ?? throw new InvalidDataException($"The history holds a null {typeof(T).Name}.");
 }

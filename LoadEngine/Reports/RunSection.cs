@@ -48,7 +48,7 @@ internal static class RunSection
         WriteSends(html, stats.Sends);
         WriteStatusCounts(html, stats);
         html.Append("</div>");
-        ServerMessages.Write(html, stats);
+        WriteServerMessages(html, stats);
         html.Append("<h3>Charts</h3><div class=\"charts\">");
         WriteHistogram(html, run, index, stats.Histogram);
         WriteSeries(html, run, index);
@@ -120,7 +120,7 @@ internal static class RunSection
             Cell.Text(threshold.Threshold),
             Cell.Number(Figure(threshold.Measured, threshold.Unit)),
             Cell.Number($"{threshold.Operator} {Figure(threshold.Limit, threshold.Unit)}"),
-            Cell.Outcome(threshold.Passed),
+            Cell.Outcome(threshold.Passed ? Judgement.Passed : Judgement.Failed),
         ]));
         html.Append("</div>");
     }
@@ -192,6 +192,23 @@ internal static class RunSection
         html.Append("<div><h3>Status codes</h3>");
         HtmlMarkup.Table(html, "Calls by gRPC status", ["Status", "Calls", "Share"], stats.StatusCounts.OrderByDescending(pair => pair.Value).Select(pair => (IReadOnlyList<Cell>)
             [Cell.Text(pair.Key), Cell.Number(Whole(pair.Value)), Cell.Number(Percent(total == 0 ? 0 : (double)pair.Value / total))]));
+        html.Append("</div>");
+    }
+
+    /// <summary>
+    /// Failed calls by status with the server's own words: a row per kept message, and a row for a status's calls whose
+    /// message was not kept. The messages were masked and escaped where they entered the engine, and are HTML-escaped here like every text.
+    /// </summary>
+    private static void WriteServerMessages(StringBuilder html, RunStats stats)
+    {
+        if (stats.StatusDetails.Count == 0)
+        {
+            return;
+        }
+
+        html.Append("<div class=\"server-messages\"><h3>What the server said</h3>");
+        HtmlMarkup.Table(html, "Failed calls by status and the server's message", ["Status", "Calls", "Message"],
+            StatusDetails.Rows(stats.StatusDetails).Select(row => (IReadOnlyList<Cell>)[Cell.Text(row.Status), Cell.Number(Whole(row.Calls)), Cell.Text(row.Message)]));
         html.Append("</div>");
     }
 

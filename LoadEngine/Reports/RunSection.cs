@@ -36,8 +36,26 @@ internal static class RunSection
         }
 
         html.Append("<h3>Key figures</h3>");
-        HtmlMarkup.Facts(html, "figures", KeyFigures(stats));
-        HtmlMarkup.Facts(html, "facts", MoreFigures(stats));
+        HtmlMarkup.Facts(html, "figures",
+        [
+            ("Wall time", $"{Number(stats.WallTimeMs)} ms"),
+            ("Throughput", $"{Number(stats.ThroughputPerSecond)} calls/s"),
+            ("Calls", Whole(stats.Calls)),
+            ("Succeeded", Whole(stats.Succeeded)),
+            ("Failed", Whole(stats.Failed)),
+            ("Error rate", Percent(stats.ErrorRate)),
+            ("First call", stats.FirstCallMs is { } first ? $"{Number(first)} ms" : "—"),
+            ("Connections", stats.ConnectionsCounted ? Whole(stats.ConnectionsUsed) : "not measured"),
+        ]);
+        var service = stats.Service;
+        HtmlMarkup.Facts(html, "facts",
+        [
+            ("Warm-up", $"{Whole(stats.WarmupCalls)} calls in {Number(stats.WarmupMs)} ms"),
+            ("Allocated per call", $"{Number(stats.AllocatedBytesPerCall)} bytes"),
+            ("Answers per call", stats.AnswersPerCall is { } answers ? Number(answers) : null),
+            ("Service CPU", service.Samples == 0 ? null : $"{Number(service.CpuMeanPercent)} % mean, {Number(service.CpuMaxPercent)} % max ({Whole(service.Samples)} samples)"),
+            ("Service memory", service.MemoryMaxMegabytes is { } memory ? $"{Number(memory)} MiB at most" : null),
+        ]);
         if (stats.FirstAnswer is { } answer)
         {
             html.Append("<h3>First answer</h3><pre class=\"answer\">").Append(Escape(answer)).Append("</pre>");
@@ -77,28 +95,6 @@ internal static class RunSection
             ? $"{given[..cut]}… ({Whole(given.Length - cut)} more characters not shown)"
             : given;
         html.Append("<h3>Request data</h3><pre class=\"request\">").Append(Escape(data)).Append("</pre>");
-    }
-
-    private static IEnumerable<(string, string?)> KeyFigures(RunStats stats)
-    {
-        yield return ("Wall time", $"{Number(stats.WallTimeMs)} ms");
-        yield return ("Throughput", $"{Number(stats.ThroughputPerSecond)} calls/s");
-        yield return ("Calls", Whole(stats.Calls));
-        yield return ("Succeeded", Whole(stats.Succeeded));
-        yield return ("Failed", Whole(stats.Failed));
-        yield return ("Error rate", Percent(stats.ErrorRate));
-        yield return ("First call", stats.FirstCallMs is { } first ? $"{Number(first)} ms" : "—");
-        yield return ("Connections", stats.ConnectionsCounted ? Whole(stats.ConnectionsUsed) : "not measured");
-    }
-
-    private static IEnumerable<(string, string?)> MoreFigures(RunStats stats)
-    {
-        yield return ("Warm-up", $"{Whole(stats.WarmupCalls)} calls in {Number(stats.WarmupMs)} ms");
-        yield return ("Allocated per call", $"{Number(stats.AllocatedBytesPerCall)} bytes");
-        yield return ("Answers per call", stats.AnswersPerCall is { } answers ? Number(answers) : null);
-        var service = stats.Service;
-        yield return ("Service CPU", service.Samples == 0 ? null : $"{Number(service.CpuMeanPercent)} % mean, {Number(service.CpuMaxPercent)} % max ({Whole(service.Samples)} samples)");
-        yield return ("Service memory", service.MemoryMaxMegabytes is { } memory ? $"{Number(memory)} MiB at most" : null);
     }
 
     private static void WriteVerdict(StringBuilder html, RunRecord run)

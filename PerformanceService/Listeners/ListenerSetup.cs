@@ -33,7 +33,6 @@ public static partial class ListenerSetup
         builder.Services.AddValidatedOptions<MetricsListenerOptions>(MetricsListenerOptions.Section);
         builder.Services.TryAddSingleton(TimeProvider.System);
         builder.Services.AddSingleton<ConnectionCounter>();
-        builder.Services.AddSingleton<ServiceListeners>();
         builder.Services.AddOptions<KestrelServerOptions>()
             .Configure<IServiceProvider>((kestrel, services) => Listen(kestrel, h2c, services));
         builder.Services.AddOptions<SocketTransportOptions>()
@@ -46,12 +45,23 @@ public static partial class ListenerSetup
         // Kestrel's default, stated because lesson 2 depends on it: about 100 calls in flight per connection.
         kestrel.Limits.Http2.MaxStreamsPerConnection = 100;
         var counter = services.GetRequiredService<ConnectionCounter>();
-        var listeners = services.GetRequiredService<ServiceListeners>();
-        void Bind(ListenAddress address, ListenerKind kind, HttpProtocols protocols, X509Certificate2? certificate = null) => address.Bind(kestrel, listen =>
+        // What Kestrel was told to bind, announced once it has bound it (its own "Now listening on:" lines come first): one
+        // line per listener, saying what it speaks, with the port the system really gave for port 0.
+        var bound = new List<(string Speaks, ListenAddress Address, ListenOptions Listen)>();
+        var logger = services.GetRequiredService<ILoggerFactory>().CreateLogger(typeof(ListenerSetup));
+        services.GetRequiredService<IHostApplicationLifetime>().ApplicationStarted.Register(() =>
+        {
+            foreach (var (speaks, address, listen) in bound)
+            {
+                ListeningFor(logger, speaks, address.Bound(listen));
+            }
+        });
+
+        void Bind(ListenAddress address, string speaks, HttpProtocols protocols, X509Certificate2? certificate = null, bool scrape = false) => address.Bind(kestrel, listen =>
         {
             listen.Protocols = protocols;
             // A scrape is not load: a connection to the metrics listener is marked, and one to any other is counted.
-            listen.Use(next => kind == ListenerKind.Metrics
+            listen.Use(next => scrape
                 ? connection =>
                 {
                     connection.Features.Set(MetricsConnection.Instance);
@@ -74,38 +84,37 @@ public static partial class ListenerSetup
                 listen.UseHttps(certificate);
             }
 
-            listeners.Add(kind, address, listen);
+            bound.Add((speaks, address, listen));
         });
 
         foreach (var address in h2c)
         {
-            Bind(address, ListenerKind.H2c, HttpProtocols.Http2);
+            Bind(address, "h2c (gRPC and REST over prior-knowledge HTTP/2)", HttpProtocols.Http2);
         }
 
         // A bad Protocols or Metrics section binds none of its listeners here (see ValidOrNull).
         var protocols = services.GetRequiredService<IOptions<ProtocolsOptions>>().ValidOrNull();
         if (protocols?.Http1Address is { } http1)
         {
-            Bind(http1, ListenerKind.Http1, HttpProtocols.Http1);
+            Bind(http1, "HTTP/1.1 (REST)", HttpProtocols.Http1);
         }
 
         if (protocols?.TlsAddress is { } tls)
         {
-            Bind(tls, ListenerKind.Tls, HttpProtocols.Http1AndHttp2, Certificate(services));
+            Bind(tls, "TLS (HTTP/1.1 and HTTP/2 by ALPN)", HttpProtocols.Http1AndHttp2, Certificate(services, logger));
         }
 
         if (services.GetRequiredService<IOptions<MetricsListenerOptions>>().ValidOrNull()?.Address is { } metrics)
         {
-            Bind(metrics, ListenerKind.Metrics, HttpProtocols.Http1);
+            Bind(metrics, "metrics (Prometheus /metrics and /health over HTTP/1.1)", HttpProtocols.Http1, scrape: true);
         }
     }
 
     /// <summary>The TLS listener's certificate from <see cref="ProtocolsOptions.CertificateFolder"/>, made or reused, and the log says which.</summary>
-    private static X509Certificate2 Certificate(IServiceProvider services)
+    private static X509Certificate2 Certificate(IServiceProvider services, ILogger logger)
     {
         var folder = Path.GetFullPath(services.GetRequiredService<IOptions<ProtocolsOptions>>().Value.CertificateFolder, services.GetRequiredService<IHostEnvironment>().ContentRootPath);
         var store = new CertificateStore(folder, services.GetRequiredService<TimeProvider>());
-        var logger = services.GetRequiredService<ILogger<CertificateStore>>();
         try
         {
             var (certificate, origin) = store.LoadOrCreate();
@@ -166,4 +175,7 @@ public static partial class ListenerSetup
 
     [LoggerMessage(Level = LogLevel.Information, Message = "Using the service certificate {Thumbprint} (valid until {NotAfter:yyyy-MM-dd}) from {PfxPath}")]
     private static partial void Reused(ILogger logger, string thumbprint, DateTime notAfter, string pfxPath);
+
+    [LoggerMessage(Level = LogLevel.Information, Message = "Listening for {Listener} on {Address}")]
+    private static partial void ListeningFor(ILogger logger, string listener, string address);
 }

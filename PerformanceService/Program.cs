@@ -22,7 +22,7 @@ return await ServiceHost.RunAsync("service", () =>
 
     app.UseRequestLogging(LogEventLevel.Debug);
     app.UseMetricsListener();
-    app.UseWorkloadTraffic();
+    app.UseMiddleware<WorkloadTrafficMiddleware>();
     app.MapGrpcService<PerformanceMonitor>();
     app.MapGrpcHealthChecksService();
     app.MapGrpcReflectionService();

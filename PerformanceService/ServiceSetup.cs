@@ -45,22 +45,9 @@ public static class ServiceSetup
     public static WebApplicationBuilder AddIdleConnectionTimeout(this WebApplicationBuilder builder)
     {
         builder.Services.AddValidatedOptions<IdleConnectionOptions>(IdleConnectionOptions.Section);
-        builder.Services.AddOptions<KestrelServerOptions>().Configure<IOptions<IdleConnectionOptions>>(UseIdleTimeout);
+        builder.Services.AddOptions<KestrelServerOptions>().Configure<IOptions<IdleConnectionOptions>>((kestrel, idle) =>
+            kestrel.Limits.KeepAliveTimeout = idle.ValidOrNull()?.KeepAliveTimeout ?? kestrel.Limits.KeepAliveTimeout);
         return builder;
-    }
-
-    // Kestrel reads its options while the app is built, before ExitOnInvalidConfiguration can report a bad setting
-    // in one line; so a bad value leaves Kestrel's default here and is reported (exit code 2) right after.
-    private static void UseIdleTimeout(KestrelServerOptions kestrel, IOptions<IdleConnectionOptions> idle)
-    {
-        try
-        {
-            kestrel.Limits.KeepAliveTimeout = idle.Value.KeepAliveTimeout;
-        }
-        catch (Exception invalid) when (invalid is OptionsValidationException or InvalidOperationException)
-        {
-            return;
-        }
     }
 
     public static WebApplicationBuilder AddProcessSampling(this WebApplicationBuilder builder)

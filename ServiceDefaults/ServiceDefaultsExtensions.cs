@@ -44,7 +44,12 @@ public static class ServiceDefaultsExtensions
             .MinimumLevel.Override(HostingDiagnostics, LevelAlias.Off)
             // Under SIGSTOP/SIGCONT a service wrote 12 700 error entries with stack traces in 5 s, most of them clients that had gone.
             .Filter.With(new QuietErrors(() => Log.Logger)));
-        builder.UseLoopbackByDefault(defaultUrl);
+        // Listen on loopback unless --urls, ASPNETCORE_URLS, ASPNETCORE_HTTP_PORTS or a Kestrel section says otherwise.
+        if (string.IsNullOrWhiteSpace(builder.Configuration["urls"] ?? builder.Configuration["http_ports"] ?? builder.Configuration["https_ports"]))
+        {
+            builder.WebHost.UseUrls(defaultUrl);
+        }
+
         return builder;
     }
 
@@ -59,18 +64,6 @@ public static class ServiceDefaultsExtensions
         {
             ExitWithInvalidConfiguration($"the Serilog section cannot be used: {invalid.Message}");
         }
-    }
-
-    /// <summary>Listen on loopback unless --urls, ASPNETCORE_URLS, ASPNETCORE_HTTP_PORTS or a Kestrel section says otherwise.</summary>
-    public static WebApplicationBuilder UseLoopbackByDefault(this WebApplicationBuilder builder, string defaultUrl)
-    {
-        var configured = builder.Configuration["urls"] ?? builder.Configuration["http_ports"] ?? builder.Configuration["https_ports"];
-        if (string.IsNullOrWhiteSpace(configured))
-        {
-            builder.WebHost.UseUrls(defaultUrl);
-        }
-
-        return builder;
     }
 
     /// <summary>
@@ -101,6 +94,24 @@ public static class ServiceDefaultsExtensions
     public static OptionsBuilder<T> AddValidatedOptions<T>(this IServiceCollection services, string section)
         where T : class =>
         services.AddOptions<T>().BindConfiguration(section).ValidateDataAnnotations().ValidateOnStart();
+
+    /// <summary>
+    /// The options, or null when they are invalid. Kestrel reads its options while the app is built, before
+    /// <see cref="ExitOnInvalidConfiguration"/> can report a bad setting in one line; so a bad setting leaves Kestrel's
+    /// defaults (or binds no listener) there and is reported (exit code 2) right after.
+    /// </summary>
+    public static T? ValidOrNull<T>(this IOptions<T> options)
+        where T : class
+    {
+        try
+        {
+            return options.Value;
+        }
+        catch (Exception invalid) when (invalid is OptionsValidationException or InvalidOperationException)
+        {
+            return null;
+        }
+    }
 
     /// <summary>
     /// Runs the options validators registered with ValidateOnStart now, before anything reads options: a bad

@@ -16,19 +16,15 @@ public static class ServiceMetrics
 {
     public const string Path = "/metrics";
 
-    /// <summary>
-    /// Published by the framework itself: requests and connections, and "System.Runtime" (.NET 9 and later), whose
-    /// dotnet.process.cpu.time and dotnet.process.memory.working_set are the process's CPU and memory.
-    /// </summary>
-    public static readonly IReadOnlyList<string> FrameworkMeters = ["Microsoft.AspNetCore.Hosting", "Microsoft.AspNetCore.Server.Kestrel", "System.Runtime"];
-
     /// <summary>The framework's meters and <paramref name="meters"/>, exported in Prometheus' text format, labelled with <paramref name="application"/>.</summary>
     public static WebApplicationBuilder AddMetrics(this WebApplicationBuilder builder, string application, params string[] meters)
     {
         builder.Services.AddOpenTelemetry()
             .ConfigureResource(resource => resource.AddService(application))
             .WithMetrics(metrics => metrics
-                .AddMeter([.. FrameworkMeters, .. meters])
+                // Published by the framework itself: requests and connections, and "System.Runtime" (.NET 9 and later), whose
+                // dotnet.process.cpu.time and dotnet.process.memory.working_set are the process's CPU and memory.
+                .AddMeter(["Microsoft.AspNetCore.Hosting", "Microsoft.AspNetCore.Server.Kestrel", "System.Runtime", .. meters])
                 .AddPrometheusExporter());
         return builder;
     }

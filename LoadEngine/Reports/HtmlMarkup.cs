@@ -19,8 +19,6 @@ internal sealed record Cell(string Html, bool IsNumber = false)
     }
 
     /// <summary>"passed" or "failed" in words and a sign, never colour alone.</summary>
-    public static Cell Outcome(bool passed) => Outcome(passed ? Judgement.Passed : Judgement.Failed);
-
     public static Cell Outcome(Judgement judgement) => new(judgement switch
     {
         Judgement.Passed => "<span class=\"pass\">✓ passed</span>",

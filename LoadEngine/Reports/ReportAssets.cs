@@ -13,7 +13,6 @@ namespace LoadEngine.Reports;
 public static partial class ReportAssets
 {
     private static readonly Lazy<string> ChartJsBundle = new(() => ReadChartJs());
-    private static readonly Lazy<string> Stylesheet = new(() => Read("product.css") + Read("report.css"));
     private static readonly Lazy<string> Script = new(() => Read("report.js"));
 
     /// <summary>chart.umd.min.js as inlined: its license comments kept, its source-map comment (a reference to a file) dropped.</summary>
@@ -22,7 +21,8 @@ public static partial class ReportAssets
     /// <summary>The version named in the bundle's license banner, e.g. "4.6.1".</summary>
     public static string ChartJsVersion => BannerVersion().Match(ChartJs) is { Success: true } match ? match.Groups[1].Value : "unknown";
 
-    internal static string Css => Stylesheet.Value;
+    /// <summary>Read each time it is asked for: the report keeps its stylesheet once, with the palette.</summary>
+    internal static string Css => Read("product.css") + Read("report.css");
 
     internal static string Js => Script.Value;
 

@@ -36,8 +36,26 @@ internal static class RunSection
         }
 
         html.Append("<h3>Key figures</h3>");
-        HtmlMarkup.Facts(html, "figures", KeyFigures(stats));
-        HtmlMarkup.Facts(html, "facts", MoreFigures(stats));
+        HtmlMarkup.Facts(html, "figures",
+        [
+            ("Wall time", $"{Number(stats.WallTimeMs)} ms"),
+            ("Throughput", $"{Number(stats.ThroughputPerSecond)} calls/s"),
+            ("Calls", Whole(stats.Calls)),
+            ("Succeeded", Whole(stats.Succeeded)),
+            ("Failed", Whole(stats.Failed)),
+            ("Error rate", Percent(stats.ErrorRate)),
+            ("First call", stats.FirstCallMs is { } first ? $"{Number(first)} ms" : "—"),
+            ("Connections", stats.ConnectionsCounted ? Whole(stats.ConnectionsUsed) : "not measured"),
+        ]);
+        var service = stats.Service;
+        HtmlMarkup.Facts(html, "facts",
+        [
+            ("Warm-up", $"{Whole(stats.WarmupCalls)} calls in {Number(stats.WarmupMs)} ms"),
+            ("Allocated per call", $"{Number(stats.AllocatedBytesPerCall)} bytes"),
+            ("Answers per call", stats.AnswersPerCall is { } answers ? Number(answers) : null),
+            ("Service CPU", service.Samples == 0 ? null : $"{Number(service.CpuMeanPercent)} % mean, {Number(service.CpuMaxPercent)} % max ({Whole(service.Samples)} samples)"),
+            ("Service memory", service.MemoryMaxMegabytes is { } memory ? $"{Number(memory)} MiB at most" : null),
+        ]);
         if (stats.FirstAnswer is { } answer)
         {
             html.Append("<h3>First answer</h3><pre class=\"answer\">").Append(Escape(answer)).Append("</pre>");
@@ -48,7 +66,7 @@ internal static class RunSection
         WriteSends(html, stats.Sends);
         WriteStatusCounts(html, stats);
         html.Append("</div>");
-        ServerMessages.Write(html, stats);
+        WriteServerMessages(html, stats);
         html.Append("<h3>Charts</h3><div class=\"charts\">");
         WriteHistogram(html, run, index, stats.Histogram);
         WriteSeries(html, run, index);
@@ -79,28 +97,6 @@ internal static class RunSection
         html.Append("<h3>Request data</h3><pre class=\"request\">").Append(Escape(data)).Append("</pre>");
     }
 
-    private static IEnumerable<(string, string?)> KeyFigures(RunStats stats)
-    {
-        yield return ("Wall time", $"{Number(stats.WallTimeMs)} ms");
-        yield return ("Throughput", $"{Number(stats.ThroughputPerSecond)} calls/s");
-        yield return ("Calls", Whole(stats.Calls));
-        yield return ("Succeeded", Whole(stats.Succeeded));
-        yield return ("Failed", Whole(stats.Failed));
-        yield return ("Error rate", Percent(stats.ErrorRate));
-        yield return ("First call", stats.FirstCallMs is { } first ? $"{Number(first)} ms" : "—");
-        yield return ("Connections", stats.ConnectionsCounted ? Whole(stats.ConnectionsUsed) : "not measured");
-    }
-
-    private static IEnumerable<(string, string?)> MoreFigures(RunStats stats)
-    {
-        yield return ("Warm-up", $"{Whole(stats.WarmupCalls)} calls in {Number(stats.WarmupMs)} ms");
-        yield return ("Allocated per call", $"{Number(stats.AllocatedBytesPerCall)} bytes");
-        yield return ("Answers per call", stats.AnswersPerCall is { } answers ? Number(answers) : null);
-        var service = stats.Service;
-        yield return ("Service CPU", service.Samples == 0 ? null : $"{Number(service.CpuMeanPercent)} % mean, {Number(service.CpuMaxPercent)} % max ({Whole(service.Samples)} samples)");
-        yield return ("Service memory", service.MemoryMaxMegabytes is { } memory ? $"{Number(memory)} MiB at most" : null);
-    }
-
     private static void WriteVerdict(StringBuilder html, RunRecord run)
     {
         if (run.Verdict is not { } verdict)
@@ -120,7 +116,7 @@ internal static class RunSection
             Cell.Text(threshold.Threshold),
             Cell.Number(Figure(threshold.Measured, threshold.Unit)),
             Cell.Number($"{threshold.Operator} {Figure(threshold.Limit, threshold.Unit)}"),
-            Cell.Outcome(threshold.Passed),
+            Cell.Outcome(threshold.Passed ? Judgement.Passed : Judgement.Failed),
         ]));
         html.Append("</div>");
     }
@@ -192,6 +188,23 @@ internal static class RunSection
         html.Append("<div><h3>Status codes</h3>");
         HtmlMarkup.Table(html, "Calls by gRPC status", ["Status", "Calls", "Share"], stats.StatusCounts.OrderByDescending(pair => pair.Value).Select(pair => (IReadOnlyList<Cell>)
             [Cell.Text(pair.Key), Cell.Number(Whole(pair.Value)), Cell.Number(Percent(total == 0 ? 0 : (double)pair.Value / total))]));
+        html.Append("</div>");
+    }
+
+    /// <summary>
+    /// Failed calls by status with the server's own words: a row per kept message, and a row for a status's calls whose
+    /// message was not kept. The messages were masked and escaped where they entered the engine, and are HTML-escaped here like every text.
+    /// </summary>
+    private static void WriteServerMessages(StringBuilder html, RunStats stats)
+    {
+        if (stats.StatusDetails.Count == 0)
+        {
+            return;
+        }
+
+        html.Append("<div class=\"server-messages\"><h3>What the server said</h3>");
+        HtmlMarkup.Table(html, "Failed calls by status and the server's message", ["Status", "Calls", "Message"],
+            StatusDetails.Rows(stats.StatusDetails).Select(row => (IReadOnlyList<Cell>)[Cell.Text(row.Status), Cell.Number(Whole(row.Calls)), Cell.Text(row.Message)]));
         html.Append("</div>");
     }
 

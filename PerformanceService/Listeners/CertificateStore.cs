@@ -37,8 +37,7 @@ public sealed class CertificateStore(string folder, TimeProvider time)
             if (kept.NotAfter.ToUniversalTime() > time.GetUtcNow().UtcDateTime)
             {
                 KeepOwnerOnly(PfxPath);
-                WritePemIfMissing(kept);
-                return (kept, CertificateOrigin.Reused);
+                return (WritePem(kept, replace: false), CertificateOrigin.Reused);
             }
 
             kept.Dispose();
@@ -57,9 +56,7 @@ public sealed class CertificateStore(string folder, TimeProvider time)
         }
 
         // Served exactly as it is on disk, so what a client trusts is what the listener presents.
-        var certificate = Load();
-        Publish(PemPath, System.Text.Encoding.ASCII.GetBytes(certificate.ExportCertificatePem()), null, replace: true);
-        return (certificate, origin);
+        return (WritePem(Load(), replace: true), origin);
     }
 
     private static X509Certificate2 Create(DateTimeOffset now)
@@ -113,12 +110,15 @@ public sealed class CertificateStore(string folder, TimeProvider time)
         }
     }
 
-    private void WritePemIfMissing(X509Certificate2 certificate)
+    /// <summary>The public certificate beside the key, written unless it is there and <paramref name="replace"/> is false.</summary>
+    private X509Certificate2 WritePem(X509Certificate2 certificate, bool replace)
     {
-        if (!File.Exists(PemPath))
+        if (replace || !File.Exists(PemPath))
         {
             Publish(PemPath, System.Text.Encoding.ASCII.GetBytes(certificate.ExportCertificatePem()), null, replace: true);
         }
+
+        return certificate;
     }
 
     /// <summary>Writes <paramref name="path"/> whole or not at all; false when it exists and <paramref name="replace"/> is false.</summary>

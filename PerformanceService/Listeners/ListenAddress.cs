@@ -1,3 +1,4 @@
+using System.ComponentModel.DataAnnotations;
 using System.Diagnostics.CodeAnalysis;
 using System.Net;
 using Microsoft.AspNetCore.Server.Kestrel.Core;
@@ -47,11 +48,9 @@ public sealed record ListenAddress(string Scheme, string Host, int Port, string?
         return true;
     }
 
-    /// <summary>A listener's setting read: no address and no problem when it is empty, which turns that listener off.</summary>
-    public static (ListenAddress? Address, string? Problem) FromSetting(string? url, string scheme, string key) =>
-        string.IsNullOrWhiteSpace(url) ? (null, null)
-        : TryParse(url.Trim(), scheme, key, out var address, out var problem) ? (address, null)
-        : (null, problem);
+    /// <summary>A listener's setting read: no address when it is empty, which turns that listener off (or when it is bad: see <see cref="ListenUrlAttribute"/>).</summary>
+    public static ListenAddress? FromSetting(string? url, string scheme) =>
+        !string.IsNullOrWhiteSpace(url) && TryParse(url.Trim(), scheme, "", out var address, out _) ? address : null;
 
     /// <summary>Adds this address to Kestrel's endpoints; <paramref name="configure"/> sets the protocols and TLS.</summary>
     public void Bind(KestrelServerOptions kestrel, Action<ListenOptions> configure)
@@ -85,4 +84,14 @@ public sealed record ListenAddress(string Scheme, string Host, int Port, string?
     private static string SchemeHint(string scheme) => scheme == Uri.UriSchemeHttps
         ? "; it is the TLS listener."
         : "; TLS has its own listener, Protocols:TlsUrl.";
+}
+
+/// <summary>A listener's URL setting, named <paramref name="key"/>: empty turns the listener off, anything else must be a <paramref name="scheme"/> address.</summary>
+[AttributeUsage(AttributeTargets.Property)]
+public sealed class ListenUrlAttribute(string scheme, string key) : ValidationAttribute
+{
+    protected override ValidationResult? IsValid(object? value, ValidationContext validationContext) =>
+        value is string url && !string.IsNullOrWhiteSpace(url) && !ListenAddress.TryParse(url.Trim(), scheme, key, out _, out var problem)
+            ? new ValidationResult(problem, [validationContext.MemberName!])
+            : ValidationResult.Success;
 }

@@ -1,4 +1,5 @@
 using System.Security.Cryptography;
+using System.Security.Cryptography.X509Certificates;
 using GrpcBestPractices.ServiceDefaults;
 using Microsoft.AspNetCore.Server.Kestrel.Core;
 using Microsoft.AspNetCore.Server.Kestrel.Transport.Sockets;
@@ -8,7 +9,7 @@ using PerformanceService.Metrics;
 
 namespace PerformanceService.Listeners;
 
-public static class ListenerSetup
+public static partial class ListenerSetup
 {
     private const string NoAddress = ";";
 
@@ -32,9 +33,6 @@ public static class ListenerSetup
         builder.Services.AddValidatedOptions<MetricsListenerOptions>(MetricsListenerOptions.Section);
         builder.Services.TryAddSingleton(TimeProvider.System);
         builder.Services.AddSingleton<ConnectionCounter>();
-        builder.Services.AddSingleton<ServiceCertificate>();
-        builder.Services.AddSingleton<ServiceListeners>();
-        builder.Services.AddHostedService<ListenerAnnouncer>();
         builder.Services.AddOptions<KestrelServerOptions>()
             .Configure<IServiceProvider>((kestrel, services) => Listen(kestrel, h2c, services));
         builder.Services.AddOptions<SocketTransportOptions>()
@@ -47,88 +45,94 @@ public static class ListenerSetup
         // Kestrel's default, stated because lesson 2 depends on it: about 100 calls in flight per connection.
         kestrel.Limits.Http2.MaxStreamsPerConnection = 100;
         var counter = services.GetRequiredService<ConnectionCounter>();
-        var listeners = services.GetRequiredService<ServiceListeners>();
-        kestrel.ConfigureEndpointDefaults(listen =>
+        // What Kestrel was told to bind, announced once it has bound it (its own "Now listening on:" lines come first): one
+        // line per listener, saying what it speaks, with the port the system really gave for port 0.
+        var bound = new List<(string Speaks, ListenAddress Address, ListenOptions Listen)>();
+        var logger = services.GetRequiredService<ILoggerFactory>().CreateLogger(typeof(ListenerSetup));
+        services.GetRequiredService<IHostApplicationLifetime>().ApplicationStarted.Register(() =>
         {
-            listen.Protocols = HttpProtocols.Http2;
-            listen.Use(next => async connection =>
+            foreach (var (speaks, address, listen) in bound)
             {
-                if (listeners.IsMetrics(listen))
+                ListeningFor(logger, speaks, address.Bound(listen));
+            }
+        });
+
+        void Bind(ListenAddress address, string speaks, HttpProtocols protocols, X509Certificate2? certificate = null, bool scrape = false) => address.Bind(kestrel, listen =>
+        {
+            listen.Protocols = protocols;
+            // A scrape is not load: a connection to the metrics listener is marked, and one to any other is counted.
+            listen.Use(next => scrape
+                ? connection =>
                 {
                     connection.Features.Set(MetricsConnection.Instance);
-                    await next(connection);
-                    return;
+                    return next(connection);
                 }
+                : async connection =>
+                {
+                    counter.Opened();
+                    try
+                    {
+                        await next(connection);
+                    }
+                    finally
+                    {
+                        counter.Closed();
+                    }
+                });
+            if (certificate is not null)
+            {
+                listen.UseHttps(certificate);
+            }
 
-                counter.Opened();
-                try
-                {
-                    await next(connection);
-                }
-                finally
-                {
-                    counter.Closed();
-                }
-            });
+            bound.Add((speaks, address, listen));
         });
 
         foreach (var address in h2c)
         {
-            address.Bind(kestrel, listen => listeners.Add(ListenerKind.H2c, address, listen));
+            Bind(address, "h2c (gRPC and REST over prior-knowledge HTTP/2)", HttpProtocols.Http2);
         }
 
-        // Kestrel reads its options while the app is built, before ExitOnInvalidConfiguration can report a bad setting in
-        // one line; so a bad Protocols or Metrics section binds none of its listeners here and is reported (exit code 2) right after.
-        var protocols = Configured<ProtocolsOptions>(services);
+        // A bad Protocols or Metrics section binds none of its listeners here (see ValidOrNull).
+        var protocols = services.GetRequiredService<IOptions<ProtocolsOptions>>().ValidOrNull();
         if (protocols?.Http1Address is { } http1)
         {
-            http1.Bind(kestrel, listen =>
-            {
-                listen.Protocols = HttpProtocols.Http1;
-                listeners.Add(ListenerKind.Http1, http1, listen);
-            });
+            Bind(http1, "HTTP/1.1 (REST)", HttpProtocols.Http1);
         }
 
         if (protocols?.TlsAddress is { } tls)
         {
-            var certificate = Certificate(services);
-            tls.Bind(kestrel, listen =>
-            {
-                listen.Protocols = HttpProtocols.Http1AndHttp2;
-                listen.UseHttps(certificate);
-                listeners.Add(ListenerKind.Tls, tls, listen);
-            });
+            Bind(tls, "TLS (HTTP/1.1 and HTTP/2 by ALPN)", HttpProtocols.Http1AndHttp2, Certificate(services, logger));
         }
 
-        if (Configured<MetricsListenerOptions>(services)?.Address is { } metrics)
+        if (services.GetRequiredService<IOptions<MetricsListenerOptions>>().ValidOrNull()?.Address is { } metrics)
         {
-            metrics.Bind(kestrel, listen =>
-            {
-                listen.Protocols = HttpProtocols.Http1;
-                listeners.Add(ListenerKind.Metrics, metrics, listen);
-            });
+            Bind(metrics, "metrics (Prometheus /metrics and /health over HTTP/1.1)", HttpProtocols.Http1, scrape: true);
         }
     }
 
-    /// <summary>The options, or null when they are invalid: ExitOnInvalidConfiguration reports them right after the build.</summary>
-    private static TOptions? Configured<TOptions>(IServiceProvider services)
-        where TOptions : class
+    /// <summary>The TLS listener's certificate from <see cref="ProtocolsOptions.CertificateFolder"/>, made or reused, and the log says which.</summary>
+    private static X509Certificate2 Certificate(IServiceProvider services, ILogger logger)
     {
+        var folder = Path.GetFullPath(services.GetRequiredService<IOptions<ProtocolsOptions>>().Value.CertificateFolder, services.GetRequiredService<IHostEnvironment>().ContentRootPath);
+        var store = new CertificateStore(folder, services.GetRequiredService<TimeProvider>());
         try
         {
-            return services.GetRequiredService<IOptions<TOptions>>().Value;
-        }
-        catch (OptionsValidationException)
-        {
-            return null;
-        }
-    }
+            var (certificate, origin) = store.LoadOrCreate();
+            var until = certificate.NotAfter.ToUniversalTime();
+            switch (origin)
+            {
+                case CertificateOrigin.Created:
+                    Created(logger, certificate.Thumbprint, until, store.PemPath);
+                    break;
+                case CertificateOrigin.RenewedAfterExpiry:
+                    Renewed(logger, certificate.Thumbprint, until, store.PemPath);
+                    break;
+                default:
+                    Reused(logger, certificate.Thumbprint, until, store.PfxPath);
+                    break;
+            }
 
-    private static System.Security.Cryptography.X509Certificates.X509Certificate2 Certificate(IServiceProvider services)
-    {
-        try
-        {
-            return services.GetRequiredService<ServiceCertificate>().Certificate;
+            return certificate;
         }
         catch (Exception unusable) when (unusable is IOException or UnauthorizedAccessException or InvalidOperationException or CryptographicException)
         {
@@ -162,4 +166,16 @@ public static class ListenerSetup
 
     private static IEnumerable<string> Ports(string? ports, string scheme) =>
         (ports ?? string.Empty).Split(';', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries).Select(port => $"{scheme}://*:{port}");
+
+    [LoggerMessage(Level = LogLevel.Information, Message = "Made a self-signed certificate for localhost, 127.0.0.1 and ::1 (thumbprint {Thumbprint}, valid until {NotAfter:yyyy-MM-dd}); clients trust {PemPath}")]
+    private static partial void Created(ILogger logger, string thumbprint, DateTime notAfter, string pemPath);
+
+    [LoggerMessage(Level = LogLevel.Warning, Message = "The service certificate had expired; made a new one (thumbprint {Thumbprint}, valid until {NotAfter:yyyy-MM-dd}): clients must trust the new {PemPath}")]
+    private static partial void Renewed(ILogger logger, string thumbprint, DateTime notAfter, string pemPath);
+
+    [LoggerMessage(Level = LogLevel.Information, Message = "Using the service certificate {Thumbprint} (valid until {NotAfter:yyyy-MM-dd}) from {PfxPath}")]
+    private static partial void Reused(ILogger logger, string thumbprint, DateTime notAfter, string pfxPath);
+
+    [LoggerMessage(Level = LogLevel.Information, Message = "Listening for {Listener} on {Address}")]
+    private static partial void ListeningFor(ILogger logger, string listener, string address);
 }

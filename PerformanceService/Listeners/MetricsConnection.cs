@@ -9,9 +9,5 @@ public sealed class MetricsConnection
 {
     public static readonly MetricsConnection Instance = new();
 
-    private MetricsConnection()
-    {
-    }
-
     public static bool CameIn(HttpContext context) => context.Features.Get<MetricsConnection>() is not null;
 }

@@ -7,25 +7,14 @@ namespace PerformanceService.Listeners;
 /// Prometheus scrape speaks HTTP/1.1, so <c>/metrics</c> and <c>/health</c> have a cleartext HTTP/1.1 listener of their
 /// own, and are served nowhere else.
 /// </summary>
-public sealed class MetricsListenerOptions : IValidatableObject
+public sealed class MetricsListenerOptions
 {
     public const string Section = "Metrics";
 
-    private const string UrlKey = "Metrics:Url";
-
     /// <summary>Cleartext, HTTP/1.1 only: GET /metrics and /health. Empty turns the listener off (and the service exports no metrics).</summary>
+    [ListenUrl("http", "Metrics:Url")]
     public string Url { get; set; } = "http://127.0.0.1:5003";
 
     /// <summary>The listener's address, or null when it is off.</summary>
-    public ListenAddress? Address => Read().Address;
-
-    public IEnumerable<ValidationResult> Validate(ValidationContext validationContext)
-    {
-        if (Read().Problem is { } problem)
-        {
-            yield return new ValidationResult(problem, [nameof(Url)]);
-        }
-    }
-
-    private (ListenAddress? Address, string? Problem) Read() => ListenAddress.FromSetting(Url, Uri.UriSchemeHttp, UrlKey);
+    public ListenAddress? Address => ListenAddress.FromSetting(Url, Uri.UriSchemeHttp);
 }

@@ -6,14 +6,16 @@ namespace PerformanceService.Listeners;
 /// The listeners beside the h2c one from <c>--urls</c> (section <c>Protocols</c>). Cleartext HTTP/1.1 and prior-knowledge
 /// HTTP/2 cannot share a port without TLS, so REST over HTTP/1.1 has its own; TLS lets ALPN pick either version.
 /// </summary>
-public sealed class ProtocolsOptions : IValidatableObject
+public sealed class ProtocolsOptions
 {
     public const string Section = "Protocols";
 
     /// <summary>Cleartext, HTTP/1.1 only (REST; gRPC fails here). Empty turns the listener off.</summary>
+    [ListenUrl("http", "Protocols:Http1Url")]
     public string Http1Url { get; set; } = "http://127.0.0.1:5002";
 
     /// <summary>TLS, HTTP/1.1 and HTTP/2 by ALPN (gRPC and REST). Empty turns the listener off.</summary>
+    [ListenUrl("https", "Protocols:TlsUrl")]
     public string TlsUrl { get; set; } = "https://127.0.0.1:5001";
 
     /// <summary>
@@ -29,25 +31,9 @@ public sealed class ProtocolsOptions : IValidatableObject
     [Required(AllowEmptyStrings = false, ErrorMessage = "Protocols:CertificateFolder must name the folder that keeps the service's certificate (default: data).")]
     public string CertificateFolder { get; set; } = "data";
 
-    private const string Http1Key = "Protocols:Http1Url";
-    private const string TlsKey = "Protocols:TlsUrl";
-
     /// <summary>The HTTP/1.1 listener's address, or null when it is off.</summary>
-    public ListenAddress? Http1Address => ListenAddress.FromSetting(Http1Url, Uri.UriSchemeHttp, Http1Key).Address;
+    public ListenAddress? Http1Address => ListenAddress.FromSetting(Http1Url, Uri.UriSchemeHttp);
 
     /// <summary>The TLS listener's address, or null when it is off.</summary>
-    public ListenAddress? TlsAddress => ListenAddress.FromSetting(TlsUrl, Uri.UriSchemeHttps, TlsKey).Address;
-
-    public IEnumerable<ValidationResult> Validate(ValidationContext validationContext)
-    {
-        if (ListenAddress.FromSetting(Http1Url, Uri.UriSchemeHttp, Http1Key).Problem is { } http1)
-        {
-            yield return new ValidationResult(http1, [nameof(Http1Url)]);
-        }
-
-        if (ListenAddress.FromSetting(TlsUrl, Uri.UriSchemeHttps, TlsKey).Problem is { } tls)
-        {
-            yield return new ValidationResult(tls, [nameof(TlsUrl)]);
-        }
-    }
+    public ListenAddress? TlsAddress => ListenAddress.FromSetting(TlsUrl, Uri.UriSchemeHttps);
 }

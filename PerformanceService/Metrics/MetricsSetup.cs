@@ -9,8 +9,7 @@ public static class MetricsSetup
     public static WebApplicationBuilder AddServiceMetrics(this WebApplicationBuilder builder)
     {
         builder.AddMetrics("service", GrpcServerCounters.MeterName);
-        builder.Services.AddSingleton<GrpcServerCounters>();
-        builder.Services.AddHostedService(services => services.GetRequiredService<GrpcServerCounters>());
+        builder.Services.AddHostedService<GrpcServerCounters>();
         return builder;
     }
 

@@ -34,11 +34,11 @@ public sealed class ProtocolCounter
     public IReadOnlyList<ProtocolRequests> Snapshot() =>
     [
         .. _counts
-            .OrderBy(count => count.Key.Api).ThenBy(count => count.Key.Version).ThenBy(count => count.Key.Tls)
-            .Select(count => new ProtocolRequests(Name(count.Key.Api), Name(count.Key.Version), count.Key.Tls == SslProtocols.None ? "none" : count.Key.Tls.ToString(), Interlocked.Read(ref count.Value.Value))),
+            .OrderBy(count => count.Key.Api).ThenBy(count => count.Key.Version, StringComparer.Ordinal).ThenBy(count => count.Key.Tls)
+            .Select(count => new ProtocolRequests(Name(count.Key.Api), count.Key.Version, count.Key.Tls == SslProtocols.None ? "none" : count.Key.Tls.ToString(), Interlocked.Read(ref count.Value.Value))),
     ];
 
-    public static string Name(WorkloadApi api) => api switch
+    private static string Name(WorkloadApi api) => api switch
     {
         WorkloadApi.Grpc => "grpc",
         WorkloadApi.GrpcCodeFirst => "grpc-code-first",
@@ -47,27 +47,11 @@ public sealed class ProtocolCounter
         _ => "none",
     };
 
-    private static HttpVersionSeen Version(string protocol) =>
-        HttpProtocol.IsHttp2(protocol) ? HttpVersionSeen.Http2
-        : HttpProtocol.IsHttp11(protocol) ? HttpVersionSeen.Http11
-        : HttpProtocol.IsHttp3(protocol) ? HttpVersionSeen.Http3
-        : HttpVersionSeen.Other;
+    private static string Version(string protocol) =>
+        HttpProtocol.IsHttp2(protocol) ? HttpProtocol.Http2
+        : HttpProtocol.IsHttp11(protocol) ? HttpProtocol.Http11
+        : HttpProtocol.IsHttp3(protocol) ? HttpProtocol.Http3
+        : "other";
 
-    private static string Name(HttpVersionSeen version) => version switch
-    {
-        HttpVersionSeen.Http11 => "HTTP/1.1",
-        HttpVersionSeen.Http2 => "HTTP/2",
-        HttpVersionSeen.Http3 => "HTTP/3",
-        _ => "other",
-    };
-
-    private enum HttpVersionSeen : byte
-    {
-        Http11,
-        Http2,
-        Http3,
-        Other,
-    }
-
-    private readonly record struct Key(WorkloadApi Api, HttpVersionSeen Version, SslProtocols Tls);
+    private readonly record struct Key(WorkloadApi Api, string Version, SslProtocols Tls);
 }

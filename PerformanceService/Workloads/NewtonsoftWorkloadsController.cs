@@ -68,19 +68,18 @@ public sealed class NewtonsoftWorkloadsController(IOptions<WorkloadOptions> opti
     /// A body that is not JSON is a 415 naming what is allowed; checked before MVC's formatters try to read it (they
     /// would answer a bare 415 of their own).
     /// </summary>
-    private sealed class RequireJsonBodyAttribute : Attribute, IResourceFilter
+    private sealed class RequireJsonBodyAttribute : Attribute, IAsyncResourceFilter
     {
-        public void OnResourceExecuting(ResourceExecutingContext context)
+        public Task OnResourceExecutionAsync(ResourceExecutingContext context, ResourceExecutionDelegate next)
         {
-            if (!context.HttpContext.Request.HasJsonContentType())
+            if (context.HttpContext.Request.HasJsonContentType())
             {
-                context.Result = ProblemResult(RestProblems.Create(
-                    StatusCodes.Status415UnsupportedMediaType, RestProblems.WrongContentType(context.HttpContext.Request.ContentType, RestProblems.JsonContentType)));
+                return next();
             }
-        }
 
-        public void OnResourceExecuted(ResourceExecutedContext context)
-        {
+            context.Result = ProblemResult(RestProblems.Create(
+                StatusCodes.Status415UnsupportedMediaType, RestProblems.WrongContentType(context.HttpContext.Request.ContentType, RestProblems.JsonContentType)));
+            return Task.CompletedTask;
         }
     }
 }

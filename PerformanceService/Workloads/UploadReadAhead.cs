@@ -1,3 +1,4 @@
+using GrpcBestPractices.ServiceDefaults;
 using Microsoft.AspNetCore.Server.Kestrel.Core;
 using Microsoft.AspNetCore.Server.Kestrel.Transport.Sockets;
 using Microsoft.Extensions.Options;
@@ -17,8 +18,8 @@ public static class UploadReadAhead
 {
     public static WebApplicationBuilder BoundUploadReadAhead(this WebApplicationBuilder builder)
     {
-        builder.Services.AddOptions<KestrelServerOptions>().Configure<IOptions<WorkloadOptions>>((kestrel, workloads) => Bound(kestrel, ReadAhead(workloads)));
-        builder.Services.AddOptions<SocketTransportOptions>().Configure<IOptions<WorkloadOptions>>((sockets, workloads) => Bound(sockets, ReadAhead(workloads)));
+        builder.Services.AddOptions<KestrelServerOptions>().Configure<IOptions<WorkloadOptions>>((kestrel, workloads) => Bound(kestrel, workloads.ValidOrNull()?.UploadReadAheadBytes));
+        builder.Services.AddOptions<SocketTransportOptions>().Configure<IOptions<WorkloadOptions>>((sockets, workloads) => Bound(sockets, workloads.ValidOrNull()?.UploadReadAheadBytes));
         return builder;
     }
 
@@ -42,20 +43,6 @@ public static class UploadReadAhead
         if (bytes is { } readAhead)
         {
             sockets.MaxReadBufferSize = readAhead;
-        }
-    }
-
-    // Kestrel reads its options while the app is built, before ExitOnInvalidConfiguration can report a bad setting in one
-    // line; so a bad value leaves Kestrel's defaults here and is reported (exit code 2) right after.
-    private static int? ReadAhead(IOptions<WorkloadOptions> workloads)
-    {
-        try
-        {
-            return workloads.Value.UploadReadAheadBytes;
-        }
-        catch (Exception invalid) when (invalid is OptionsValidationException or InvalidOperationException)
-        {
-            return null;
         }
     }
 }

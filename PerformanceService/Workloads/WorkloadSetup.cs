@@ -23,13 +23,6 @@ public static class WorkloadSetup
         return builder.BoundUploadReadAhead();
     }
 
-    /// <summary>Counts each workload request by what carried it, and keeps a REST client that leaves out of the error log.</summary>
-    public static WebApplication UseWorkloadTraffic(this WebApplication app)
-    {
-        app.UseMiddleware<WorkloadTrafficMiddleware>();
-        return app;
-    }
-
     public static WebApplication MapWorkloads(this WebApplication app)
     {
         app.MapGrpcService<ContractFirstWorkloadsService>();

@@ -24,9 +24,18 @@ public sealed class PostgresHistoryTests(SystemFixture system, PostgresServer po
         var ended = await firstHttp.WaitUntilFinishedAsync($"/api/runs/{id}", Patience);
 
         Assert.Equal("Completed", ended.GetProperty("state").GetString());
+        // The gateway answers an ended run from its memory while the history writes it (DurableRunStore): wait for the row.
         using (var store = new RunStore(HistoryDatabase.OpenPostgres(history)))
         {
-            Assert.Equal((RunState.Completed, 20L), await store.GetAsync(Guid.Parse(id)) is { } stored ? (stored.State, stored.Stats!.Calls) : default);
+            var deadline = DateTime.UtcNow + Patience;
+            var stored = await store.GetAsync(Guid.Parse(id));
+            while (stored?.State != RunState.Completed && DateTime.UtcNow < deadline)
+            {
+                await Task.Delay(50);
+                stored = await store.GetAsync(Guid.Parse(id));
+            }
+
+            Assert.Equal((RunState.Completed, 20L), stored is { } row ? (row.State, row.Stats!.Calls) : default);
         }
 
         await using var second = await StartGatewayAsync(history);

@@ -76,7 +76,5 @@ public static class RestFailures
         }
         : CallFailure.Chain(error).Any(cause => cause is SocketException or IOException) ? StatusCode.Unavailable : StatusCode.Internal;
 
-    public static CallFailedException EmptyBody(Uri uri) => new(StatusCode.Internal, $"The answer from {uri} had no JSON value.");
-
     private static string Shortened(string body) => body.Length <= 500 ? body : body[..500] + "…";
 }

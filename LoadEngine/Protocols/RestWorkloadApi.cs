@@ -45,7 +45,7 @@ public sealed class RestWorkloadApi(HttpClient http, RestRoutes routes, JsonCode
         {
             using var response = await http.SendAsync(request, HttpCompletionOption.ResponseHeadersRead, call.Token);
             await RestFailures.ThrowIfFailedAsync(response, call.Token);
-            return result(await json.ReadAsync<T>(response.Content, call.Token) ?? throw RestFailures.EmptyBody(uri));
+            return result(await json.ReadAsync<T>(response.Content, call.Token) ?? throw new CallFailedException(StatusCode.Internal, $"The answer from {uri} had no JSON value."));
         }
         catch (Exception error) when (error is not CallFailedException)
         {

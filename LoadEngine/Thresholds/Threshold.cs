@@ -121,11 +121,7 @@ public sealed record Threshold(string Text, ThresholdMetric Metric, double? Perc
     /// plan's <see cref="Runs.RunPlan.Percentiles"/> so that the run reports every one.
     /// </summary>
     public static IReadOnlyList<double> PercentilesNeeded(IEnumerable<Threshold> thresholds) =>
-        thresholds.Where(threshold => threshold.Percentile is not null)
-            .Select(threshold => threshold.Percentile!.Value)
-            .Distinct()
-            .Order()
-            .ToList();
+        [.. thresholds.Select(threshold => threshold.Percentile).OfType<double>().Distinct().Order()];
 
     /// <summary>Reads one threshold, or says what was wrong with it (at <paramref name="position"/> of a list) and shows <see cref="AcceptedForm"/>.</summary>
     public static bool TryParse(string? text, out Threshold threshold, out string error, int? position = null)

@@ -74,19 +74,17 @@ public readonly record struct CallFailure(StatusCode Status, string Detail, stri
             ? ": the port answered in something other than TLS, as a cleartext HTTP/2 (h2c) port does; call it over http:// (with a host:port, --insecure)"
             : "";
 
-    private static T? Find<T>(Exception? error)
-        where T : Exception
+    /// <summary>An exception and those beneath it, outermost first.</summary>
+    public static IEnumerable<Exception> Chain(Exception? error)
     {
         for (var cause = error; cause is not null; cause = cause.InnerException)
         {
-            if (cause is T found)
-            {
-                return found;
-            }
+            yield return cause;
         }
-
-        return null;
     }
+
+    private static T? Find<T>(Exception? error)
+        where T : Exception => Chain(error).OfType<T>().FirstOrDefault();
 
     /// <summary>
     /// A failure's detail, and the client's own exception beneath it when the detail does not say it: "Error connecting to

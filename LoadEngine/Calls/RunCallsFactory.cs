@@ -27,7 +27,8 @@ public sealed class RunCallsFactory(IServiceProvider scope)
         }
 
         var described = plan.Described is null ? null : await DescribedTarget.OfAsync(plan, cancellation);
-        return Compose(StrategyList.Resolve(scope, plan.Strategy), plan, described);
+        // From the run's own DI scope, so a one-per-run strategy is disposed with it.
+        return Compose(scope.GetRequiredKeyedService<IChannelStrategy>(plan.Strategy), plan, described);
     }
 
     /// <summary>

@@ -44,15 +44,13 @@ public sealed class ChannelFactory
     }
 
     /// <summary>What a generated client's constructor makes of a channel, with the connection's metadata and compression on every call.</summary>
-    public CallInvoker CreateInvoker(GrpcChannel channel) => Intercept(channel.CreateCallInvoker());
-
-    /// <summary><paramref name="invoker"/> with the connection's metadata and compression on every call (itself when there are none).</summary>
-    public CallInvoker Intercept(CallInvoker invoker) => Connection.Interceptor is { } interceptor ? invoker.Intercept(interceptor) : invoker;
+    public CallInvoker CreateInvoker(GrpcChannel channel) => Connection.Intercept(channel.CreateCallInvoker());
 
     /// <summary>The handler settings every strategy shares; each strategy then states the ones its lesson is about.</summary>
-    public SocketsHttpHandler CreateHandler()
+    /// <param name="multipleConnections">Whether the handler may open more HTTP/2 connections when one is full.</param>
+    public SocketsHttpHandler CreateHandler(bool multipleConnections = false)
     {
-        var handler = ApplyEngineLimits(new SocketsHttpHandler());
+        var handler = ApplyEngineLimits(new SocketsHttpHandler { EnableMultipleHttp2Connections = multipleConnections });
         // The client never drops an idle connection itself, so whether one survives a pause is the server's (lesson 3).
         handler.PooledConnectionIdleTimeout = Timeout.InfiniteTimeSpan;
         return handler;
@@ -80,19 +78,13 @@ public sealed class ChannelFactory
 /// <summary>The chapter's wrapper: one channel for the app's life, a new (cheap) client per call.</summary>
 public sealed class ClientWrapper(ChannelFactory channels) : IDisposable
 {
-    public GrpcChannel Channel { get; } = channels.CreateChannel(WithGrpcDefaults(channels.CreateHandler()));
+    // What GrpcChannel.ForAddress sets on a handler it makes itself; a handler passed in has to say it.
+    public GrpcChannel Channel { get; } = channels.CreateChannel(channels.CreateHandler(multipleConnections: true));
 
     /// <summary>A new client's invoker on the one channel (what a generated client's constructor makes), with the connection's metadata.</summary>
     public CallInvoker CreateInvoker() => channels.CreateInvoker(Channel);
 
     public void Dispose() => Channel.Dispose();
-
-    // What GrpcChannel.ForAddress sets on a handler it makes itself; a handler passed in has to say it.
-    private static SocketsHttpHandler WithGrpcDefaults(SocketsHttpHandler handler)
-    {
-        handler.EnableMultipleHttp2Connections = true;
-        return handler;
-    }
 }
 
 /// <summary>

@@ -4,6 +4,7 @@ using System.Security.Cryptography.X509Certificates;
 using System.Text.RegularExpressions;
 using Grpc.Core;
 using Grpc.Core.Interceptors;
+using LoadEngine.Protocols;
 
 namespace LoadEngine.Clients;
 
@@ -291,103 +292,43 @@ public sealed record ConnectionSettingNames(
 }
 
 /// <summary>A <see cref="TargetConnection"/> checked and loaded: what every handler, channel and call of the engine gets from it.</summary>
-public sealed class LoadedConnection
+/// <param name="headers">The metadata (and the compression's header) every call gets, as sent; never modified once loaded.</param>
+public sealed class LoadedConnection(bool secure, X509Certificate2Collection? authorities, X509Certificate2? client, bool anyCertificate, string? authority, Metadata headers)
 {
-    private readonly X509Certificate2Collection? _authorities;
-    private readonly X509Certificate2? _client;
-    private readonly bool _anyCertificate;
-    private readonly Metadata _headers;
-
-    internal LoadedConnection(bool secure, X509Certificate2Collection? authorities, X509Certificate2? client, bool anyCertificate, string? authority, Metadata headers)
-    {
-        IsSecure = secure;
-        _authorities = authorities;
-        _client = client;
-        _anyCertificate = anyCertificate;
-        Authority = authority;
-        _headers = headers;
-        Interceptor = headers.Count > 0 ? new HeadersInterceptor(headers) : null;
-    }
-
-    /// <summary>Nothing set: handlers, channels and calls exactly as without a connection.</summary>
-    public static LoadedConnection None { get; } = new(false, null, null, false, null, []);
-
-    public bool IsSecure { get; }
-
-    public string? Authority { get; }
-
-    /// <summary>Adds the metadata (and the compression's header) to every call; null when there is none to add.</summary>
-    public Interceptor? Interceptor { get; }
+    public string? Authority => authority;
 
     /// <summary>The headers every call gets, as sent.</summary>
-    public IReadOnlyList<Metadata.Entry> Headers => [.. _headers];
+    public IReadOnlyList<Metadata.Entry> Headers => [.. headers];
 
     /// <summary>TLS options for one handler; null when the defaults apply (cleartext, or https:// trusting the system's CAs).</summary>
     public SslClientAuthenticationOptions? SslOptions()
     {
-        if (!IsSecure || (_authorities is null && _client is null && !_anyCertificate))
+        if (!secure || (authorities is null && client is null && !anyCertificate))
         {
             return null;
         }
 
         var options = new SslClientAuthenticationOptions();
-        if (_client is not null)
+        if (client is not null)
         {
-            options.ClientCertificates = [_client];
+            options.ClientCertificates = [client];
         }
 
-        if (_anyCertificate)
+        if (anyCertificate)
         {
             options.RemoteCertificateValidationCallback = (_, _, _, _) => true;
         }
-        else if (_authorities is not null)
+        else if (authorities is not null)
         {
-            // Only the given CAs are roots: the system's store is not consulted, the host name and expiry still are.
-            var policy = new X509ChainPolicy { TrustMode = X509ChainTrustMode.CustomRootTrust, RevocationMode = X509RevocationMode.NoCheck };
-            policy.CustomTrustStore.AddRange(_authorities);
-            options.CertificateChainPolicy = policy;
+            options.CertificateChainPolicy = TlsTrust.RootedIn(authorities);
         }
 
         return options;
     }
-}
 
-/// <summary>Adds the connection's metadata to every call's headers, before any the call brings itself.</summary>
-internal sealed class HeadersInterceptor(Metadata headers) : Interceptor
-{
-    public override TResponse BlockingUnaryCall<TRequest, TResponse>(TRequest request, ClientInterceptorContext<TRequest, TResponse> context, BlockingUnaryCallContinuation<TRequest, TResponse> continuation) =>
-        continuation(request, With(context));
-
-    public override AsyncUnaryCall<TResponse> AsyncUnaryCall<TRequest, TResponse>(TRequest request, ClientInterceptorContext<TRequest, TResponse> context, AsyncUnaryCallContinuation<TRequest, TResponse> continuation) =>
-        continuation(request, With(context));
-
-    public override AsyncServerStreamingCall<TResponse> AsyncServerStreamingCall<TRequest, TResponse>(TRequest request, ClientInterceptorContext<TRequest, TResponse> context, AsyncServerStreamingCallContinuation<TRequest, TResponse> continuation) =>
-        continuation(request, With(context));
-
-    public override AsyncClientStreamingCall<TRequest, TResponse> AsyncClientStreamingCall<TRequest, TResponse>(ClientInterceptorContext<TRequest, TResponse> context, AsyncClientStreamingCallContinuation<TRequest, TResponse> continuation) =>
-        continuation(With(context));
-
-    public override AsyncDuplexStreamingCall<TRequest, TResponse> AsyncDuplexStreamingCall<TRequest, TResponse>(ClientInterceptorContext<TRequest, TResponse> context, AsyncDuplexStreamingCallContinuation<TRequest, TResponse> continuation) =>
-        continuation(With(context));
-
-    private ClientInterceptorContext<TRequest, TResponse> With<TRequest, TResponse>(ClientInterceptorContext<TRequest, TResponse> context)
-        where TRequest : class
-        where TResponse : class
-    {
-        // A new collection per call: the call's own headers (if any) join the shared, never-modified entries.
-        var merged = new Metadata();
-        foreach (var entry in headers)
-        {
-            merged.Add(entry);
-        }
-
-        foreach (var entry in context.Options.Headers ?? [])
-        {
-            merged.Add(entry);
-        }
-
-        return new(context.Method, context.Host, context.Options.WithHeaders(merged));
-    }
+    /// <summary><paramref name="invoker"/> adding the headers to every call, before any the call brings itself (itself when there are none).</summary>
+    public CallInvoker Intercept(CallInvoker invoker) =>
+        headers.Count == 0 ? invoker : invoker.Intercept(own => [.. headers, .. own]);
 }
 
 /// <summary>Sets every request's Host header: HTTP/2's :authority, and the name SocketsHttpHandler's TLS handshake asks for (SNI) and checks.</summary>

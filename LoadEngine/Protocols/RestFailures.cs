@@ -18,7 +18,8 @@ public static class RestFailures
         var call = CancellationTokenSource.CreateLinkedTokenSource(options.CancellationToken);
         if (options.Deadline is { } deadline && deadline != DateTime.MaxValue)
         {
-            call.CancelAfter(Max(deadline - DateTime.UtcNow, TimeSpan.Zero));
+            var left = deadline - DateTime.UtcNow;
+            call.CancelAfter(left > TimeSpan.Zero ? left : TimeSpan.Zero);
         }
 
         return call;
@@ -64,32 +65,16 @@ public static class RestFailures
     /// error code where there is one, else Unavailable when a socket or I/O error is in the chain (connection refused, a
     /// protocol mismatch), else Internal (a body that is not the JSON expected, a TLS certificate refused).
     /// </summary>
-    public static StatusCode StatusOf(Exception error)
-    {
-        var unavailable = false;
-        for (var current = error; current is not null; current = current.InnerException)
+    public static StatusCode StatusOf(Exception error) => CallFailure.Chain(error).OfType<HttpProtocolException>().FirstOrDefault() is { } protocol
+        ? protocol.ErrorCode switch
         {
-            if (current is HttpProtocolException protocol)
-            {
-                return protocol.ErrorCode switch
-                {
-                    0x7 => StatusCode.Unavailable,
-                    0x8 => StatusCode.Cancelled,
-                    0xb => StatusCode.ResourceExhausted,
-                    0xc => StatusCode.PermissionDenied,
-                    _ => StatusCode.Internal,
-                };
-            }
-
-            unavailable |= current is SocketException or IOException;
+            0x7 => StatusCode.Unavailable,
+            0x8 => StatusCode.Cancelled,
+            0xb => StatusCode.ResourceExhausted,
+            0xc => StatusCode.PermissionDenied,
+            _ => StatusCode.Internal,
         }
-
-        return unavailable ? StatusCode.Unavailable : StatusCode.Internal;
-    }
-
-    public static CallFailedException EmptyBody(Uri uri) => new(StatusCode.Internal, $"The answer from {uri} had no JSON value.");
-
-    private static TimeSpan Max(TimeSpan a, TimeSpan b) => a > b ? a : b;
+        : CallFailure.Chain(error).Any(cause => cause is SocketException or IOException) ? StatusCode.Unavailable : StatusCode.Internal;
 
     private static string Shortened(string body) => body.Length <= 500 ? body : body[..500] + "…";
 }

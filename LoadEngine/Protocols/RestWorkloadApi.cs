@@ -1,6 +1,7 @@
 using System.Collections.Concurrent;
 using System.Net;
 using System.Net.Http.Headers;
+using System.Net.Http.Json;
 using System.Text;
 using System.Text.Json;
 using System.Text.Json.Serialization.Metadata;
@@ -44,7 +45,7 @@ public sealed class RestWorkloadApi(HttpClient http, RestRoutes routes, JsonCode
         {
             using var response = await http.SendAsync(request, HttpCompletionOption.ResponseHeadersRead, call.Token);
             await RestFailures.ThrowIfFailedAsync(response, call.Token);
-            return result(await json.ReadAsync<T>(response.Content, call.Token) ?? throw RestFailures.EmptyBody(uri));
+            return result(await json.ReadAsync<T>(response.Content, call.Token) ?? throw new CallFailedException(StatusCode.Internal, $"The answer from {uri} had no JSON value."));
         }
         catch (Exception error) when (error is not CallFailedException)
         {
@@ -132,11 +133,8 @@ public sealed class SystemTextJsonCodec() : JsonCodec("stj")
 {
     public static readonly SystemTextJsonCodec Instance = new();
 
-    public override async ValueTask<T?> ReadAsync<T>(HttpContent content, CancellationToken cancellation) where T : default
-    {
-        await using var stream = await content.ReadAsStreamAsync(cancellation);
-        return await JsonSerializer.DeserializeAsync(stream, TypeInfo<T>.Value, cancellation);
-    }
+    public override async ValueTask<T?> ReadAsync<T>(HttpContent content, CancellationToken cancellation) where T : default =>
+        await content.ReadFromJsonAsync(TypeInfo<T>.Value, cancellation);
 
     public override HttpContent Content<T>(T value) => Json(JsonSerializer.SerializeToUtf8Bytes(value, TypeInfo<T>.Value));
 

@@ -36,19 +36,21 @@ public static class TlsTrust
     /// <summary>Client options for SocketsHttpHandler.SslOptions; SocketsHttpHandler adds the host name and ALPN itself.</summary>
     public static SslClientAuthenticationOptions TrustOnly(X509Certificate2 trusted)
     {
-        var policy = new X509ChainPolicy
-        {
-            TrustMode = X509ChainTrustMode.CustomRootTrust,
-            // A self-signed certificate has nowhere to publish revocation; checking would only fail or wait.
-            RevocationMode = X509RevocationMode.NoCheck,
-        };
-        policy.CustomTrustStore.Add(trusted);
         var pinned = trusted.RawData;
         return new SslClientAuthenticationOptions
         {
-            CertificateChainPolicy = policy,
+            CertificateChainPolicy = RootedIn([trusted]),
             RemoteCertificateValidationCallback = (_, presented, _, errors) =>
                 errors == SslPolicyErrors.None && presented is not null && presented.GetRawCertData().AsSpan().SequenceEqual(pinned),
         };
+    }
+
+    /// <summary>A chain policy whose only roots are <paramref name="roots"/>: the system's store is not consulted, the host name and expiry still are.</summary>
+    public static X509ChainPolicy RootedIn(X509Certificate2Collection roots)
+    {
+        // A self-signed certificate has nowhere to publish revocation; checking would only fail or wait.
+        var policy = new X509ChainPolicy { TrustMode = X509ChainTrustMode.CustomRootTrust, RevocationMode = X509RevocationMode.NoCheck };
+        policy.CustomTrustStore.AddRange(roots);
+        return policy;
     }
 }

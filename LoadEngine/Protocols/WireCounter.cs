@@ -119,8 +119,6 @@ public sealed class CountingStream(Stream inner, WireCounter counter) : Stream
 
     public override void SetLength(long value) => throw new NotSupportedException();
 
-    public override ValueTask DisposeAsync() => inner.DisposeAsync();
-
     protected override void Dispose(bool disposing)
     {
         if (disposing)

@@ -123,9 +123,8 @@ public sealed class WorkloadConnections(Contender contender, Uri address, X509Ce
 
     private SocketsHttpHandler Handler()
     {
-        var handler = channels.CreateHandler();
         // What GrpcChannel.ForAddress sets on a handler it makes itself; REST over HTTP/2 gets the same.
-        handler.EnableMultipleHttp2Connections = true;
+        var handler = channels.CreateHandler(multipleConnections: true);
         handler.ConnectCallback = wire.ConnectAsync;
         if (trusted is not null)
         {

@@ -26,7 +26,7 @@ public sealed class FactoryClientStrategy(TargetClient client, ChannelFactory ch
             : "their start and end lines are filtered here (System.Net.Http.HttpClient below Information), so only the scope and the checks are part of this time.");
 
     // The factory's own invoker, with the target connection's metadata added as the client's other calls would get it.
-    private readonly Grpc.Core.CallInvoker _invoker = channels.Intercept(client.Invoker);
+    private readonly Grpc.Core.CallInvoker _invoker = channels.Connection.Intercept(client.Invoker);
 
     public ChannelLease Acquire() => new(_invoker);
 }

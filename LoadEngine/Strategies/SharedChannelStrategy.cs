@@ -42,20 +42,15 @@ public sealed class SharedChannelStrategy : IChannelStrategy, IDisposable
     public StrategyInfo Info { get; }
 
     // GrpcChannel turns multiple connections on by default, so "single" has to be said explicitly.
-    public static SharedChannelStrategy OneConnection(ChannelFactory channels)
-    {
-        var handler = channels.CreateHandler();
-        handler.EnableMultipleHttp2Connections = false;
-        return new(SingleConnection, channels, channels.CreateChannel(handler), "One long-lived channel limited to a single HTTP/2 connection (EnableMultipleHttp2Connections = false).");
-    }
+    public static SharedChannelStrategy OneConnection(ChannelFactory channels) => new(
+        SingleConnection, channels, channels.CreateChannel(channels.CreateHandler(multipleConnections: false)),
+        "One long-lived channel limited to a single HTTP/2 connection (EnableMultipleHttp2Connections = false).");
 
     public static SharedChannelStrategy ManyConnections(ChannelFactory channels)
     {
-        var handler = channels.CreateHandler();
-        handler.EnableMultipleHttp2Connections = true;
+        var handler = channels.CreateHandler(multipleConnections: true);
         handler.KeepAlivePingDelay = TimeSpan.FromSeconds(60);
         handler.KeepAlivePingTimeout = TimeSpan.FromSeconds(30);
-        handler.PooledConnectionIdleTimeout = Timeout.InfiniteTimeSpan;
         return new(MultipleConnections, channels, channels.CreateChannel(handler),
             "One long-lived channel that may open more HTTP/2 connections when one is full (EnableMultipleHttp2Connections = true); keep-alive pings on.");
     }

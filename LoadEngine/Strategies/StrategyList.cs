@@ -28,7 +28,4 @@ public static class StrategyList
     public static IReadOnlyList<string> Names { get; } = [.. All.Select(strategy => strategy.Info.Name)];
 
     public static StrategyInfo? Find(string? name) => All.FirstOrDefault(strategy => strategy.Info.Name == name)?.Info;
-
-    /// <summary>The strategy for one run; resolve it from the run's own DI scope, so a one-per-run strategy is disposed with it.</summary>
-    public static IChannelStrategy Resolve(IServiceProvider scope, string name) => scope.GetRequiredKeyedService<IChannelStrategy>(name);
 }

@@ -31,7 +31,10 @@ public enum ThresholdOperator
 /// from the plan and judged on the run's statistics by <see cref="ThresholdJudge"/>. No HTTP here: the gateway
 /// answers a bad one with a 400, the CLI with its usage error, both with <see cref="TryParseAll"/>'s sentence.
 /// </summary>
-public sealed record Threshold
+/// <param name="Text">As the user wrote it.</param>
+/// <param name="Percentile">In percent (99.9 for p99.9); null for every metric but <see cref="ThresholdMetric.Percentile"/>.</param>
+/// <param name="Limit">In <see cref="Unit"/>, whatever unit the user wrote it in.</param>
+public sealed record Threshold(string Text, ThresholdMetric Metric, double? Percentile, ThresholdOperator Operator, double Limit)
 {
     /// <summary>A plan judges at most this many thresholds; a longer list is refused, not cut.</summary>
     public const int MaxPerPlan = 20;
@@ -40,28 +43,6 @@ public sealed record Threshold
         "A threshold is \"<metric> <op> <value>\": metric pN (any percentile above 0 up to 100: p50, p99.9), mean, min, max, "
         + "stdDev (ms, us or s; a bare number is ms), errorRate (0.01 or 1%), throughput (calls/s: 10000 or 10k/s), "
         + "failed, late, dropped (calls); op <, <=, > or >=; e.g. \"p99 < 5ms\", \"errorRate < 1%\".";
-
-    internal Threshold(string text, ThresholdMetric metric, double? percentile, ThresholdOperator op, double limit)
-    {
-        Text = text;
-        Metric = metric;
-        Percentile = percentile;
-        Operator = op;
-        Limit = limit;
-    }
-
-    /// <summary>As the user wrote it.</summary>
-    public string Text { get; }
-
-    public ThresholdMetric Metric { get; }
-
-    /// <summary>In percent (99.9 for p99.9); null for every metric but <see cref="ThresholdMetric.Percentile"/>.</summary>
-    public double? Percentile { get; }
-
-    public ThresholdOperator Operator { get; }
-
-    /// <summary>In <see cref="Unit"/>, whatever unit the user wrote it in.</summary>
-    public double Limit { get; }
 
     /// <summary>The metric as written canonically: p99.9, stdDev, errorRate.</summary>
     public string Name => Metric switch
@@ -101,10 +82,6 @@ public sealed record Threshold
         _ => measured >= Limit,
     };
 
-    /// <summary>Reads one threshold, or says what was wrong with it and shows <see cref="AcceptedForm"/>.</summary>
-    public static bool TryParse(string? text, out Threshold threshold, out string error) =>
-        TryParse(text, position: null, out threshold, out error);
-
     /// <summary>
     /// Reads a plan's thresholds (null or empty: none), or gives the sentence for the first bad one, naming it by its
     /// text and its position in the list (thresholds[2]). More than <see cref="MaxPerPlan"/> are refused.
@@ -127,7 +104,7 @@ public sealed record Threshold
         var read = new List<Threshold>(texts.Count);
         for (var i = 0; i < texts.Count; i++)
         {
-            if (!TryParse(texts[i], i, out var threshold, out error))
+            if (!TryParse(texts[i], out var threshold, out error, i))
             {
                 return false;
             }
@@ -144,13 +121,10 @@ public sealed record Threshold
     /// plan's <see cref="Runs.RunPlan.Percentiles"/> so that the run reports every one.
     /// </summary>
     public static IReadOnlyList<double> PercentilesNeeded(IEnumerable<Threshold> thresholds) =>
-        thresholds.Where(threshold => threshold.Percentile is not null)
-            .Select(threshold => threshold.Percentile!.Value)
-            .Distinct()
-            .Order()
-            .ToList();
+        [.. thresholds.Select(threshold => threshold.Percentile).OfType<double>().Distinct().Order()];
 
-    private static bool TryParse(string? text, int? position, out Threshold threshold, out string error)
+    /// <summary>Reads one threshold, or says what was wrong with it (at <paramref name="position"/> of a list) and shows <see cref="AcceptedForm"/>.</summary>
+    public static bool TryParse(string? text, out Threshold threshold, out string error, int? position = null)
     {
         text ??= string.Empty;
         var problem = ThresholdReader.Read(text, out threshold);

@@ -11,13 +11,10 @@ public static class ThresholdJudge
     // Percentiles are read as the plan wrote them; the tolerance only absorbs a round trip through JSON or SQLite.
     private const double SamePercentile = 1e-9;
 
-    /// <inheritdoc cref="Judge(IReadOnlyList{Threshold}, RunState, RunStats?)"/>
-    public static Verdict Judge(IReadOnlyList<Threshold> thresholds, RunRecord run) => Judge(thresholds, run.State, run.Stats);
-
     /// <summary>The run with its plan's thresholds judged; a plan without thresholds gets no verdict (it would say nothing).</summary>
     public static RunRecord WithVerdict(RunRecord run) =>
         run.Plan.Thresholds.Count > 0 && Threshold.TryParseAll(run.Plan.Thresholds, out var thresholds, out _)
-            ? run with { Verdict = Judge(thresholds, run) }
+            ? run with { Verdict = Judge(thresholds, run.State, run.Stats) }
             : run;
 
     /// <summary>
@@ -96,23 +93,13 @@ public static class ThresholdJudge
     };
 
     /// <summary>The plan's list first; the fixed fields when they are the one asked for.</summary>
-    private static double? Percentile(LatencySummary latency, double percentile)
-    {
-        foreach (var reported in latency.Percentiles)
-        {
-            if (Math.Abs(reported.Percentile - percentile) < SamePercentile)
-            {
-                return reported.Ms;
-            }
-        }
-
-        return percentile switch
+    private static double? Percentile(LatencySummary latency, double percentile) =>
+        latency.Percentiles.FirstOrDefault(reported => Math.Abs(reported.Percentile - percentile) < SamePercentile)?.Ms ?? percentile switch
         {
             50 => latency.P50Ms,
             90 => latency.P90Ms,
             99 => latency.P99Ms,
             99.9 => latency.P999Ms,
-            _ => null,
+            _ => (double?)null,
         };
-    }
 }

@@ -1,9 +1,10 @@
 using System.Globalization;
+using System.Text.RegularExpressions;
 
 namespace LoadEngine.Thresholds;
 
 /// <summary>
-/// Reads "&lt;metric&gt; &lt;op&gt; &lt;value&gt;[unit]" token by token, so that a bad threshold gets a reason that points
+/// Reads "&lt;metric&gt; &lt;op&gt; &lt;value&gt;[unit]" part by part, so that a bad threshold gets a reason that points
 /// at the part that was wrong, not just "does not match".
 /// </summary>
 internal static class ThresholdReader
@@ -31,16 +32,24 @@ internal static class ThresholdReader
 
     private const decimal MaxNumber = 1_000_000_000_000;
 
+    // Each part after any white space: the metric (up to an operator), the operator, the number, the unit right after it
+    // ("5ms", "5 ms", "1%" and "10k/s" all read), and what is left, which must be nothing. Every part may be empty, so the
+    // first greedy match is the reading, and each refusal can point at the part that was wrong.
+    private static readonly Regex Parts = new(
+        @"^\s*(?<metric>[^\s<>=!]*)\s*(?<op>[<>=!]*)\s*(?<number>[0-9.-]*)\s*(?<unit>\S*)\s*(?<rest>.*)$", RegexOptions.Singleline | RegexOptions.CultureInvariant);
+
+    // Digits with at most one point between them: p99 and p99.9, not p99., p.9, p1e2 or p9-9.
+    private static readonly Regex PercentileForm = new(@"^[pP](?<n>[0-9]+(\.[0-9]+)?)$", RegexOptions.CultureInvariant);
+
     /// <summary>Null when <paramref name="text"/> is a threshold; otherwise the reason, without a full stop.</summary>
     public static string? Read(string text, out Threshold threshold)
     {
         threshold = null!;
-        var position = 0;
-
-        var metricText = Token(text, ref position, IsMetricChar);
+        var parts = Parts.Match(text).Groups;
+        var (metricText, operatorText, numberText) = (parts["metric"].Value, parts["op"].Value, parts["number"].Value);
         if (metricText.Length == 0)
         {
-            return position == text.Length ? "it is empty" : $"expected a metric first, found '{Rest(text, position)}'";
+            return Found(text, parts["metric"]) is { Length: > 0 } found ? $"expected a metric first{found}" : "it is empty";
         }
 
         var problem = Metric(metricText, out var metric, out var percentile);
@@ -49,12 +58,9 @@ internal static class ThresholdReader
             return problem;
         }
 
-        var operatorText = Token(text, ref position, IsOperatorChar);
         if (operatorText.Length == 0)
         {
-            return position == text.Length
-                ? $"expected an operator after '{metricText}'"
-                : $"expected an operator after '{metricText}', found '{Rest(text, position)}'";
+            return $"expected an operator after '{metricText}'{Found(text, parts["op"])}";
         }
 
         if (!Operators.TryGetValue(operatorText, out var op))
@@ -62,12 +68,9 @@ internal static class ThresholdReader
             return $"'{operatorText}' is not an operator";
         }
 
-        var numberText = Token(text, ref position, IsNumberChar);
         if (numberText.Length == 0)
         {
-            return position == text.Length
-                ? $"expected a value after '{operatorText}'"
-                : $"expected a number after '{operatorText}', found '{Rest(text, position)}'";
+            return Found(text, parts["number"]) is { Length: > 0 } found ? $"expected a number after '{operatorText}'{found}" : $"expected a value after '{operatorText}'";
         }
 
         if (!decimal.TryParse(numberText, NumberStyles.AllowDecimalPoint | NumberStyles.AllowLeadingSign, CultureInfo.InvariantCulture, out var number))
@@ -86,15 +89,12 @@ internal static class ThresholdReader
             return $"the limit {numberText} is too large; a limit is at most {MaxNumber.ToString(CultureInfo.InvariantCulture)} before its unit";
         }
 
-        // Right after the number: "5ms", "5 ms", "1%" and "10k/s" all read; anything after the unit is garbage.
-        var unit = Token(text, ref position, c => !char.IsWhiteSpace(c));
-        SkipSpace(text, ref position);
-        if (position < text.Length)
+        if (parts["rest"].Length > 0)
         {
-            return $"'{Rest(text, position)}' after the value is not understood";
+            return $"'{parts["rest"].Value.TrimEnd()}' after the value is not understood";
         }
 
-        problem = Limit(metric, metricText, number, unit.ToLowerInvariant(), out var limit);
+        problem = Limit(metric, metricText, number, parts["unit"].Value.ToLowerInvariant(), out var limit);
         if (problem is not null)
         {
             return problem;
@@ -113,9 +113,8 @@ internal static class ThresholdReader
         }
 
         metric = ThresholdMetric.Percentile;
-        var digits = text.AsSpan(1);
-        if (text[0] is not ('p' or 'P') || !IsPlainDecimal(digits)
-            || !decimal.TryParse(digits, NumberStyles.AllowDecimalPoint, CultureInfo.InvariantCulture, out var value))
+        if (PercentileForm.Match(text) is not { Success: true } form
+            || !decimal.TryParse(form.Groups["n"].Value, NumberStyles.AllowDecimalPoint, CultureInfo.InvariantCulture, out var value))
         {
             return $"'{text}' is not a metric";
         }
@@ -163,37 +162,6 @@ internal static class ThresholdReader
         }
     }
 
-    /// <summary>Skips white space, then takes the characters that fit.</summary>
-    private static string Token(string text, ref int position, Func<char, bool> fits)
-    {
-        SkipSpace(text, ref position);
-        var start = position;
-        while (position < text.Length && fits(text[position]))
-        {
-            position++;
-        }
-
-        return text[start..position];
-    }
-
-    private static void SkipSpace(string text, ref int position)
-    {
-        while (position < text.Length && char.IsWhiteSpace(text[position]))
-        {
-            position++;
-        }
-    }
-
-    private static string Rest(string text, int position) => text[position..].TrimEnd();
-
-    private static bool IsMetricChar(char c) => !char.IsWhiteSpace(c) && !IsOperatorChar(c);
-
-    private static bool IsOperatorChar(char c) => c is '<' or '>' or '=' or '!';
-
-    private static bool IsNumberChar(char c) => char.IsAsciiDigit(c) || c is '.' or '-';
-
-    /// <summary>Digits with at most one point between them: 99 and 99.9, not 99., .9, 1e2 or 9-9.</summary>
-    private static bool IsPlainDecimal(ReadOnlySpan<char> text) =>
-        text.Length > 0 && char.IsAsciiDigit(text[0]) && char.IsAsciiDigit(text[^1])
-        && text.Count('.') <= 1 && !text.ContainsAnyExcept("0123456789.");
+    /// <summary>", found '…'": the text from <paramref name="part"/> on, when there is any.</summary>
+    private static string Found(string text, Group part) => text[part.Index..].TrimEnd() is { Length: > 0 } rest ? $", found '{rest}'" : string.Empty;
 }

@@ -42,7 +42,7 @@ public sealed class TargetConnectionInteropTests
         foreach (var strategy in StrategyList.Names)
         {
             await using var scope = provider.CreateAsyncScope();
-            using var lease = StrategyList.Resolve(scope.ServiceProvider, strategy).Acquire();
+            using var lease = scope.ServiceProvider.GetRequiredKeyedService<IChannelStrategy>(strategy).Acquire();
             var client = new Inventory.InventoryClient(lease.Invoker);
             var request = new ItemRequest { Sku = strategy, Note = new string('n', 2000) };
 

@@ -24,7 +24,7 @@ public sealed class TargetConnectionTests : IDisposable
         Assert.True(new TargetConnection().TryLoad(Secure, out var loaded, out _));
 
         Assert.Null(loaded.SslOptions());
-        Assert.Null(loaded.Interceptor);
+        Assert.Empty(loaded.Headers);
         Assert.Null(loaded.Authority);
     }
 
@@ -85,7 +85,7 @@ public sealed class TargetConnectionTests : IDisposable
     {
         var recorder = new RecordingInvoker();
         var channels = new ChannelFactory(Options.Create(new EngineOptions { Connection = new() { Metadata = [new("x-tenant", "blue")] } }));
-        var invoker = channels.Intercept(recorder);
+        var invoker = channels.Connection.Intercept(recorder);
         var unary = new Method<string, string>(MethodType.Unary, "s", "m", Marshallers.StringMarshaller, Marshallers.StringMarshaller);
         var own = new CallOptions(new Metadata { { "x-own", "1" } });
 
@@ -102,7 +102,7 @@ public sealed class TargetConnectionTests : IDisposable
     {
         var recorder = new RecordingInvoker();
 
-        Assert.Same(recorder, new ChannelFactory(Options.Create(new EngineOptions())).Intercept(recorder));
+        Assert.Same(recorder, new ChannelFactory(Options.Create(new EngineOptions())).Connection.Intercept(recorder));
     }
 
     public static TheoryData<string, string> BadSettings() => new()

@@ -26,7 +26,7 @@ public sealed class ThresholdTests
     private static Verdict Judged(RunRecord run, params string[] texts)
     {
         Assert.True(Threshold.TryParseAll(texts, out var thresholds, out var error), error);
-        return ThresholdJudge.Judge(thresholds, run);
+        return ThresholdJudge.Judge(thresholds, run.State, run.Stats);
     }
 
     [Theory]
@@ -325,7 +325,7 @@ public sealed class ThresholdTests
     [InlineData(RunState.Failed)]
     public void NoThresholdsGiveAPassingVerdictWithNoResultsSoTheCallerAttachesNone(RunState state)
     {
-        var verdict = ThresholdJudge.Judge([], Run(null, state));
+        var verdict = ThresholdJudge.Judge([], state, Run(null, state).Stats);
 
         Assert.True(verdict.Passed);
         Assert.Empty(verdict.Thresholds);

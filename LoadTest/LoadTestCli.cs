@@ -31,8 +31,8 @@ public static class LoadTestCli
                 : Task.FromResult(Usage(error, problem));
         command.Run.SetAction((result, _) => WithSettings(result, settings => RunAsync(settings, output, error, interrupt)));
         command.Compare.SetAction((result, _) => WithSettings(result, settings => RunAsync(settings, output, error, interrupt)));
-        command.Lessons.SetAction((result, _) => WithSettings(result, settings => LessonsMode.TryRead(result, command, out var lessons, out var repetitions, out var problem)
-            ? LessonsMode.RunAsync(settings, lessons, repetitions, parsed.GetValue(command.StreamCall), ConsoleFor(settings, output), output, error, interrupt)
+        command.Lessons.SetAction((result, _) => WithSettings(result, settings => LessonsMode.TryRead(result, command, out var lessons, out var problem)
+            ? LessonsMode.RunAsync(settings, lessons, result.GetValue(command.Repetitions), parsed.GetValue(command.StreamCall), ConsoleFor(settings, output), output, error, interrupt)
             : Task.FromResult(Usage(error, problem))));
         command.Agent.SetAction((result, _) => WithSettings(result, settings => AgentMode.TryRead(result, command, Environment.GetEnvironmentVariable, out var agent, out var problem)
             ? AgentMode.RunAsync(settings, agent, output, error, interrupt)
@@ -98,7 +98,7 @@ public static class LoadTestCli
         {
             ProgressMode.Live => new LiveProgress(console),
             ProgressMode.Plain => new PlainProgress(output, TimeProvider.System),
-            _ => new NoProgress(),
+            _ => new ProgressDisplay(),
         };
 
         LoadTestResult result;
@@ -122,21 +122,22 @@ public static class LoadTestCli
     /// <summary>Where the summary goes: stdout, unless ghz's -O without -o gave stdout to a format alone (-O json > run.json).</summary>
     private static TextWriter SummaryWriter(LoadTestSettings settings, TextWriter output, TextWriter error) => settings.StdoutFormat is null ? output : error;
 
-    private static IAnsiConsole ConsoleFor(LoadTestSettings settings, TextWriter output) => settings.Progress != ProgressMode.Live
-        ? PlainConsole(output)
-        : AnsiConsole.Create(new AnsiConsoleSettings { Out = new AnsiConsoleOutput(output) });
-
-    /// <summary>No ANSI, no colour, and lines as long as the tables need: a CI log wraps nothing.</summary>
-    private static IAnsiConsole PlainConsole(TextWriter output)
+    /// <summary>A terminal's console, live; otherwise no ANSI, no colour, and lines as long as the tables need: a CI log wraps nothing.</summary>
+    private static IAnsiConsole ConsoleFor(LoadTestSettings settings, TextWriter output)
     {
-        var console = AnsiConsole.Create(new AnsiConsoleSettings
+        var live = settings.Progress == ProgressMode.Live;
+        var console = AnsiConsole.Create(live ? new AnsiConsoleSettings { Out = new AnsiConsoleOutput(output) } : new AnsiConsoleSettings
         {
             Ansi = AnsiSupport.No,
             ColorSystem = ColorSystemSupport.NoColors,
             Interactive = InteractionSupport.No,
             Out = new AnsiConsoleOutput(output),
         });
-        console.Profile.Width = 240;
+        if (!live)
+        {
+            console.Profile.Width = 240;
+        }
+
         return console;
     }
 }

@@ -43,24 +43,15 @@ public static class AgentMode
         }
 
         var provider = parsed.GetValue(command.HistoryProvider) ?? environment(ProviderVariable) ?? HistoryDatabase.Sqlite;
-        if (!string.Equals(provider, HistoryDatabase.Sqlite, StringComparison.OrdinalIgnoreCase) && !string.Equals(provider, HistoryDatabase.Postgres, StringComparison.OrdinalIgnoreCase))
-        {
-            error = $"the history provider was '{provider}'; it must be {HistoryDatabase.Sqlite} or {HistoryDatabase.Postgres} (--history-provider, or {ProviderVariable}).";
-            return false;
-        }
-
-        var connection = parsed.GetValue(command.History)
-            ?? environment(ConnectionVariable)
-            ?? (string.Equals(provider, HistoryDatabase.Sqlite, StringComparison.OrdinalIgnoreCase) ? environment(DatabasePathVariable) : null);
-        if (string.IsNullOrWhiteSpace(connection))
-        {
-            error = $"agent needs the shared history the gateway uses: --history (the SQLite file, or the PostgreSQL connection string), or {ConnectionVariable} in the environment.";
-            return false;
-        }
-
-        agent = new AgentSettings(runId, shard, provider, connection);
-        error = "";
-        return true;
+        var sqlite = string.Equals(provider, HistoryDatabase.Sqlite, StringComparison.OrdinalIgnoreCase);
+        var connection = parsed.GetValue(command.History) ?? environment(ConnectionVariable) ?? (sqlite ? environment(DatabasePathVariable) : null);
+        error = !sqlite && !string.Equals(provider, HistoryDatabase.Postgres, StringComparison.OrdinalIgnoreCase)
+            ? $"the history provider was '{provider}'; it must be {HistoryDatabase.Sqlite} or {HistoryDatabase.Postgres} (--history-provider, or {ProviderVariable})."
+            : string.IsNullOrWhiteSpace(connection)
+            ? $"agent needs the shared history the gateway uses: --history (the SQLite file, or the PostgreSQL connection string), or {ConnectionVariable} in the environment."
+            : string.Empty;
+        agent = new AgentSettings(runId, shard, provider, connection ?? "");
+        return error.Length == 0;
     }
 
     public static async Task<int> RunAsync(LoadTestSettings settings, AgentSettings agent, TextWriter output, TextWriter error, Interrupt interrupt)
@@ -118,7 +109,7 @@ public static class AgentMode
         else
         {
             var share = AgentShares.Of(run.Plan, agent.Shard);
-            output.WriteLine($"agent {name}: shard {agent.Shard} of run {agent.RunId}: {share.Strategy}{(share.Described?.Call is { } call ? $" calling {call}" : "")}, {Describe(share)}, against {settings.Target}");
+            output.WriteLine($"agent {name}: shard {agent.Shard} of run {agent.RunId}: {share.Strategy}, {Output.Figures.Describe(share)}, against {settings.Target}");
             ended = await RunShareAsync(settings, store, agent, share, error, interrupt);
         }
 
@@ -231,14 +222,6 @@ public static class AgentMode
         error.WriteLine($"loadtest agent: {sentence}");
         return ExitCodes.Usage;
     }
-
-    private static string Describe(RunPlan share) => share switch
-    {
-        { IsOpen: true } => $"{share.Rate:0.##} calls/s for {share.Duration:0.##} s",
-        { Count: { } count, Duration: { } duration } => $"{count} calls or {duration:0.##} s",
-        { Count: { } count } => $"{count} calls, {share.Concurrency} in flight",
-        _ => $"{share.Duration:0.##} s, {share.Concurrency} in flight",
-    };
 
     private static string Summary(RunRecord ended) => ended.Stats is not { } stats
         ? ended.Error?.TrimEnd('.') ?? "nothing was measured"

@@ -22,18 +22,11 @@ public static class LessonsMode
 {
     public static bool TryRead(ParseResult parsed, LoadTestCommand command, out IReadOnlyList<LessonDefinition> lessons, out string error)
     {
-        lessons = [];
-        error = string.Empty;
         var ids = parsed.GetValue(command.LessonIds) is { Length: > 0 } list ? list.Split(',', StringSplitOptions.TrimEntries | StringSplitOptions.RemoveEmptyEntries) : LessonList.Ids.ToArray();
         var unknown = ids.FirstOrDefault(id => LessonList.Find(id) is null);
-        if (unknown is not null)
-        {
-            error = $"lessons named '{unknown}', which is not a lesson; name them from: {string.Join(", ", LessonList.Ids)} (or give none for all).";
-            return false;
-        }
-
-        lessons = [.. ids.Distinct().Select(id => LessonList.Find(id)!)];
-        return true;
+        error = unknown is null ? string.Empty : $"lessons named '{unknown}', which is not a lesson; name them from: {string.Join(", ", LessonList.Ids)} (or give none for all).";
+        lessons = unknown is null ? [.. ids.Distinct().Select(id => LessonList.Find(id)!)] : [];
+        return unknown is null;
     }
 
     public static async Task<int> RunAsync(

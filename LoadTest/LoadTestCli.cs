@@ -54,8 +54,8 @@ public static class LoadTestCli
         if (settings.Described is { } call)
         {
             // Described once, before any run, with the engine's own channel settings; --list ends here.
-            await using var services = LoadTestRunner.BuildServices(settings);
-            (target, var problem) = await call.DescribeAsync(services.GetRequiredService<ChannelFactory>(), services.GetRequiredService<TargetText>(), settings.Engine, interrupt.Token);
+            await using var describing = LoadTestRunner.BuildServices(settings);
+            (target, var problem) = await call.DescribeAsync(describing.GetRequiredService<ChannelFactory>(), describing.GetRequiredService<TargetText>(), settings.Engine, interrupt.Token);
             if (target is null)
             {
                 return Usage(error, problem);
@@ -75,23 +75,15 @@ public static class LoadTestCli
             }
 
             // A strategy that cannot call the method is refused for a single run, and left out of a suite with a note.
-            if (!PlanExpansion.TryFit(settings.Plans, target, strategiesAsked: !settings.IsSuite, out var plans, out var notes, out problem))
+            if (!PlanExpansion.TryFit(settings.Plans, target, strategiesAsked: !settings.IsSuite, out var plans, out var leftOut, out problem))
             {
                 return Usage(error, problem);
             }
 
             settings = settings with { Plans = plans };
-            notes.ToList().ForEach(SummaryWriter(settings, output, error).WriteLine);
+            leftOut.ToList().ForEach(SummaryWriter(settings, output, error).WriteLine);
         }
 
-        var exitCode = await RunPlansAsync(settings, output, error, interrupt);
-        // The target owns its compiled classes: held until every run that calls them has ended.
-        GC.KeepAlive(target);
-        return exitCode;
-    }
-
-    private static async Task<int> RunPlansAsync(LoadTestSettings settings, TextWriter output, TextWriter error, Interrupt interrupt)
-    {
         var plain = settings.Progress != ProgressMode.Live;
         var console = ConsoleFor(settings, SummaryWriter(settings, output, error));
         ProgressDisplay display = settings.Progress switch
@@ -108,6 +100,8 @@ public static class LoadTestCli
             result = await display.ShowAsync(() => runner.RunAsync(settings, display, interrupt));
         }
 
+        // The target owns its compiled classes: held until every run that calls them has ended.
+        GC.KeepAlive(target);
         var (notes, notWritten) = await ResultFiles.WriteAsync(settings, result);
         var outcome = Outcome.Of(result, notWritten);
         Summary.Write(console, result, settings.Target, notes, outcome, plain);

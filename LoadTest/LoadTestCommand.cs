@@ -4,6 +4,7 @@ using System.Globalization;
 using System.Reflection;
 using System.Text.RegularExpressions;
 using LoadEngine;
+using LoadEngine.Clients;
 using LoadEngine.Protocols;
 using LoadEngine.Strategies;
 using LoadEngine.Thresholds;
@@ -69,8 +70,13 @@ public sealed partial class LoadTestCommand
     public Option<string[]> Metadata { get; } = Text<string[]>("--metadata", "key: value",
         "Metadata on every call, 'key: value' or ghz's JSON object {\"key\":\"value\"}; repeatable. A key ending in -bin takes its value in base64.", "-m");
 
-    public Option<string> MetadataFile { get; } = Text<string>("--metadata-file", "file",
-        "ghz's metadata file: a JSON object of string values, on every call.", "-M");
+    /// <summary>The file's pairs, read as it is parsed.</summary>
+    public Option<IReadOnlyList<KeyValuePair<string, string>>?> MetadataFile { get; } = Typed<IReadOnlyList<KeyValuePair<string, string>>?>("--metadata-file", "file",
+        "ghz's metadata file: a JSON object of string values, on every call.",
+        file => !File.Exists(file) ? (null, $"--metadata-file '{file}' does not exist.")
+            : File.ReadAllText(file) is var json && json.TrimStart().StartsWith('{') && TargetConnection.TryParseMetadata(json, "--metadata-file", out var pairs, out _) ? (pairs, null)
+            : (null, $"--metadata-file '{file}' must hold a JSON object of string values, e.g. {{\"authorization\":\"Bearer x\"}}."),
+        "-M");
 
     public Option<string> CaCertificate { get; } = Text<string>("--cacert", "pem",
         "https:// only: the CA certificates (PEM) the target's certificate must chain to, instead of the system's.");

@@ -164,38 +164,22 @@ public sealed record LoadTestSettings(
     private static bool TryTarget(ParseResult parsed, LoadTestCommand command, out Uri target, out string error)
     {
         target = null!;
-        error = string.Empty;
         var option = parsed.GetValue(command.Target);
         var argument = parsed.GetValue(command.Host);
         var insecure = parsed.GetValue(command.Insecure);
-        if (option is null && argument is null)
+        var text = option ?? (argument is null || argument.Contains("://", StringComparison.Ordinal) ? argument : $"{(insecure ? "http" : "https")}://{argument}");
+        error = (option, argument) switch
         {
-            error = "Option '--target' is required.";
-            return false;
-        }
-
-        if (option is not null && argument is not null)
-        {
-            error = $"the address was given twice, --target '{option}' and the argument '{argument}'; give it once.";
-            return false;
-        }
-
-        var text = option ?? (argument!.Contains("://", StringComparison.Ordinal) ? argument : $"{(insecure ? "http" : "https")}://{argument}");
-        if (!EngineOptions.TryServiceAddress(text, out target))
-        {
-            error = option is not null
-                ? $"--target must be an absolute http:// or https:// address with no path, e.g. http://127.0.0.1:5000; it was '{option}'."
-                : $"the address was '{argument}'; it must be host:port (TLS unless --insecure) or an http:// or https:// address with no path, e.g. 127.0.0.1:5000.";
-            return false;
-        }
-
-        if (insecure && target.Scheme == Uri.UriSchemeHttps)
-        {
-            error = $"--insecure calls in cleartext, and the address {target} is https://; give http:// or leave --insecure out.";
-            return false;
-        }
-
-        return true;
+            (null, null) => "Option '--target' is required.",
+            ({ }, { }) => $"the address was given twice, --target '{option}' and the argument '{argument}'; give it once.",
+            ({ }, _) when !EngineOptions.TryServiceAddress(option, out target) =>
+                $"--target must be an absolute http:// or https:// address with no path, e.g. http://127.0.0.1:5000; it was '{option}'.",
+            (_, { }) when !EngineOptions.TryServiceAddress(text, out target) =>
+                $"the address was '{argument}'; it must be host:port (TLS unless --insecure) or an http:// or https:// address with no path, e.g. 127.0.0.1:5000.",
+            _ when insecure && target.Scheme == Uri.UriSchemeHttps => $"--insecure calls in cleartext, and the address {target} is https://; give http:// or leave --insecure out.",
+            _ => string.Empty,
+        };
+        return error.Length == 0;
     }
 
     /// <summary>The target connection the options describe (ghz's names), checked against the address and its certificates loaded once to prove they can be.</summary>
@@ -213,24 +197,7 @@ public sealed record LoadTestSettings(
             metadata.AddRange(pairs);
         }
 
-        if (parsed.GetValue(command.MetadataFile) is { } file)
-        {
-            if (!File.Exists(file))
-            {
-                error = $"{command.MetadataFile.Name} '{file}' does not exist.";
-                return false;
-            }
-
-            var json = File.ReadAllText(file);
-            if (!json.TrimStart().StartsWith('{') || !TargetConnection.TryParseMetadata(json, command.MetadataFile.Name, out var pairs, out error))
-            {
-                error = $"{command.MetadataFile.Name} '{file}' must hold a JSON object of string values, e.g. {{\"authorization\":\"Bearer x\"}}.";
-                return false;
-            }
-
-            metadata.AddRange(pairs);
-        }
-
+        metadata.AddRange(parsed.GetValue(command.MetadataFile) ?? []);
         string? Full(Option<string> option) => parsed.GetValue(option) is { } path ? Path.GetFullPath(path) : null;
         connection = new TargetConnection
         {

@@ -36,7 +36,7 @@ public static class Summary
             console.Write(Wire(result, border));
         }
 
-        if (result.HasThresholds)
+        if (result.Runs.Any(run => run.Plan.Thresholds.Count > 0))
         {
             console.MarkupLine("[bold]Thresholds[/]");
             console.Write(Thresholds(result, border));

@@ -110,7 +110,8 @@ public static class AgentMode
         {
             var share = AgentShares.Of(run.Plan, agent.Shard);
             output.WriteLine($"agent {name}: shard {agent.Shard} of run {agent.RunId}: {share.Strategy}, {Output.Figures.Describe(share)}, against {settings.Target}");
-            ended = await RunShareAsync(settings, store, agent, share, error, interrupt);
+            await using var services = LoadTestRunner.BuildServices(settings);
+            ended = await services.GetRequiredService<LoadTestRunner>().Sequence(new Heartbeat(store, agent, error, interrupt), settings.Limits, interrupt).RunAsync(share, 1, 1);
         }
 
         var state = ended.State switch
@@ -132,13 +133,6 @@ public static class AgentMode
             AgentState.Cancelled when interrupt.Signal is not null => ExitCodes.Interrupted,
             _ => ExitCodes.NotCompleted,
         };
-    }
-
-    private static async Task<RunRecord> RunShareAsync(LoadTestSettings settings, RunAgentStore store, AgentSettings agent, RunPlan share, TextWriter error, Interrupt interrupt)
-    {
-        await using var services = LoadTestRunner.BuildServices(settings);
-        var heartbeat = new Heartbeat(store, agent, error, interrupt);
-        return await services.GetRequiredService<LoadTestRunner>().Sequence(heartbeat, settings.Limits, interrupt).RunAsync(share, 1, 1);
     }
 
     /// <summary>Follows the share's run by beating every second until the engine finishes it.</summary>

@@ -323,24 +323,17 @@ public sealed partial class LoadTestCommand
     public bool TryInput(ParseResult parsed, string? data, out RunPlanInput input, out string error)
     {
         input = null!;
-        var strategy = parsed.GetValue(Strategy);
-        var workload = parsed.GetValue(Workload);
+        var (given, workload, connections) = (parsed.GetValue(Strategy), parsed.GetValue(Workload), parsed.GetValue(Connections));
         // ghz's --connections is the strategy that opens them: 1 is single-connection, more is multiple-connections.
-        if (parsed.GetValue(Connections) is { } connections)
+        var named = connections is null ? null : connections == 1 ? "single-connection" : "multiple-connections";
+        var strategy = named ?? given;
+        error = named is not null && parsed.GetResult(Strategy) is { Implicit: false } && given != named
+            ? $"--connections {connections} is the {named} strategy, and --strategy named {given}; give one of them."
+            : workload is null && strategy != AllStrategies && !StrategyList.Names.Contains(strategy)
+            ? $"strategy was '{strategy}'; it must be {AllStrategies} (each in turn) or one of: {string.Join(", ", StrategyList.Names)}."
+            : string.Empty;
+        if (error.Length > 0)
         {
-            var named = connections == 1 ? "single-connection" : "multiple-connections";
-            if (parsed.GetResult(Strategy) is { Implicit: false } && strategy != named)
-            {
-                error = $"--connections {connections} is the {named} strategy, and --strategy named {strategy}; give one of them.";
-                return false;
-            }
-
-            strategy = named;
-        }
-
-        if (workload is null && strategy != AllStrategies && !StrategyList.Names.Contains(strategy))
-        {
-            error = $"strategy was '{strategy}'; it must be {AllStrategies} (each in turn) or one of: {string.Join(", ", StrategyList.Names)}.";
             return false;
         }
 
@@ -383,7 +376,6 @@ public sealed partial class LoadTestCommand
                 : input.Concurrency is not null && own is not null && !LoadFact.Of(own.DefaultLoad).UsesConcurrency ? LoadKind.Closed
                 : null),
         };
-        error = string.Empty;
         return true;
     }
 

@@ -30,41 +30,28 @@ public static class AgentMode
     public static bool TryRead(ParseResult parsed, LoadTestCommand command, Func<string, string?> environment, out AgentSettings agent, out string error)
     {
         agent = null!;
-        var runText = parsed.GetValue(command.RunId);
-        if (!Guid.TryParse(runText, out var runId))
+        if (parsed.GetValue(command.RunId) is not { } runId)
         {
-            error = runText is null
-                ? "agent needs --run-id: the id POST /api/runs answered for the distributed run."
-                : $"--run-id was '{runText}'; it must be a run id (a GUID such as 3f2504e0-4f89-11d3-9a0c-0305e82c3301).";
+            error = "agent needs --run-id: the id POST /api/runs answered for the distributed run.";
             return false;
         }
 
-        var shardText = parsed.GetValue(command.Shard);
-        if (!AgentShard.TryParse(shardText, out var shard))
+        if (parsed.GetValue(command.Shard) is not { } shard)
         {
-            error = $"--shard was '{shardText}'; it must be index/count with the index from 0 and below the count, e.g. 0/4.";
+            error = "--shard was ''; it must be index/count with the index from 0 and below the count, e.g. 0/4.";
             return false;
         }
 
         var provider = parsed.GetValue(command.HistoryProvider) ?? environment(ProviderVariable) ?? HistoryDatabase.Sqlite;
-        if (!string.Equals(provider, HistoryDatabase.Sqlite, StringComparison.OrdinalIgnoreCase) && !string.Equals(provider, HistoryDatabase.Postgres, StringComparison.OrdinalIgnoreCase))
-        {
-            error = $"the history provider was '{provider}'; it must be {HistoryDatabase.Sqlite} or {HistoryDatabase.Postgres} (--history-provider, or {ProviderVariable}).";
-            return false;
-        }
-
-        var connection = parsed.GetValue(command.History)
-            ?? environment(ConnectionVariable)
-            ?? (string.Equals(provider, HistoryDatabase.Sqlite, StringComparison.OrdinalIgnoreCase) ? environment(DatabasePathVariable) : null);
-        if (string.IsNullOrWhiteSpace(connection))
-        {
-            error = $"agent needs the shared history the gateway uses: --history (the SQLite file, or the PostgreSQL connection string), or {ConnectionVariable} in the environment.";
-            return false;
-        }
-
-        agent = new AgentSettings(runId, shard, provider, connection);
-        error = "";
-        return true;
+        var sqlite = string.Equals(provider, HistoryDatabase.Sqlite, StringComparison.OrdinalIgnoreCase);
+        var connection = parsed.GetValue(command.History) ?? environment(ConnectionVariable) ?? (sqlite ? environment(DatabasePathVariable) : null);
+        error = !sqlite && !string.Equals(provider, HistoryDatabase.Postgres, StringComparison.OrdinalIgnoreCase)
+            ? $"the history provider was '{provider}'; it must be {HistoryDatabase.Sqlite} or {HistoryDatabase.Postgres} (--history-provider, or {ProviderVariable})."
+            : string.IsNullOrWhiteSpace(connection)
+            ? $"agent needs the shared history the gateway uses: --history (the SQLite file, or the PostgreSQL connection string), or {ConnectionVariable} in the environment."
+            : string.Empty;
+        agent = new AgentSettings(runId, shard, provider, connection ?? "");
+        return error.Length == 0;
     }
 
     public static async Task<int> RunAsync(LoadTestSettings settings, AgentSettings agent, TextWriter output, TextWriter error, Interrupt interrupt)
@@ -122,8 +109,9 @@ public static class AgentMode
         else
         {
             var share = AgentShares.Of(run.Plan, agent.Shard);
-            output.WriteLine($"agent {name}: shard {agent.Shard} of run {agent.RunId}: {share.Strategy}{(share.Described?.Call is { } call ? $" calling {call}" : "")}, {Describe(share)}, against {settings.Target}");
-            ended = await RunShareAsync(settings, store, agent, share, error, interrupt);
+            output.WriteLine($"agent {name}: shard {agent.Shard} of run {agent.RunId}: {share.Strategy}, {Output.Figures.Describe(share)}, against {settings.Target}");
+            await using var services = LoadTestRunner.BuildServices(settings);
+            ended = await services.GetRequiredService<LoadTestRunner>().Sequence(new Heartbeat(store, agent, error, interrupt), settings.Limits, interrupt).RunAsync(share, 1, 1);
         }
 
         var state = ended.State switch
@@ -145,13 +133,6 @@ public static class AgentMode
             AgentState.Cancelled when interrupt.Signal is not null => ExitCodes.Interrupted,
             _ => ExitCodes.NotCompleted,
         };
-    }
-
-    private static async Task<RunRecord> RunShareAsync(LoadTestSettings settings, RunAgentStore store, AgentSettings agent, RunPlan share, TextWriter error, Interrupt interrupt)
-    {
-        await using var services = LoadTestRunner.BuildServices(settings);
-        var heartbeat = new Heartbeat(store, agent, error, interrupt);
-        return await services.GetRequiredService<LoadTestRunner>().Sequence(heartbeat, settings.Limits, interrupt).RunAsync(share, 1, 1);
     }
 
     /// <summary>Follows the share's run by beating every second until the engine finishes it.</summary>
@@ -235,14 +216,6 @@ public static class AgentMode
         error.WriteLine($"loadtest agent: {sentence}");
         return ExitCodes.Usage;
     }
-
-    private static string Describe(RunPlan share) => share switch
-    {
-        { IsOpen: true } => $"{share.Rate:0.##} calls/s for {share.Duration:0.##} s",
-        { Count: { } count, Duration: { } duration } => $"{count} calls or {duration:0.##} s",
-        { Count: { } count } => $"{count} calls, {share.Concurrency} in flight",
-        _ => $"{share.Duration:0.##} s, {share.Concurrency} in flight",
-    };
 
     private static string Summary(RunRecord ended) => ended.Stats is not { } stats
         ? ended.Error?.TrimEnd('.') ?? "nothing was measured"

@@ -20,30 +20,17 @@ public sealed record LessonOutcome(string Lesson, int Number, string Title, Expe
 /// </summary>
 public static class LessonsMode
 {
-    public static bool TryRead(ParseResult parsed, LoadTestCommand command, out IReadOnlyList<LessonDefinition> lessons, out string? repetitions, out string error)
+    public static bool TryRead(ParseResult parsed, LoadTestCommand command, out IReadOnlyList<LessonDefinition> lessons, out string error)
     {
-        lessons = [];
-        repetitions = parsed.GetValue(command.Repetitions);
-        error = string.Empty;
         var ids = parsed.GetValue(command.LessonIds) is { Length: > 0 } list ? list.Split(',', StringSplitOptions.TrimEntries | StringSplitOptions.RemoveEmptyEntries) : LessonList.Ids.ToArray();
         var unknown = ids.FirstOrDefault(id => LessonList.Find(id) is null);
-        if (unknown is not null)
-        {
-            error = $"lessons named '{unknown}', which is not a lesson; name them from: {string.Join(", ", LessonList.Ids)} (or give none for all).";
-            return false;
-        }
-
-        if (!RunPlanRules.TryWhole(repetitions, "repetitions", 1, LessonList.MaxRepetitions, LessonList.DefaultRepetitions, out _, out error))
-        {
-            return false;
-        }
-
-        lessons = [.. ids.Distinct().Select(id => LessonList.Find(id)!)];
-        return true;
+        error = unknown is null ? string.Empty : $"lessons named '{unknown}', which is not a lesson; name them from: {string.Join(", ", LessonList.Ids)} (or give none for all).";
+        lessons = unknown is null ? [.. ids.Distinct().Select(id => LessonList.Find(id)!)] : [];
+        return unknown is null;
     }
 
     public static async Task<int> RunAsync(
-        LoadTestSettings settings, IReadOnlyList<LessonDefinition> lessons, string? repetitions, string? streamCall, IAnsiConsole console, TextWriter output, TextWriter error, Interrupt interrupt)
+        LoadTestSettings settings, IReadOnlyList<LessonDefinition> lessons, int? repetitions, string? streamCall, IAnsiConsole console, TextWriter output, TextWriter error, Interrupt interrupt)
     {
         var outcomes = new List<LessonOutcome>();
         await using (var services = LoadTestRunner.BuildServices(settings))
@@ -59,7 +46,7 @@ public static class LessonsMode
             var notHere = new List<string>();
             foreach (var lesson in lessons)
             {
-                if (LessonPlan.TryCreate(lesson, repetitions, settings.Limits, settings.Engine, call, out var plan, out var why))
+                if (LessonPlan.TryCreate(lesson, repetitions?.ToString(CultureInfo.InvariantCulture), settings.Limits, settings.Engine, call, out var plan, out var why))
                 {
                     plans.Add(plan);
                 }
@@ -82,7 +69,7 @@ public static class LessonsMode
                 Say(settings, output, warmup.Summary);
             }
 
-            var runs = services.GetRequiredService<LoadTestRunner>().Sequence(new NoProgress(), settings.Limits, interrupt);
+            var runs = services.GetRequiredService<LoadTestRunner>().Sequence(new ProgressDisplay(), settings.Limits, interrupt);
             foreach (var plan in plans)
             {
                 if (interrupt.Signal is not null)

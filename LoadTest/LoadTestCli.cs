@@ -31,8 +31,8 @@ public static class LoadTestCli
                 : Task.FromResult(Usage(error, problem));
         command.Run.SetAction((result, _) => WithSettings(result, settings => RunAsync(settings, output, error, interrupt)));
         command.Compare.SetAction((result, _) => WithSettings(result, settings => RunAsync(settings, output, error, interrupt)));
-        command.Lessons.SetAction((result, _) => WithSettings(result, settings => LessonsMode.TryRead(result, command, out var lessons, out var repetitions, out var problem)
-            ? LessonsMode.RunAsync(settings, lessons, repetitions, parsed.GetValue(command.StreamCall), ConsoleFor(settings, output), output, error, interrupt)
+        command.Lessons.SetAction((result, _) => WithSettings(result, settings => LessonsMode.TryRead(result, command, out var lessons, out var problem)
+            ? LessonsMode.RunAsync(settings, lessons, result.GetValue(command.Repetitions), parsed.GetValue(command.StreamCall), ConsoleFor(settings, output), output, error, interrupt)
             : Task.FromResult(Usage(error, problem))));
         command.Agent.SetAction((result, _) => WithSettings(result, settings => AgentMode.TryRead(result, command, Environment.GetEnvironmentVariable, out var agent, out var problem)
             ? AgentMode.RunAsync(settings, agent, output, error, interrupt)
@@ -54,8 +54,8 @@ public static class LoadTestCli
         if (settings.Described is { } call)
         {
             // Described once, before any run, with the engine's own channel settings; --list ends here.
-            await using var services = LoadTestRunner.BuildServices(settings);
-            (target, var problem) = await call.DescribeAsync(services.GetRequiredService<ChannelFactory>(), services.GetRequiredService<TargetText>(), settings.Engine, interrupt.Token);
+            await using var describing = LoadTestRunner.BuildServices(settings);
+            (target, var problem) = await call.DescribeAsync(describing.GetRequiredService<ChannelFactory>(), describing.GetRequiredService<TargetText>(), settings.Engine, interrupt.Token);
             if (target is null)
             {
                 return Usage(error, problem);
@@ -75,30 +75,22 @@ public static class LoadTestCli
             }
 
             // A strategy that cannot call the method is refused for a single run, and left out of a suite with a note.
-            if (!PlanExpansion.TryFit(settings.Plans, target, strategiesAsked: !settings.IsSuite, out var plans, out var notes, out problem))
+            if (!PlanExpansion.TryFit(settings.Plans, target, strategiesAsked: !settings.IsSuite, out var plans, out var leftOut, out problem))
             {
                 return Usage(error, problem);
             }
 
             settings = settings with { Plans = plans };
-            notes.ToList().ForEach(SummaryWriter(settings, output, error).WriteLine);
+            leftOut.ToList().ForEach(SummaryWriter(settings, output, error).WriteLine);
         }
 
-        var exitCode = await RunPlansAsync(settings, output, error, interrupt);
-        // The target owns its compiled classes: held until every run that calls them has ended.
-        GC.KeepAlive(target);
-        return exitCode;
-    }
-
-    private static async Task<int> RunPlansAsync(LoadTestSettings settings, TextWriter output, TextWriter error, Interrupt interrupt)
-    {
         var plain = settings.Progress != ProgressMode.Live;
         var console = ConsoleFor(settings, SummaryWriter(settings, output, error));
         ProgressDisplay display = settings.Progress switch
         {
             ProgressMode.Live => new LiveProgress(console),
             ProgressMode.Plain => new PlainProgress(output, TimeProvider.System),
-            _ => new NoProgress(),
+            _ => new ProgressDisplay(),
         };
 
         LoadTestResult result;
@@ -108,6 +100,8 @@ public static class LoadTestCli
             result = await display.ShowAsync(() => runner.RunAsync(settings, display, interrupt));
         }
 
+        // The target owns its compiled classes: held until every run that calls them has ended.
+        GC.KeepAlive(target);
         var (notes, notWritten) = await ResultFiles.WriteAsync(settings, result);
         var outcome = Outcome.Of(result, notWritten);
         Summary.Write(console, result, settings.Target, notes, outcome, plain);
@@ -122,21 +116,22 @@ public static class LoadTestCli
     /// <summary>Where the summary goes: stdout, unless ghz's -O without -o gave stdout to a format alone (-O json > run.json).</summary>
     private static TextWriter SummaryWriter(LoadTestSettings settings, TextWriter output, TextWriter error) => settings.StdoutFormat is null ? output : error;
 
-    private static IAnsiConsole ConsoleFor(LoadTestSettings settings, TextWriter output) => settings.Progress != ProgressMode.Live
-        ? PlainConsole(output)
-        : AnsiConsole.Create(new AnsiConsoleSettings { Out = new AnsiConsoleOutput(output) });
-
-    /// <summary>No ANSI, no colour, and lines as long as the tables need: a CI log wraps nothing.</summary>
-    private static IAnsiConsole PlainConsole(TextWriter output)
+    /// <summary>A terminal's console, live; otherwise no ANSI, no colour, and lines as long as the tables need: a CI log wraps nothing.</summary>
+    private static IAnsiConsole ConsoleFor(LoadTestSettings settings, TextWriter output)
     {
-        var console = AnsiConsole.Create(new AnsiConsoleSettings
+        var live = settings.Progress == ProgressMode.Live;
+        var console = AnsiConsole.Create(live ? new AnsiConsoleSettings { Out = new AnsiConsoleOutput(output) } : new AnsiConsoleSettings
         {
             Ansi = AnsiSupport.No,
             ColorSystem = ColorSystemSupport.NoColors,
             Interactive = InteractionSupport.No,
             Out = new AnsiConsoleOutput(output),
         });
-        console.Profile.Width = 240;
+        if (!live)
+        {
+            console.Profile.Width = 240;
+        }
+
         return console;
     }
 }

@@ -4,6 +4,7 @@ using System.Globalization;
 using System.Reflection;
 using System.Text.RegularExpressions;
 using LoadEngine;
+using LoadEngine.Clients;
 using LoadEngine.Protocols;
 using LoadEngine.Strategies;
 using LoadEngine.Thresholds;
@@ -25,110 +26,78 @@ public sealed partial class LoadTestCommand
 
     public const string AllContenders = "all";
 
-    private static readonly Func<string, (LoadKind? Value, string? Problem)> LoadReader = Wire<LoadKind>("load", $"one of: {RunPlanRules.LoadNames}");
+    private static readonly Func<string, (LoadKind? Value, string? Problem)> LoadReader = Wire<LoadKind>("load");
 
     private static readonly Func<string, (int? Value, string? Problem)> MaxInFlightReader = Whole("max-in-flight", 1, LoadTestSettings.MaxInFlightLimit, inRange: true);
 
     private static readonly string Percentiles = string.Join(',', RunPlan.DefaultPercentiles.Select(p => p.ToString(CultureInfo.InvariantCulture)));
 
-    public Option<string> Target { get; } = new("--target")
-    {
-        Description = "The service to load: an absolute http:// or https:// address with no path, e.g. http://127.0.0.1:5000 (PerformanceService unless --call names " +
-            "another method). run also takes it as its argument, as ghz does: host:port is TLS unless --insecure, or an http:// or https:// address.",
-        HelpName = "url",
-    };
+    public Option<string> Target { get; } = Text<string>("--target", "url",
+        "The service to load: an absolute http:// or https:// address with no path, e.g. http://127.0.0.1:5000 (PerformanceService unless --call names " +
+        "another method). run also takes it as its argument, as ghz does: host:port is TLS unless --insecure, or an http:// or https:// address.");
 
     /// <summary>ghz's positional address: <c>loadtest --call pkg.Service/Method -d '{}' 127.0.0.1:5000 --insecure</c>.</summary>
-    public Argument<string> Host { get; } = new("host")
-    {
-        Description = "The address to load, as ghz takes it: host:port (TLS unless --insecure) or an http:// or https:// address; the same as --target.",
-        Arity = ArgumentArity.ZeroOrOne,
-    };
+    public Argument<string> Host { get; } = Optional("host",
+        "The address to load, as ghz takes it: host:port (TLS unless --insecure) or an http:// or https:// address; the same as --target.");
 
-    public Option<bool> Insecure { get; } = new("--insecure")
-    {
-        Description = "ghz's plaintext: a host:port argument is called over cleartext HTTP/2 (http://) instead of TLS.",
-    };
+    public Option<bool> Insecure { get; } = Flag("--insecure",
+        "ghz's plaintext: a host:port argument is called over cleartext HTTP/2 (http://) instead of TLS.");
 
-    public Option<string> Call { get; } = Text("--call", "method",
+    public Option<string> Call { get; } = Text<string>("--call", "method",
         "The method to load, package.Service/Method (or package.Service.Method), of the target described by --proto, --protoset or server reflection.");
 
-    public Option<string> StreamCall { get; } = Text("--stream-call", "method",
+    public Option<string> StreamCall { get; } = Text<string>("--stream-call", "method",
         "lessons on --call: the bidirectional method of the same request and answer types the streaming lesson carries the calls on (default: the first the target has).");
 
-    public Option<string[]> Proto { get; } = new("--proto")
-    {
-        Description = "A .proto file that declares --call's service, repeatable; compiled with the protoc Grpc.Tools ships (well-known types included).",
-        HelpName = "file",
-    };
+    public Option<string[]> Proto { get; } = Text<string[]>("--proto", "file",
+        "A .proto file that declares --call's service, repeatable; compiled with the protoc Grpc.Tools ships (well-known types included).");
 
-    public Option<string[]> ImportPath { get; } = new("--import-path")
-    {
-        Description = "A folder --proto's imports are found in, repeatable (each --proto file's own folder is searched too).",
-        HelpName = "dir",
-    };
+    public Option<string[]> ImportPath { get; } = Text<string[]>("--import-path", "dir",
+        "A folder --proto's imports are found in, repeatable (each --proto file's own folder is searched too).");
 
-    public Option<string> ImportPaths { get; } = new("--import-paths", "-i")
-    {
-        Description = "ghz's form of --import-path: folders separated by commas.",
-        HelpName = "a,b",
-    };
+    public Option<string> ImportPaths { get; } = Text<string>("--import-paths", "a,b",
+        "ghz's form of --import-path: folders separated by commas.", "-i");
 
-    public Option<string> Protoset { get; } = Text("--protoset", "file",
+    public Option<string> Protoset { get; } = Text<string>("--protoset", "file",
         "A compiled FileDescriptorSet (protoc --descriptor_set_out --include_imports) instead of --proto; with neither, the target's server reflection.");
 
-    public Option<string> Data { get; } = new("--data", "-d")
-    {
-        Description = "The request as JSON (proto3 JSON mapping): one object, or an array (a client or bidirectional stream's messages; unary calls take them in turn). " +
-            "ghz's templates work in strings, e.g. {{.RequestNumber}}, {{newUUID}}, {{randomInt 1 9}}. @ reads it from stdin.",
-        HelpName = "json",
-    };
+    public Option<string> Data { get; } = Text<string>("--data", "json",
+        "The request as JSON (proto3 JSON mapping): one object, or an array (a client or bidirectional stream's messages; unary calls take them in turn). " +
+        "ghz's templates work in strings, e.g. {{.RequestNumber}}, {{newUUID}}, {{randomInt 1 9}}. @ reads it from stdin.", "-d");
 
-    public Option<string> DataFile { get; } = new("--data-file", "-D")
-    {
-        Description = "The request JSON from a file (- for stdin), as --data.",
-        HelpName = "file",
-    };
+    public Option<string> DataFile { get; } = Text<string>("--data-file", "file", "The request JSON from a file (- for stdin), as --data.", "-D");
 
-    public Option<string[]> Metadata { get; } = new("--metadata", "-m")
-    {
-        Description = "Metadata on every call, 'key: value' or ghz's JSON object {\"key\":\"value\"}; repeatable. A key ending in -bin takes its value in base64.",
-        HelpName = "key: value",
-    };
+    public Option<string[]> Metadata { get; } = Text<string[]>("--metadata", "key: value",
+        "Metadata on every call, 'key: value' or ghz's JSON object {\"key\":\"value\"}; repeatable. A key ending in -bin takes its value in base64.", "-m");
 
-    public Option<string> MetadataFile { get; } = new("--metadata-file", "-M")
-    {
-        Description = "ghz's metadata file: a JSON object of string values, on every call.",
-        HelpName = "file",
-    };
+    /// <summary>The file's pairs, read as it is parsed.</summary>
+    public Option<IReadOnlyList<KeyValuePair<string, string>>?> MetadataFile { get; } = Typed<IReadOnlyList<KeyValuePair<string, string>>?>("--metadata-file", "file",
+        "ghz's metadata file: a JSON object of string values, on every call.",
+        file => !File.Exists(file) ? (null, $"--metadata-file '{file}' does not exist.")
+            : File.ReadAllText(file) is var json && json.TrimStart().StartsWith('{') && TargetConnection.TryParseMetadata(json, "--metadata-file", out var pairs, out _) ? (pairs, null)
+            : (null, $"--metadata-file '{file}' must hold a JSON object of string values, e.g. {{\"authorization\":\"Bearer x\"}}."),
+        "-M");
 
-    public Option<string> CaCertificate { get; } = Text("--cacert", "pem",
+    public Option<string> CaCertificate { get; } = Text<string>("--cacert", "pem",
         "https:// only: the CA certificates (PEM) the target's certificate must chain to, instead of the system's.");
 
-    public Option<string> ClientCertificate { get; } = Text("--cert", "pem", "https:// only: the client certificate (PEM) to present, for mutual TLS; with --key.");
+    public Option<string> ClientCertificate { get; } = Text<string>("--cert", "pem", "https:// only: the client certificate (PEM) to present, for mutual TLS; with --key.");
 
-    public Option<string> ClientKey { get; } = Text("--key", "pem", "The client certificate's private key (PEM).");
+    public Option<string> ClientKey { get; } = Text<string>("--key", "pem", "The client certificate's private key (PEM).");
 
-    public Option<string> Authority { get; } = Text("--authority", "name",
+    public Option<string> Authority { get; } = Text<string>("--authority", "name",
         "The :authority (Host) of every call, and the name TLS asks for (SNI) and checks the certificate against; left out, the address's host. " +
         "ghz's --cname (the name TLS checks) is taken for it.", "--cname");
 
-    public Option<bool> InsecureSkipVerify { get; } = new("--insecure-skip-verify", "--skipTLS")
-    {
-        Description = "https:// only: accept any server certificate, unchecked. Only for a test service; never the default.",
-    };
+    public Option<bool> InsecureSkipVerify { get; } = Flag("--insecure-skip-verify",
+        "https:// only: accept any server certificate, unchecked. Only for a test service; never the default.", "--skipTLS");
 
-    public Option<string> Compression { get; } = Text("--compression", "gzip", "Compress the request messages: gzip.");
+    public Option<string> Compression { get; } = Text<string>("--compression", "gzip", "Compress the request messages: gzip.");
 
-    public Option<bool> EnableCompression { get; } = new("--enable-compression", "-e")
-    {
-        Description = "ghz's form of --compression gzip.",
-    };
+    public Option<bool> EnableCompression { get; } = Flag("--enable-compression", "ghz's form of --compression gzip.", "-e");
 
-    public Option<bool> List { get; } = new("--list")
-    {
-        Description = "Print the target's services and methods and exit; with --call, the method's request as a JSON template with every field.",
-    };
+    public Option<bool> List { get; } = Flag("--list",
+        "Print the target's services and methods and exit; with --call, the method's request as a JSON template with every field.");
 
     public Option<string> Strategy { get; } = new("--strategy")
     {
@@ -155,21 +124,19 @@ public sealed partial class LoadTestCommand
 
     public Option<WireSecurity?> Security { get; } = Typed("--security", "mode", $"Its security: {WireNames<WireSecurity>.Listed} (default cleartext).", Wire<WireSecurity>("security"));
 
-    public Option<string> Contenders { get; } = Text("--contenders", "all|list",
+    public Option<string> Contenders { get; } = Text<string>("--contenders", "all|list",
         $"Instead of one contender: {AllContenders} (every contender that can run it, in turn, as a suite) or contender names separated by commas, e.g. grpc-h2-cleartext,rest-stj-h1-cleartext. " +
         $"The contenders: {string.Join(", ", ContenderList.Names)}.");
 
-    public Option<long?> FileBytes { get; } = WorkloadSetting<long?>(WorkloadParameters.FileBytes, text =>
-        long.TryParse(text, NumberStyles.AllowLeadingSign, CultureInfo.InvariantCulture, out var bytes) ? (bytes, null) : (null, Must("fileBytes", text, WorkloadRules.FileBytesAllowed)));
+    public Option<long?> FileBytes { get; } = WorkloadSetting(WorkloadParameters.FileBytes, Field<long>("fileBytes", long.TryParse));
 
-    public Option<ConnectionUse?> ConnectionUse { get; } = WorkloadSetting(WorkloadParameters.Connection, Wire<ConnectionUse>("connection", WorkloadParameters.Connection.Allowed));
+    public Option<ConnectionUse?> ConnectionUse { get; } = WorkloadSetting(WorkloadParameters.Connection, Wire<ConnectionUse>("connection"));
 
-    public Option<int?> Clients { get; } = WorkloadSetting(WorkloadParameters.Clients, Whole("clients", 1, WorkloadParameters.MaxClients));
+    public Option<int?> Clients { get; } = WorkloadSetting(WorkloadParameters.Clients, Field<int>("clients", int.TryParse));
 
-    public Option<BulkReadVariant?> Variant { get; } = WorkloadSetting(WorkloadParameters.Variant, Wire<BulkReadVariant>("variant", WorkloadParameters.Variant.Allowed));
+    public Option<BulkReadVariant?> Variant { get; } = WorkloadSetting(WorkloadParameters.Variant, Wire<BulkReadVariant>("variant"));
 
-    public Option<int?> Users { get; } = WorkloadSetting<int?>(WorkloadParameters.Users, text =>
-        int.TryParse(text, NumberStyles.AllowLeadingSign, CultureInfo.InvariantCulture, out var users) ? (users, null) : (null, Must("users", text, $"a whole number from {WorkloadParameters.Users.Allowed}")));
+    public Option<int?> Users { get; } = WorkloadSetting(WorkloadParameters.Users, Field<int>("users", int.TryParse));
 
     public Option<Uri?> Http1Target { get; } = Typed("--http1-target", "url",
         "The service's cleartext HTTP/1.1 listener (its Protocols:Http1Url, e.g. http://127.0.0.1:5002), for REST over HTTP/1.1 in cleartext.",
@@ -187,7 +154,7 @@ public sealed partial class LoadTestCommand
 
     public Option<int?> Count { get; } = Typed("--count", "calls",
         $"Measured calls (stream messages for streaming-call), 1 to {PlanLimits.Defaults.MaxCount}. A run needs a count, a duration, or both (whichever ends first); " +
-        "a workload run left without either makes its workload's own count of calls.", PlanWhole("count"), "-n");
+        "a workload run left without either makes its workload's own count of calls.", Field<int>("count", int.TryParse), "-n");
 
     public Option<TimeSpan?> Duration { get; } = Typed("--duration", "duration",
         $"How long the measured phase lasts, as ghz writes it (10s, 1m30s, 500ms) or in seconds, {RunPlanRules.MinDurationSeconds.ToString(CultureInfo.InvariantCulture)} s " +
@@ -223,17 +190,14 @@ public sealed partial class LoadTestCommand
     /// <summary>The plan's whole-number settings (--warmup, --delay-ms, --payload-bytes), each as <see cref="RunPlanInput"/> describes it: a new one needs no line here.</summary>
     public IReadOnlyDictionary<WholeSetting, Option<int?>> WholeSettings { get; } = RunPlanRules.DescribedSettings(PlanLimits.Defaults).ToDictionary(setting => setting, setting =>
         Typed(OptionName(setting.Name), "number", $"{setting.Description.TrimEnd('.')}, {setting.Min} to {setting.Max}{(setting.Default is { } fallback ? $" (default {fallback})" : "")}.",
-            PlanWhole(setting.Name)));
+            Field<int>(setting.Name, int.TryParse)));
 
     public Option<IReadOnlyList<double>?> PercentileList { get; } = Typed<IReadOnlyList<double>?>("--percentiles", "list",
         $"The latency percentiles to report (default {Percentiles}); any a threshold judges is added.",
         text => RunPlanText.TryPercentiles(text, out var percentiles, out var error) ? (percentiles, null) : (null, error));
 
-    public Option<string[]> Thresholds { get; } = new("--threshold")
-    {
-        Description = $"A pass/fail condition, repeatable, e.g. \"p99 < 5ms\" or \"errorRate < 1%\". {Threshold.AcceptedForm}",
-        HelpName = "condition",
-    };
+    public Option<string[]> Thresholds { get; } = Text<string[]>("--threshold", "condition",
+        $"A pass/fail condition, repeatable, e.g. \"p99 < 5ms\" or \"errorRate < 1%\". {Threshold.AcceptedForm}");
 
     public Option<TimeSpan?> CallTimeout { get; } = Typed("--call-timeout", "duration",
         $"Deadline of each call, as ghz's --timeout writes it (20s, 500ms) or in seconds, {LoadTestSettings.MinTimeoutSeconds.ToString(CultureInfo.InvariantCulture)} s to " +
@@ -275,34 +239,29 @@ public sealed partial class LoadTestCommand
 
     public Option<string?> Output { get; } = Typed("--output", "file", "ghz's output path: the file --format is written to.", OutputFile("output"), "-o");
 
-    public Option<bool> Plain { get; } = new("--plain")
-    {
-        Description = "Plain progress lines, at most one a second, even on a terminal (the default when output is redirected).",
-    };
+    public Option<bool> Plain { get; } = Flag("--plain",
+        "Plain progress lines, at most one a second, even on a terminal (the default when output is redirected).");
 
-    public Option<bool> Quiet { get; } = new("--quiet")
-    {
-        Description = "No progress; only the summary.",
-    };
+    public Option<bool> Quiet { get; } = Flag("--quiet", "No progress; only the summary.");
 
-    public Argument<string> LessonIds { get; } = new("ids")
-    {
-        Description = $"The lessons to run, comma-separated ({string.Join(", ", LoadEngine.Lessons.LessonList.Ids)}); left out, all of them.",
-        Arity = ArgumentArity.ZeroOrOne,
-    };
+    public Argument<string> LessonIds { get; } = Optional("ids",
+        $"The lessons to run, comma-separated ({string.Join(", ", LoadEngine.Lessons.LessonList.Ids)}); left out, all of them.");
 
-    public Option<string> Repetitions { get; } = Text("--repetitions", "n",
-        $"Repetitions of each experiment, 1 to {LoadEngine.Lessons.LessonList.MaxRepetitions} (default {LoadEngine.Lessons.LessonList.DefaultRepetitions}).");
+    public Option<int?> Repetitions { get; } = Typed("--repetitions", "n",
+        $"Repetitions of each experiment, 1 to {LoadEngine.Lessons.LessonList.MaxRepetitions} (default {LoadEngine.Lessons.LessonList.DefaultRepetitions}).",
+        Whole("repetitions", 1, LoadEngine.Lessons.LessonList.MaxRepetitions, inRange: true));
 
-    public Option<string> RunId { get; } = Text("--run-id", "id", "The distributed run's id, as POST /api/runs answered it.");
+    public Option<Guid?> RunId { get; } = Typed<Guid?>("--run-id", "id", "The distributed run's id, as POST /api/runs answered it.",
+        text => Guid.TryParse(text, out var id) ? (id, null) : (null, $"--run-id was '{text}'; it must be a run id (a GUID such as 3f2504e0-4f89-11d3-9a0c-0305e82c3301)."));
 
-    public Option<string> Shard { get; } = Text("--shard", "index/count",
-        "This agent's shard, the index from 0 (a Kubernetes Indexed Job's JOB_COMPLETION_INDEX) and the run's agent count, e.g. 0/4.");
+    public Option<AgentShard?> Shard { get; } = Typed<AgentShard?>("--shard", "index/count",
+        "This agent's shard, the index from 0 (a Kubernetes Indexed Job's JOB_COMPLETION_INDEX) and the run's agent count, e.g. 0/4.",
+        text => AgentShard.TryParse(text, out var shard) ? (shard, null) : (null, $"--shard was '{text}'; it must be index/count with the index from 0 and below the count, e.g. 0/4."));
 
-    public Option<string> HistoryProvider { get; } = Text("--history-provider", "name",
+    public Option<string> HistoryProvider { get; } = Text<string>("--history-provider", "name",
         "Where the shared history is, Sqlite or Postgres (default: the environment's History__Provider, else Sqlite).");
 
-    public Option<string> History { get; } = Text("--history", "connection",
+    public Option<string> History { get; } = Text<string>("--history", "connection",
         "The SQLite file or the PostgreSQL connection string (default: the environment's ConnectionStrings__History, else History__DatabasePath).");
 
     public Option<Level?> LogLevel { get; } = Typed("--log-level", "level",
@@ -338,8 +297,6 @@ public sealed partial class LoadTestCommand
             "One strategy, or all in turn. " + RunExitCodes,
             [Target, Insecure, Strategy, Connections, .. TargetOptions, .. ConnectionOptions, .. plan, .. connection]);
         Run.Arguments.Add(Host);
-        // Not an address but an option run does not have, which the parser took for its argument.
-        Host.Validators.Add(host => host.Tokens.Where(token => token.Value.StartsWith('-')).ToList().ForEach(option => host.AddError($"Unrecognized command or argument '{option.Value}'.")));
         Compare = Command("compare",
             "Runs a workload of the published gRPC-vs-REST benchmarks on one contender (a protocol, serializer, HTTP version and security), or on several in turn. " +
             RunExitCodes,
@@ -348,8 +305,6 @@ public sealed partial class LoadTestCommand
             "Exit codes: 0 every headline verdict agrees and is beyond noise; 99 one does not; 1 an experiment did not complete; 105 interrupted; 2 a usage error.",
             [Target, Repetitions, Json, .. TargetOptions.Where(option => option != List), StreamCall, .. ConnectionOptions, .. listeners, .. connection]);
         Lessons.Arguments.Add(LessonIds);
-        // Not ids but an option lessons does not have, which the parser took for its argument.
-        LessonIds.Validators.Add(ids => ids.Tokens.Where(token => token.Value.StartsWith('-')).ToList().ForEach(option => ids.AddError($"Unrecognized command or argument '{option.Value}'.")));
         Agent = Command("agent",
             "Runs as one load agent of a distributed run the gateway created (POST /api/runs with agents): takes shard --shard of run --run-id from the shared " +
             "history (--history-provider and --history, or the environment's History__Provider and ConnectionStrings__History / History__DatabasePath), runs that " +
@@ -368,31 +323,24 @@ public sealed partial class LoadTestCommand
     public bool TryInput(ParseResult parsed, string? data, out RunPlanInput input, out string error)
     {
         input = null!;
-        var strategy = parsed.GetValue(Strategy);
-        var workload = parsed.GetValue(Workload);
+        var (given, workload, connections) = (parsed.GetValue(Strategy), parsed.GetValue(Workload), parsed.GetValue(Connections));
         // ghz's --connections is the strategy that opens them: 1 is single-connection, more is multiple-connections.
-        if (parsed.GetValue(Connections) is { } connections)
+        var named = connections is null ? null : connections == 1 ? "single-connection" : "multiple-connections";
+        var strategy = named ?? given;
+        error = named is not null && parsed.GetResult(Strategy) is { Implicit: false } && given != named
+            ? $"--connections {connections} is the {named} strategy, and --strategy named {given}; give one of them."
+            : workload is null && strategy != AllStrategies && !StrategyList.Names.Contains(strategy)
+            ? $"strategy was '{strategy}'; it must be {AllStrategies} (each in turn) or one of: {string.Join(", ", StrategyList.Names)}."
+            : string.Empty;
+        if (error.Length > 0)
         {
-            var named = connections == 1 ? "single-connection" : "multiple-connections";
-            if (parsed.GetResult(Strategy) is { Implicit: false } && strategy != named)
-            {
-                error = $"--connections {connections} is the {named} strategy, and --strategy named {strategy}; give one of them.";
-                return false;
-            }
-
-            strategy = named;
-        }
-
-        if (workload is null && strategy != AllStrategies && !StrategyList.Names.Contains(strategy))
-        {
-            error = $"strategy was '{strategy}'; it must be {AllStrategies} (each in turn) or one of: {string.Join(", ", StrategyList.Names)}.";
             return false;
         }
 
         // Nobody reads the answers of a CLI run one by one, so they are never kept. The plan's target is a gateway's configured target by name; the CLI's --target is the address itself.
         input = new RunPlanInput(strategy, parsed.GetValue(Count), parsed.GetValue(Concurrency), IncludeStatuses: false)
         {
-            Load = parsed.GetValue(Load) ?? ImpliedLoad(parsed, workload is null && strategy != AllStrategies ? StrategyList.Find(strategy!) : null),
+            Load = parsed.GetValue(Load),
             Rate = parsed.GetValue(Rate),
             Duration = parsed.GetValue(Duration)?.TotalSeconds,
             Stages = parsed.GetValue(Stages),
@@ -417,20 +365,19 @@ public sealed partial class LoadTestCommand
             typeof(RunPlanInput).GetProperty(setting.Name, BindingFlags.Public | BindingFlags.Instance | BindingFlags.IgnoreCase)!.SetValue(input, parsed.GetValue(option));
         }
 
-        error = string.Empty;
+        // As in ghz, the rate alone asks for an arrival rate (the open load), and a concurrency alone for calls in flight (the
+        // closed load) where the strategy's own load would make one call at a time; a suite leaves the concurrency to the
+        // strategies that use it. Stages are the ramping load's, named.
+        var own = workload is null ? StrategyList.Find(strategy!) : null;
+        input = input with
+        {
+            Load = input.Load ?? (input.Stages is not null ? null
+                : input.Rate is not null ? LoadKind.Open
+                : input.Concurrency is not null && own is not null && !LoadFact.Of(own.DefaultLoad).UsesConcurrency ? LoadKind.Closed
+                : null),
+        };
         return true;
     }
-
-    /// <summary>
-    /// As in ghz, the rate alone asks for an arrival rate (the open load), and a concurrency alone for calls in flight (the
-    /// closed load) where the strategy's own load would make one call at a time; a suite leaves the concurrency to the
-    /// strategies that use it. Stages are the ramping load's, named.
-    /// </summary>
-    private LoadKind? ImpliedLoad(ParseResult parsed, StrategyInfo? strategy) =>
-        parsed.GetValue(Stages) is not null ? null
-        : parsed.GetValue(Rate) is not null ? LoadKind.Open
-        : parsed.GetValue(Concurrency) is not null && strategy is not null && !LoadFact.Of(strategy.DefaultLoad).UsesConcurrency ? LoadKind.Closed
-        : null;
 
     /// <summary>
     /// Today's command lines, whose modes are options: <c>--agent …</c>, <c>--lessons [ids] …</c> and <c>--workload id …</c> become
@@ -500,9 +447,19 @@ public sealed partial class LoadTestCommand
         return command;
     }
 
-    /// <summary>An option whose value is text (a path, a name, JSON), shown in help as <c>--name &lt;helpName&gt;</c>.</summary>
-    private static Option<string> Text(string name, string helpName, string description, params string[] aliases) =>
+    /// <summary>An option whose value is text (a path, a name, JSON) or a list of them, shown in help as <c>--name &lt;helpName&gt;</c>.</summary>
+    private static Option<T> Text<T>(string name, string helpName, string description, params string[] aliases) =>
         new(name, aliases) { Description = description, HelpName = helpName };
+
+    /// <summary>An argument that may be left out; a word in it that starts with '-' is an option its command does not have, which the parser took for it.</summary>
+    private static Argument<string> Optional(string name, string description)
+    {
+        var argument = new Argument<string>(name) { Description = description, Arity = ArgumentArity.ZeroOrOne };
+        argument.Validators.Add(result => result.Tokens.Where(token => token.Value.StartsWith('-')).ToList().ForEach(option => result.AddError($"Unrecognized command or argument '{option.Value}'.")));
+        return argument;
+    }
+
+    private static Option<bool> Flag(string name, string description, params string[] aliases) => new(name, aliases) { Description = description };
 
     private static Option<T> Typed<T>(string name, string helpName, string description, Func<string, (T Value, string? Problem)> read, params string[] aliases) =>
         Typed(name, helpName, description, (text, _) => read(text), aliases);
@@ -540,16 +497,14 @@ public sealed partial class LoadTestCommand
             ? (value, null)
             : (null, RunPlanRules.WholeRefused(field, text, min, max));
 
-    /// <summary>A whole-number field of the plan, refused with the range <see cref="RunPlanInput"/> states for it.</summary>
-    private static Func<string, (int? Value, string? Problem)> PlanWhole(string field)
-    {
-        var setting = RunPlanRules.WholeRange(field, PlanLimits.Defaults)!;
-        return Whole(field, setting.Min, setting.Max);
-    }
+    /// <summary>A field of the plan read into its type; text that does not read gets the sentence the run API gives that field's text.</summary>
+    private static Func<string, (T? Value, string? Problem)> Field<T>(string field, TryParse<T> parse) where T : struct => text =>
+        parse(text, NumberStyles.AllowLeadingSign, CultureInfo.InvariantCulture, out var value) ? (value, null) : (null, RunPlanText.Refusal(field, text, PlanLimits.Defaults));
 
-    /// <summary>An enum by its wire name in any case.</summary>
-    private static Func<string, (TEnum? Value, string? Problem)> Wire<TEnum>(string field, string? allowed = null) where TEnum : struct, Enum => text =>
-        WireNames<TEnum>.TryParse(text, out var value) ? (value, null) : (null, Must(field, text, allowed ?? WireNames<TEnum>.Listed));
+    /// <summary>An enum field of the plan by its wire name in any case.</summary>
+    private static Func<string, (TEnum? Value, string? Problem)> Wire<TEnum>(string field) where TEnum : struct, Enum => Field<TEnum>(field, (text, _, _, out value) => WireNames<TEnum>.TryParse(text, out value));
+
+    private delegate bool TryParse<T>(string text, NumberStyles styles, IFormatProvider culture, out T value);
 
     /// <summary>
     /// The full path of a file the results can be written to at the end: its folder must exist now, so a long run is not

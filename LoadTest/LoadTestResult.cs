@@ -3,10 +3,7 @@ using LoadEngine.Thresholds;
 namespace LoadTest;
 
 /// <summary>What a command line ran: its runs in order, the suite they made (for --strategy all), and the signal that interrupted them, if any.</summary>
-public sealed record LoadTestResult(SuiteRecord? Suite, IReadOnlyList<RunRecord> Runs, string? Interruption)
-{
-    public bool HasThresholds => Runs.Any(run => run.Plan.Thresholds.Count > 0);
-}
+public sealed record LoadTestResult(SuiteRecord? Suite, IReadOnlyList<RunRecord> Runs, string? Interruption);
 
 /// <summary>
 /// A suite as the JSON file holds it: the suite (its plan is the first strategy's, as in the gateway), whether every

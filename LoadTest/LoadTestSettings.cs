@@ -84,9 +84,18 @@ public sealed record LoadTestSettings(
         IReadOnlyList<RunPlan> plans = [];
         var isSuite = false;
         // --list runs nothing, so it needs no plan.
-        if (withPlans && described is not { List: true } && (!TryPlans(parsed, command, data, limits, out plans, out isSuite, out error) || !TryListenersFor(plans, engine, out error)))
+        if (withPlans && described is not { List: true } && !TryPlans(parsed, command, data, limits, out plans, out isSuite, out error))
         {
             return false;
+        }
+
+        // Every contender to run has its listener, and under TLS a readable certificate, among the options given.
+        foreach (var contender in plans.Select(plan => plan.Workload?.Contender).OfType<Contender>())
+        {
+            if (!WorkloadTargets.Check(contender, engine, out error))
+            {
+                return false;
+            }
         }
 
         // stdout holding a format alone (ghz's -O json > run.json) holds no progress either.
@@ -99,7 +108,8 @@ public sealed record LoadTestSettings(
 
     /// <summary>
     /// One plan, or for "all" one per strategy, each under its own load unless --load names one (the gateway's POST /api/suites);
-    /// for compare's --workload, one plan per contender.
+    /// for compare's --workload, the plan of the contender --protocol and its companions name, or one per contender of
+    /// --contenders (all: every contender the workload's settings allow, in the list's order) as a suite.
     /// </summary>
     private static bool TryPlans(ParseResult parsed, LoadTestCommand command, string? data, PlanLimits limits, out IReadOnlyList<RunPlan> plans, out bool isSuite, out string error)
     {
@@ -110,37 +120,27 @@ public sealed record LoadTestSettings(
             return false;
         }
 
-        if (input.Workload is not null)
+        var contenders = input.Workload is null ? null : parsed.GetValue(command.Contenders);
+        isSuite = contenders is not null || (input.Workload is null && input.Strategy == LoadTestCommand.AllStrategies);
+        if (contenders is not null)
         {
-            return TryWorkloadPlans(parsed.GetValue(command.Contenders), input, limits, out plans, out isSuite, out error);
+            return TryContenders(contenders, input with { Strategy = null }, limits, out plans, out error);
         }
 
-        isSuite = input.Strategy == LoadTestCommand.AllStrategies;
         if (isSuite)
         {
             return PlanExpansion.TrySuite(input, null, limits, out plans, out error);
         }
 
-        var made = RunPlanRules.TryCreate(input, limits, StrategyList.Names, out var plan, out error);
+        var made = input.Workload is null ? RunPlanRules.TryCreate(input, limits, StrategyList.Names, out var plan, out error)
+            : RunPlanRules.TryCreate(input with { Strategy = null }, limits, [], out plan, out error);
         plans = made ? [plan] : [];
         return made;
     }
 
-    /// <summary>
-    /// A workload's plan for the contender --protocol and its companions name, or one per contender of --contenders
-    /// (all: every contender the workload's settings allow, in the list's order) as a suite.
-    /// </summary>
-    private static bool TryWorkloadPlans(string? contenders, RunPlanInput input, PlanLimits limits, out IReadOnlyList<RunPlan> plans, out bool isSuite, out string error)
+    private static bool TryContenders(string contenders, RunPlanInput input, PlanLimits limits, out IReadOnlyList<RunPlan> plans, out string error)
     {
         plans = [];
-        isSuite = contenders is not null;
-        if (contenders is null)
-        {
-            var made = RunPlanRules.TryCreate(input with { Strategy = null }, limits, [], out var plan, out error);
-            plans = made ? [plan] : [];
-            return made;
-        }
-
         if (input.Protocol is not null || input.Serializer is not null || input.HttpVersion is not null || input.Security is not null)
         {
             error = "--contenders names the contenders itself; leave out --protocol, --serializer, --http-version and --security.";
@@ -154,22 +154,7 @@ public sealed record LoadTestSettings(
             return false;
         }
 
-        return PlanExpansion.TryContenders(input with { Strategy = null }, named, limits, out plans, out error);
-    }
-
-    /// <summary>Every contender to run has its listener, and under TLS a readable certificate, among the options given.</summary>
-    private static bool TryListenersFor(IReadOnlyList<RunPlan> plans, EngineOptions engine, out string error)
-    {
-        error = string.Empty;
-        foreach (var contender in plans.Select(plan => plan.Workload?.Contender).OfType<Contender>())
-        {
-            if (!WorkloadTargets.Check(contender, engine, out error))
-            {
-                return false;
-            }
-        }
-
-        return true;
+        return PlanExpansion.TryContenders(input, named, limits, out plans, out error);
     }
 
     /// <summary>
@@ -179,38 +164,22 @@ public sealed record LoadTestSettings(
     private static bool TryTarget(ParseResult parsed, LoadTestCommand command, out Uri target, out string error)
     {
         target = null!;
-        error = string.Empty;
         var option = parsed.GetValue(command.Target);
         var argument = parsed.GetValue(command.Host);
         var insecure = parsed.GetValue(command.Insecure);
-        if (option is null && argument is null)
+        var text = option ?? (argument is null || argument.Contains("://", StringComparison.Ordinal) ? argument : $"{(insecure ? "http" : "https")}://{argument}");
+        error = (option, argument) switch
         {
-            error = "Option '--target' is required.";
-            return false;
-        }
-
-        if (option is not null && argument is not null)
-        {
-            error = $"the address was given twice, --target '{option}' and the argument '{argument}'; give it once.";
-            return false;
-        }
-
-        var text = option ?? (argument!.Contains("://", StringComparison.Ordinal) ? argument : $"{(insecure ? "http" : "https")}://{argument}");
-        if (!EngineOptions.TryServiceAddress(text, out target))
-        {
-            error = option is not null
-                ? $"--target must be an absolute http:// or https:// address with no path, e.g. http://127.0.0.1:5000; it was '{option}'."
-                : $"the address was '{argument}'; it must be host:port (TLS unless --insecure) or an http:// or https:// address with no path, e.g. 127.0.0.1:5000.";
-            return false;
-        }
-
-        if (insecure && target.Scheme == Uri.UriSchemeHttps)
-        {
-            error = $"--insecure calls in cleartext, and the address {target} is https://; give http:// or leave --insecure out.";
-            return false;
-        }
-
-        return true;
+            (null, null) => "Option '--target' is required.",
+            ({ }, { }) => $"the address was given twice, --target '{option}' and the argument '{argument}'; give it once.",
+            ({ }, _) when !EngineOptions.TryServiceAddress(option, out target) =>
+                $"--target must be an absolute http:// or https:// address with no path, e.g. http://127.0.0.1:5000; it was '{option}'.",
+            (_, { }) when !EngineOptions.TryServiceAddress(text, out target) =>
+                $"the address was '{argument}'; it must be host:port (TLS unless --insecure) or an http:// or https:// address with no path, e.g. 127.0.0.1:5000.",
+            _ when insecure && target.Scheme == Uri.UriSchemeHttps => $"--insecure calls in cleartext, and the address {target} is https://; give http:// or leave --insecure out.",
+            _ => string.Empty,
+        };
+        return error.Length == 0;
     }
 
     /// <summary>The target connection the options describe (ghz's names), checked against the address and its certificates loaded once to prove they can be.</summary>
@@ -228,24 +197,7 @@ public sealed record LoadTestSettings(
             metadata.AddRange(pairs);
         }
 
-        if (parsed.GetValue(command.MetadataFile) is { } file)
-        {
-            if (!File.Exists(file))
-            {
-                error = $"{command.MetadataFile.Name} '{file}' does not exist.";
-                return false;
-            }
-
-            var json = File.ReadAllText(file);
-            if (!json.TrimStart().StartsWith('{') || !TargetConnection.TryParseMetadata(json, command.MetadataFile.Name, out var pairs, out error))
-            {
-                error = $"{command.MetadataFile.Name} '{file}' must hold a JSON object of string values, e.g. {{\"authorization\":\"Bearer x\"}}.";
-                return false;
-            }
-
-            metadata.AddRange(pairs);
-        }
-
+        metadata.AddRange(parsed.GetValue(command.MetadataFile) ?? []);
         string? Full(Option<string> option) => parsed.GetValue(option) is { } path ? Path.GetFullPath(path) : null;
         connection = new TargetConnection
         {
@@ -267,36 +219,20 @@ public sealed record LoadTestSettings(
     /// </summary>
     private static bool TryFormat(ParseResult parsed, LoadTestCommand command, ref string? jsonPath, ref string? reportPath, ref string? csvPath, out ResultFormat? stdout, out string error)
     {
-        stdout = null;
-        error = string.Empty;
         var format = parsed.GetValue(command.Format) ?? ResultFormat.Summary;
         var output = parsed.GetValue(command.Output);
-        if (output is not null && format == ResultFormat.Summary)
-        {
-            error = $"-o names the file -O writes; the summary is always printed, so give -O {string.Join("|", ResultFormats.Names.Skip(1))} with it.";
-            return false;
-        }
-
-        if (format == ResultFormat.Summary)
-        {
-            return true;
-        }
-
-        if (output is null)
-        {
-            stdout = format;
-            return true;
-        }
-
+        stdout = format != ResultFormat.Summary && output is null ? format : null;
         ref var path = ref format == ResultFormat.Json ? ref jsonPath : ref format == ResultFormat.Html ? ref reportPath : ref csvPath;
-        var own = format == ResultFormat.Json ? "--json" : format == ResultFormat.Html ? "--report" : "--csv";
-        if (path is not null)
+        var own = format == ResultFormat.Json ? command.Json : format == ResultFormat.Html ? command.Report : command.Csv;
+        error = output is null ? string.Empty
+            : format == ResultFormat.Summary ? $"-o names the file -O writes; the summary is always printed, so give -O {string.Join("|", ResultFormats.Names.Skip(1))} with it."
+            : path is not null ? $"{own.Name} and -O {ResultFormats.Names[(int)format]} -o both name the file; give one of them."
+            : string.Empty;
+        if (output is not null && error.Length == 0)
         {
-            error = $"{own} and -O {ResultFormats.Names[(int)format]} -o both name the file; give one of them.";
-            return false;
+            path = output;
         }
 
-        path = output;
-        return true;
+        return error.Length == 0;
     }
 }

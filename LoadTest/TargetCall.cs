@@ -97,35 +97,12 @@ public sealed record TargetCall(DescriptorSource Source, string? Call, bool List
     /// <summary>--data (@: stdin, as ghz reads it) or --data-file (-: stdin); not both.</summary>
     private static bool TryData(ParseResult parsed, LoadTestCommand command, out string? data, out string error)
     {
-        data = null;
-        error = string.Empty;
         var inline = parsed.GetValue(command.Data);
         var file = parsed.GetValue(command.DataFile);
-        if (inline is not null && file is not null)
-        {
-            error = "--data and --data-file both give the request; give one of them.";
-            return false;
-        }
-
-        if (inline == "@" || file == "-")
-        {
-            data = Console.In.ReadToEnd();
-        }
-        else if (file is not null)
-        {
-            if (!File.Exists(file))
-            {
-                error = $"--data-file '{file}' does not exist.";
-                return false;
-            }
-
-            data = File.ReadAllText(file);
-        }
-        else
-        {
-            data = inline;
-        }
-
-        return true;
+        error = inline is not null && file is not null ? "--data and --data-file both give the request; give one of them."
+            : file is not null && file != "-" && !File.Exists(file) ? $"--data-file '{file}' does not exist."
+            : string.Empty;
+        data = error.Length > 0 ? null : inline == "@" || file == "-" ? Console.In.ReadToEnd() : file is not null ? File.ReadAllText(file) : inline;
+        return error.Length == 0;
     }
 }

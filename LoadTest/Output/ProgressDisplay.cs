@@ -1,24 +1,19 @@
 namespace LoadTest.Output;
 
-/// <summary>Shows each run while it goes, from the snapshots the engine pushes (<see cref="LiveRun.FollowAsync"/>).</summary>
-public abstract class ProgressDisplay : IRunFollower
+/// <summary>
+/// Shows each run while it goes, from the snapshots the engine pushes (<see cref="LiveRun.FollowAsync"/>). This one shows
+/// nothing (--quiet): the summary says how the runs ended.
+/// </summary>
+public class ProgressDisplay : IRunFollower
 {
     /// <summary>Runs <paramref name="work"/> while the display is up (a live display draws for as long as it runs).</summary>
     public virtual Task<T> ShowAsync<T>(Func<Task<T>> work) => work();
 
     /// <summary>Follows one run until the engine finishes it; <paramref name="position"/> of <paramref name="of"/> in a suite.</summary>
-    public abstract Task FollowAsync(RunRecord run, int position, int of, LiveRun live);
+    public virtual Task FollowAsync(RunRecord run, int position, int of, LiveRun live) => Task.CompletedTask;
 
     /// <summary>The run as it ended.</summary>
-    public abstract void Ended(RunRecord run, int position, int of);
-}
-
-/// <summary>--quiet: nothing while the runs go; the summary says how they ended.</summary>
-public sealed class NoProgress : ProgressDisplay
-{
-    public override Task FollowAsync(RunRecord run, int position, int of, LiveRun live) => Task.CompletedTask;
-
-    public override void Ended(RunRecord run, int position, int of)
+    public virtual void Ended(RunRecord run, int position, int of)
     {
     }
 }

@@ -13,16 +13,25 @@ public static class ResultFiles
 {
     public const string Tool = "the GrpcBestPractices CLI (./loadtest)";
 
-    /// <summary>Writes what the settings ask for; returns a line per file written or not, and how many could not be.</summary>
+    /// <summary>Writes what the settings ask for; returns a line per file written ("JSON: path") or not (with the reason), and how many could not be.</summary>
     public static async Task<(IReadOnlyList<string> Notes, int Failed)> WriteAsync(LoadTestSettings settings, LoadTestResult result)
     {
         var notes = new List<string>();
         var failed = 0;
         foreach (var (path, format, what) in new[] { (settings.JsonPath, ResultFormat.Json, "JSON"), (settings.ReportPath, ResultFormat.Html, "Report"), (settings.CsvPath, ResultFormat.Csv, "CSV") })
         {
-            if (path is not null)
+            try
             {
-                failed += await TryWriteAsync(path, what, Render(format, settings, result), notes);
+                if (path is not null)
+                {
+                    await File.WriteAllTextAsync(path, Render(format, settings, result));
+                    notes.Add($"{what}: {path}");
+                }
+            }
+            catch (Exception ex) when (ex is IOException or UnauthorizedAccessException)
+            {
+                notes.Add($"The {what} file {path} could not be written: {ex.Message}");
+                failed++;
             }
         }
 
@@ -51,21 +60,5 @@ public static class ResultFiles
             Tool = Tool, ColourOrder = [.. StrategyList.Names, .. ContenderList.Names],
             MetadataKeys = [.. settings.Engine.Connection.Metadata.Select(pair => pair.Key).Distinct(StringComparer.OrdinalIgnoreCase)],
         };
-    }
-
-    /// <summary>0 when written (noted as "JSON: path"), 1 when not (noted with the reason).</summary>
-    private static async Task<int> TryWriteAsync(string path, string what, string text, List<string> notes)
-    {
-        try
-        {
-            await File.WriteAllTextAsync(path, text);
-            notes.Add($"{what}: {path}");
-            return 0;
-        }
-        catch (Exception ex) when (ex is IOException or UnauthorizedAccessException)
-        {
-            notes.Add($"The {what} file {path} could not be written: {ex.Message}");
-            return 1;
-        }
     }
 }

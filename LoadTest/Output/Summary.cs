@@ -1,3 +1,4 @@
+using LoadEngine.Runs;
 using Spectre.Console;
 
 namespace LoadTest.Output;
@@ -35,14 +36,28 @@ public static class Summary
             console.Write(Wire(result, border));
         }
 
-        if (result.HasThresholds)
+        if (result.Runs.Any(run => run.Plan.Thresholds.Count > 0))
         {
             console.MarkupLine("[bold]Thresholds[/]");
             console.Write(Thresholds(result, border));
         }
 
         console.WriteLine();
-        ErrorDistribution.Write(console, result);
+        // ghz's error distribution: the failed calls of each run by status with the server's own words, one line per message
+        // ("50 × FailedPrecondition: 'tenant is suspended'"), for runs that partly failed too, whose row only says they completed.
+        // Plain lines, not markup: a server's message may hold brackets; it was masked and escaped where it entered the engine.
+        var failing = result.Runs.Where(run => run.Stats is { StatusDetails.Count: > 0 }).ToList();
+        foreach (var run in failing)
+        {
+            string[] lines = [result.Runs.Count == 1 ? "Errors:" : $"Errors of {run.Plan.Strategy}:", .. StatusDetails.Lines(run.Stats!.StatusDetails).Select(line => $"  {line}")];
+            console.WriteLine(string.Join(Environment.NewLine, lines));
+        }
+
+        if (failing.Count > 0)
+        {
+            console.WriteLine();
+        }
+
         foreach (var run in result.Runs.Where(run => run.Error is not null))
         {
             console.MarkupLine($"[red]{Markup.Escape($"{run.Plan.Strategy} {run.State.ToString().ToLowerInvariant()} against {target}: {run.Error}")}[/]");

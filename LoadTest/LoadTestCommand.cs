@@ -502,7 +502,8 @@ public sealed partial class LoadTestCommand
         parse(text, NumberStyles.AllowLeadingSign, CultureInfo.InvariantCulture, out var value) ? (value, null) : (null, RunPlanText.Refusal(field, text, PlanLimits.Defaults));
 
     /// <summary>An enum field of the plan by its wire name in any case.</summary>
-    private static Func<string, (TEnum? Value, string? Problem)> Wire<TEnum>(string field) where TEnum : struct, Enum => Field<TEnum>(field, (text, _, _, out value) => WireNames<TEnum>.TryParse(text, out value));
+    private static Func<string, (TEnum? Value, string? Problem)> Wire<TEnum>(string field) where TEnum : struct, Enum => text =>
+        WireNames<TEnum>.TryParse(text, out var value) ? (value, null) : (null, RunPlanText.WireRefused<TEnum>(field, text));
 
     private delegate bool TryParse<T>(string text, NumberStyles styles, IFormatProvider culture, out T value);
 

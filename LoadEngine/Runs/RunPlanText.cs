@@ -217,8 +217,13 @@ public static class RunPlanText
         public override void Write(Utf8JsonWriter writer, T? value, JsonSerializerOptions options) => throw new NotSupportedException();
     }
 
-    private static ValueReader<TEnum> Wire<TEnum>(string field) where TEnum : struct, Enum =>
-        new(field, WireNames<TEnum>.TryParse, typeof(TEnum) == typeof(LoadKind) ? $"one of: {RunPlanRules.LoadNames}" : WireNames<TEnum>.Listed);
+    private static ValueReader<TEnum> Wire<TEnum>(string field) where TEnum : struct, Enum => new(field, WireNames<TEnum>.TryParse, Allowed<TEnum>());
+
+    /// <summary>The sentence for text that is none of an enum field's wire names, as a body's value gets it (the CLI's options too).</summary>
+    public static string WireRefused<TEnum>(string field, string text) where TEnum : struct, Enum =>
+        InputBounds.TooLong(field, text, InputBounds.MaxValueLength) ?? Must(field, text, Allowed<TEnum>());
+
+    private static string Allowed<TEnum>() where TEnum : struct, Enum => typeof(TEnum) == typeof(LoadKind) ? $"one of: {RunPlanRules.LoadNames}" : WireNames<TEnum>.Listed;
 
     /// <summary>A JSON string; data may also be the request itself (a JSON object, or an array of them), kept as its text.</summary>
     private sealed class TextReader(string field) : JsonConverter<string>

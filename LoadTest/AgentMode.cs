@@ -109,7 +109,7 @@ public static class AgentMode
         else
         {
             var share = AgentShares.Of(run.Plan, agent.Shard);
-            output.WriteLine($"agent {name}: shard {agent.Shard} of run {agent.RunId}: {share.Strategy}, {Output.Figures.Describe(share)}, against {settings.Target}");
+            output.WriteLine($"agent {name}: shard {agent.Shard} of run {agent.RunId}: {share.Strategy}{(share.Described?.Call is { } call ? $" calling {call}" : "")}, {Describe(share)}, against {settings.Target}");
             await using var services = LoadTestRunner.BuildServices(settings);
             ended = await services.GetRequiredService<LoadTestRunner>().Sequence(new Heartbeat(store, agent, error, interrupt), settings.Limits, interrupt).RunAsync(share, 1, 1);
         }
@@ -216,6 +216,14 @@ public static class AgentMode
         error.WriteLine($"loadtest agent: {sentence}");
         return ExitCodes.Usage;
     }
+
+    private static string Describe(RunPlan share) => share switch
+    {
+        { IsOpen: true } => $"{share.Rate:0.##} calls/s for {share.Duration:0.##} s",
+        { Count: { } count, Duration: { } duration } => $"{count} calls or {duration:0.##} s",
+        { Count: { } count } => $"{count} calls, {share.Concurrency} in flight",
+        _ => $"{share.Duration:0.##} s, {share.Concurrency} in flight",
+    };
 
     private static string Summary(RunRecord ended) => ended.Stats is not { } stats
         ? ended.Error?.TrimEnd('.') ?? "nothing was measured"

@@ -38,7 +38,10 @@ public static class RunPlanText
             }
 
             info.UnmappedMemberHandling = JsonUnmappedMemberHandling.Disallow;
-            foreach (var property in info.Properties.Where(property => only.TryGetValue(info.Type, out var fields) && !fields.Contains(property.Name)).ToList())
+            // The contract keeps a [JsonIgnore]d member (the caller's SharedBy) as a property that reads nothing: a body naming it
+            // would be taken and dropped, and the sentences would list it as a setting. Without it, it is refused like any unknown field.
+            foreach (var property in info.Properties.Where(property => property.AttributeProvider?.IsDefined(typeof(JsonIgnoreAttribute), inherit: true) == true
+                || only.TryGetValue(info.Type, out var fields) && !fields.Contains(property.Name)).ToList())
             {
                 info.Properties.Remove(property);
             }

@@ -61,12 +61,21 @@ public sealed class RunRequestReaderTests
     [InlineData("""{"strategy": 5}""", "strategy was '5'; it must be a JSON string.")]
     [InlineData("""{"includeStatuses": "maybe"}""", "includeStatuses was 'maybe'; it must be true or false.")]
     [InlineData("""{"concurency": 4}""", "'concurency' is not a run setting; the body may hold: strategy, count,")]
+    [InlineData("""{"sharedBy": ["client-wrapper"]}""", "'sharedBy' is not a run setting; the body may hold: strategy, count,")]
     public async Task AValueThatDoesNotBindIsRefusedNamingTheFieldAndWhatIsAllowed(string body, string expected)
     {
         var (request, error) = await ReadAsync(body);
 
         Assert.Null(request);
         Assert.StartsWith(expected, error);
+    }
+
+    [Fact]
+    public void TheSettingsABodyIsToldItMayHoldLeaveOutWhatOnlyTheCallerSets()
+    {
+        Assert.Contains("agents", RunRequestReader.Run.Fields);
+        Assert.DoesNotContain("sharedBy", RunRequestReader.Run.Fields);
+        Assert.DoesNotContain("sharedBy", RunPlanText.Fields);
     }
 
     /// <summary>The body bound as ASP.NET Core binds it, with the gateway's JSON options; what does not bind, worded as the exception handler words it.</summary>

@@ -31,7 +31,8 @@ public sealed class UnresponsiveServiceTests
             using var response = await system.Http.GetAsync(route);
 
             Assert.True(clock.Elapsed < AnswerBound, $"the answer took {clock.Elapsed}");
-            Assert.Equal(HttpStatusCode.ServiceUnavailable, response.StatusCode);
+            Assert.True(response.StatusCode == HttpStatusCode.ServiceUnavailable,
+                $"a stopped service's run answered {(int)response.StatusCode} (service threads '{system.ServiceThreadStates}'): {Head(await response.Content.ReadAsStringAsync())}");
             var problem = await SystemFixture.ReadProblemAsync(response);
             Assert.Equal("Failed", problem.GetProperty("state").GetString());
             Assert.Contains($"no answer from {system.ServiceAddress} for {SilenceSeconds} s while", problem.GetProperty("detail").GetString());
@@ -90,12 +91,17 @@ public sealed class UnresponsiveServiceTests
         Assert.StartsWith("Every run failed; the first: The service is unreachable", ended.GetProperty("error").GetString());
     }
 
+    /// <summary>The start of an answer, for a failure message: the figures come before the per-call statuses.</summary>
+    private static string Head(string body) => body.Length <= 2000 ? body : body[..2000] + "…";
+
     /// <summary>A service and a gateway with a short silence window, warmed by one run so the connection is up before the service stops.</summary>
     private sealed class HungSystem(AppProcess service, AppProcess gateway) : IAsyncDisposable
     {
         public HttpClient Http { get; } = new() { BaseAddress = gateway.BaseAddress, Timeout = TimeSpan.FromSeconds(120) };
 
         public string ServiceAddress => service.Url.TrimEnd('/');
+
+        public string ServiceThreadStates => service.ThreadStates;
 
         public static async Task<HungSystem> StartAsync()
         {
@@ -125,13 +131,22 @@ public sealed class UnresponsiveServiceTests
             return system;
         }
 
-        /// <summary>Runs <paramref name="test"/> with the service stopped, and resumes it whatever happens.</summary>
+        /// <summary>
+        /// Runs <paramref name="test"/> with every thread of the service stopped, and resumes it whatever happens. A test
+        /// that fails while the service is found running again says so: its answer then proves nothing about a hung service.
+        /// </summary>
         public async Task WhileServiceStoppedAsync(Func<Task> test)
         {
-            await service.SignalAsync("STOP");
+            await service.StopAsync();
             try
             {
                 await test();
+            }
+            catch (Exception failure) when (!service.IsStopped)
+            {
+                throw new InvalidOperationException(
+                    $"The service (process {service.ProcessId}) was running again when the test failed, though nothing in the test had resumed it; " +
+                    $"its threads' states: '{service.ThreadStates}'.", failure);
             }
             finally
             {

@@ -9,6 +9,54 @@ public sealed partial class AppProcess
 
     public Task SignalAsync(string signal) => SendSignalAsync(signal, ProcessId);
 
+    /// <summary>
+    /// SIGSTOP, then waits (bounded) until every thread of the process is stopped: kill returns once the signal is sent,
+    /// and each thread stops on its own way back to user mode.
+    /// </summary>
+    public async Task StopAsync()
+    {
+        await SignalAsync("STOP");
+        var clock = Stopwatch.StartNew();
+        while (!IsStopped)
+        {
+            Assert.True(clock.Elapsed < TimeSpan.FromSeconds(30), $"process {ProcessId} was not stopped 30 s after SIGSTOP; its threads' states: {ThreadStates}");
+            await Task.Delay(10);
+        }
+    }
+
+    /// <summary>Whether every thread of the process is stopped by a signal ('T' in /proc/PID/task/TID/stat).</summary>
+    public bool IsStopped => ThreadStates is { Length: > 0 } states && states.All(state => state == 'T');
+
+    /// <summary>Each live thread's state letter from /proc (R running, S sleeping, D in the kernel, T stopped); empty once the process is gone.</summary>
+    public string ThreadStates
+    {
+        get
+        {
+            var states = new System.Text.StringBuilder();
+            try
+            {
+                foreach (var task in Directory.EnumerateDirectories($"/proc/{ProcessId}/task"))
+                {
+                    try
+                    {
+                        // The command name in parentheses may hold anything: the state is the field after its closing one.
+                        var stat = File.ReadAllText(Path.Combine(task, "stat"));
+                        states.Append(stat[(stat.LastIndexOf(')') + 2)..][0]);
+                    }
+                    catch (IOException)
+                    {
+                        // The thread ended between the listing and the read.
+                    }
+                }
+            }
+            catch (DirectoryNotFoundException)
+            {
+            }
+
+            return states.ToString();
+        }
+    }
+
     /// <summary>Waits (bounded) for the process to exit by itself; false if it is still running.</summary>
     public async Task<bool> WaitForExitAsync(TimeSpan timeout)
     {

@@ -34,11 +34,12 @@ public static class SwaggerSetup
     {
         // NSwag names the requested host as the server; without it Swagger UI calls the origin it was loaded from,
         // and a forwarded Host header cannot point it anywhere else.
-        // RunPlanSchema made the flat shape's schema only to copy its properties into RunPlan's: nothing refers to it.
+        // RunPlanSchema made the called parts' schemas only to copy their properties into RunPlan's: nothing refers to them.
         app.UseOpenApi(settings => settings.PostProcess = static (document, _) =>
         {
             document.Servers.Clear();
-            document.Components.Schemas.Remove(RunPlanJson.Shape.Name);
+            document.Components.Schemas.Remove(RunPlanJson.CalledShapes.AfterWarmup.Name);
+            document.Components.Schemas.Remove(RunPlanJson.CalledShapes.AfterSettings.Name);
         });
         // NSwag serves swagger-ui's files under /swagger. Its index.html starts the UI with an inline script, which the
         // gateway's policy refuses; wwwroot/swagger/index.html, served first by the static files, starts it from a file.

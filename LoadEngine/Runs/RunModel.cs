@@ -11,7 +11,8 @@ public sealed record RampStage(double Duration, double Target);
 /// Everything that decides what a run does: the load settings and <see cref="Called"/>, what each call calls. A run is
 /// bounded by <see cref="Count"/> measured calls, by <see cref="Duration"/> seconds, or by both (whichever comes first);
 /// <see cref="Warmup"/> calls run first, under the same load, and are kept out of the statistics. Its JSON is flat, as
-/// it has always been stored and answered (<see cref="RunPlanJson"/>).
+/// it has always been stored and answered (<see cref="RunPlanJson"/>), each setting by its type: a null one is left out
+/// unless marked to be written always.
 /// </summary>
 [JsonConverter(typeof(RunPlanJson))]
 public sealed record RunPlan
@@ -24,9 +25,11 @@ public sealed record RunPlan
     public LoadKind Load { get; init; }
 
     /// <summary>Measured calls (or stream messages). Null when only <see cref="Duration"/> bounds the run.</summary>
+    [JsonIgnore(Condition = JsonIgnoreCondition.Never)]
     public int? Count { get; init; }
 
     /// <summary>Seconds the measured phase lasts. Null when only <see cref="Count"/> bounds the run.</summary>
+    [JsonIgnore(Condition = JsonIgnoreCondition.Never)]
     public double? Duration { get; init; }
 
     /// <summary>
@@ -36,8 +39,10 @@ public sealed record RunPlan
     public int Concurrency { get; init; } = 1;
 
     /// <summary>Calls per second for the open load; the rate a ramping load starts from.</summary>
+    [JsonIgnore(Condition = JsonIgnoreCondition.Never)]
     public double? Rate { get; init; }
 
+    [JsonIgnore(Condition = JsonIgnoreCondition.Never)]
     public IReadOnlyList<RampStage>? Stages { get; init; }
 
     public int Warmup { get; init; }

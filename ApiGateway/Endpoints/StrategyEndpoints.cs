@@ -50,12 +50,27 @@ public sealed record PlanFacts(IReadOnlyList<LoadFact> Loads, int DefaultPayload
 /// <summary>
 /// A chapter route's query, bound by ASP.NET Core: a number or true/false that does not read is refused by the exception
 /// handler with the sentence its body value gets (<see cref="QueryRefusal"/>); a load, stages and percentiles read as
-/// the body reads their text, so a load is taken by its wire name only, never by its number.
+/// the body reads their text, so a load is taken by its wire name only, never by its number. The whole-number settings that
+/// describe themselves it inherits, typed, so a new one is a query parameter without a line here.
 /// </summary>
-public sealed record ChapterQuery(
-    string? Load, int? Concurrency, double? Rate, double? Duration, string? Stages, int? Warmup, int? DelayMs, int? PayloadBytes, string? Percentiles,
-    string[]? Thresholds, bool? IncludeStatuses)
+public sealed record ChapterQuery : DescribedNumbers
 {
+    public string? Load { get; init; }
+
+    public int? Concurrency { get; init; }
+
+    public double? Rate { get; init; }
+
+    public double? Duration { get; init; }
+
+    public string? Stages { get; init; }
+
+    public string? Percentiles { get; init; }
+
+    public string[]? Thresholds { get; init; }
+
+    public bool? IncludeStatuses { get; init; }
+
     public bool TryInput(string strategy, int count, PlanLimits limits, out RunPlanInput input, out string error)
     {
         LoadKind load = default;
@@ -66,10 +81,10 @@ public sealed record ChapterQuery(
             ?? (string.IsNullOrWhiteSpace(Stages) || RunPlanText.TryStages(Stages, out stages, out var notStages) ? null : notStages)
             ?? (string.IsNullOrWhiteSpace(Percentiles) || RunPlanText.TryPercentiles(Percentiles, out percentiles, out var notPercentiles) ? null : notPercentiles)
             ?? string.Empty;
-        input = new RunPlanInput(strategy, count, Concurrency, Warmup, DelayMs, PayloadBytes, IncludeStatuses)
+        input = Into(new RunPlanInput(strategy, count, Concurrency, IncludeStatuses)
         {
             Load = string.IsNullOrEmpty(Load) ? null : load, Rate = Rate, Duration = Duration, Stages = stages, Percentiles = percentiles, Thresholds = Thresholds,
-        };
+        });
         return error.Length == 0;
     }
 

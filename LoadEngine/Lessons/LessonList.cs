@@ -201,7 +201,7 @@ public static class LessonList
     public const int BinaryPayloadBytes = 65_536;
 
     private static LessonArm StrategyArm(string strategy, string label, string setup, int count, int warmup, int delayMs = 0) =>
-        new(strategy, label, setup) { Run = new RunPlanInput(strategy, count, Warmup: warmup, DelayMs: delayMs, IncludeStatuses: false) };
+        new(strategy, label, setup) { Run = new RunPlanInput(strategy, count, IncludeStatuses: false) { Warmup = warmup, DelayMs = delayMs } };
 
     private static LessonArm WorkloadArm(string name, string label, string setup, string workload, string contenderName, int count, int warmup, ConnectionUse? connection = null)
     {
@@ -209,7 +209,7 @@ public static class LessonList
         return new LessonArm(name, label, setup)
         {
             Contender = contender,
-            Run = contender.Into(new RunPlanInput(null, count, Warmup: warmup, IncludeStatuses: false) { Workload = workload, Connection = connection }),
+            Run = contender.Into(new RunPlanInput(null, count, IncludeStatuses: false) { Warmup = warmup, Workload = workload, Connection = connection }),
         };
     }
 }

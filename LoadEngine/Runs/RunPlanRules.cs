@@ -19,10 +19,7 @@ public record RunPlanInput(
     [property: StringLength(InputBounds.MaxValueLength)] string? Strategy,
     [property: PlanLimit(1, nameof(PlanLimits.MaxCount))] int? Count,
     [property: PlanLimit(1, nameof(PlanLimits.MaxConcurrency))] int? Concurrency = null,
-    [property: PlanLimit(0, nameof(PlanLimits.MaxWarmup)), DefaultValue(0), Description("Calls made first, under the same load, and kept out of the figures.")] int? Warmup = null,
-    [property: Range(0, RunPlanRules.MaxDelayMs), DefaultValue(0), Description("Milliseconds the service waits before each answer.")] int? DelayMs = null,
-    [property: Range(1, RunPlanRules.MaxPayloadBytes), DefaultValue(RunPlanRules.DefaultPayloadBytes), Description("Size of each of the answer's two bytes fields.")] int? PayloadBytes = null,
-    bool? IncludeStatuses = null)
+    bool? IncludeStatuses = null) : DescribedNumbers
 {
     public LoadKind? Load { get; init; }
 
@@ -81,6 +78,35 @@ public record RunPlanInput(
     /// </summary>
     [JsonIgnore]
     public IReadOnlyList<string> SharedBy { get; init; } = [];
+}
+
+/// <summary>
+/// The plan's whole-number settings that describe themselves: each one's range, default and meaning are its attributes, and a
+/// body, a chapter route's query (<c>ChapterQuery</c> inherits them) and the CLI take it by its name, so a new one added
+/// here is bound, documented, checked and offered everywhere without a line elsewhere.
+/// </summary>
+public record DescribedNumbers
+{
+    [PlanLimit(0, nameof(PlanLimits.MaxWarmup)), DefaultValue(0), Description("Calls made first, under the same load, and kept out of the figures.")]
+    public int? Warmup { get; init; }
+
+    [Range(0, RunPlanRules.MaxDelayMs), DefaultValue(0), Description("Milliseconds the service waits before each answer.")]
+    public int? DelayMs { get; init; }
+
+    [Range(1, RunPlanRules.MaxPayloadBytes), DefaultValue(RunPlanRules.DefaultPayloadBytes), Description("Size of each of the answer's two bytes fields.")]
+    public int? PayloadBytes { get; init; }
+
+    /// <summary>A copy of <paramref name="input"/> that takes these settings, each by its property.</summary>
+    public RunPlanInput Into(RunPlanInput input)
+    {
+        var copy = input with { };
+        foreach (var property in typeof(DescribedNumbers).GetProperties(BindingFlags.Public | BindingFlags.Instance | BindingFlags.DeclaredOnly))
+        {
+            property.SetValue(copy, property.GetValue(this));
+        }
+
+        return copy;
+    }
 }
 
 /// <summary>A whole-number setting of <see cref="RunPlanInput"/>: its JSON name, range, default and meaning.</summary>

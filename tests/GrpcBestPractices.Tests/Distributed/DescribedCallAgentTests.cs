@@ -28,7 +28,7 @@ public sealed class DescribedCallAgentTests(ITestOutputHelper output)
         var history = folder.File("history.db");
         await using var store = RunAgentStore.Open(HistoryDatabase.Sqlite, history);
         await store.EnsureSchemaAsync();
-        var input = new RunPlanInput("factory-client", 401, Warmup: 10) { Call = GetPerformance, Data = """{"clientName": "agent {{.WorkerID}} call {{.RequestNumber}}"}""" };
+        var input = new RunPlanInput("factory-client", 401) { Warmup = 10, Call = GetPerformance, Data = """{"clientName": "agent {{.WorkerID}} call {{.RequestNumber}}"}""" };
         Assert.True(RunPlanRules.TryCreate(input, PlanLimits.Defaults, StrategyList.Names, out var whole, out var refusal), refusal);
         // As the gateway stores a distributed run: the plan with the descriptor set it described the target with, and the set's name.
         whole = whole.WithDescriptors(LessonOnTargetPlanTests.Performance, StoredRecords.NameOf(LessonOnTargetPlanTests.Performance)) with { Agents = 2 };

@@ -46,18 +46,20 @@ public sealed class RunPlanJsonTests
     {
         var input = kind switch
         {
-            "built-in" => new RunPlanInput("client-wrapper", 1000, Warmup: 10, DelayMs: 5, PayloadBytes: 4096) { Thresholds = ["p99 < 5ms"] },
+            "built-in" => new RunPlanInput("client-wrapper", 1000) { Warmup = 10, DelayMs = 5, PayloadBytes = 4096, Thresholds = ["p99 < 5ms"] },
             "open" => new RunPlanInput("factory-client", null) { Load = LoadKind.Open, Rate = 2500, Duration = 10, Percentiles = [50, 99.9] },
             "ramping-agents" => new RunPlanInput("client-wrapper", null) { Load = LoadKind.Ramping, Stages = [new RampStage(10, 5000), new RampStage(20, 5000)] },
-            "workload" => new RunPlanInput(null, 200, Warmup: 20)
+            "workload" => new RunPlanInput(null, 200)
             {
+                Warmup = 20,
                 Workload = "file-upload", Protocol = ApiProtocol.Rest, Serializer = PayloadSerializer.Newtonsoft, HttpVersion = WireVersion.Http2, Security = WireSecurity.Tls,
                 FileBytes = 1048576, Clients = 8,
             },
             "bulk" => new RunPlanInput(null, 5) { Workload = "bulk-read", Protocol = ApiProtocol.Grpc, Variant = BulkReadVariant.Stream, Users = 20000 },
             "comparison" => new RunPlanInput(null, 200) { Workload = "big-dto", Protocol = ApiProtocol.Grpc },
-            "described" => new RunPlanInput("streaming-call", 401, Warmup: 10)
+            "described" => new RunPlanInput("streaming-call", 401)
             {
+                Warmup = 10,
                 Target = "inventory", Call = " inventory.Stock/Get ", Data = """[{"sku": "A-{{.RequestNumber}}"},{"sku":"B"}]""",
             },
             _ => new RunPlanInput("client-wrapper", null, Concurrency: 4) { Load = LoadKind.Closed, Duration = 2.5, Call = "performance.Monitor/GetPerformance", IncludeStatuses = false },

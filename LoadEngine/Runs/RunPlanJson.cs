@@ -15,7 +15,7 @@ namespace LoadEngine.Runs;
 /// </summary>
 public sealed class RunPlanJson : JsonConverter<RunPlan>
 {
-    // Written with the caller's options but for nulls, which only the settings marked JsonIgnoreCondition.Never write.
+    // Written with the caller's options but for nulls, which only the settings marked JsonIgnoreCondition.Never write (Written).
     private static readonly ConditionalWeakTable<JsonSerializerOptions, JsonSerializerOptions> LeavingOutNulls = [];
 
     // The called part's fields are read from the whole plan, among fields that are not theirs.
@@ -77,7 +77,7 @@ public sealed class RunPlanJson : JsonConverter<RunPlan>
         foreach (var setting in Settings)
         {
             var set = setting.GetValue(value);
-            if (set is not null || setting.GetCustomAttribute<JsonIgnoreAttribute>() is { Condition: JsonIgnoreCondition.Never })
+            if (Written(setting, set))
             {
                 writer.WritePropertyName(Name(setting, options));
                 JsonSerializer.Serialize(writer, set, setting.PropertyType, leavingOutNulls);
@@ -95,6 +95,17 @@ public sealed class RunPlanJson : JsonConverter<RunPlan>
             described?.Target, described?.Call, described?.Data, described?.DescriptorSet), leavingOutNulls);
         writer.WriteEndObject();
     }
+
+    /// <summary>
+    /// Whether a setting's value is written, as its [JsonIgnore] says: a null one only when marked Never; a default one not
+    /// when marked WhenWritingDefault (a setting added later, so plans stored before it read and write back unchanged).
+    /// </summary>
+    internal static bool Written(PropertyInfo setting, object? value) => (value, setting.GetCustomAttribute<JsonIgnoreAttribute>()?.Condition) switch
+    {
+        (null, var condition) => condition == JsonIgnoreCondition.Never,
+        (_, JsonIgnoreCondition.WhenWritingDefault) => !setting.PropertyType.IsValueType || !value.Equals(Activator.CreateInstance(setting.PropertyType)),
+        _ => true,
+    };
 
     private static string Name(PropertyInfo setting, JsonSerializerOptions options) =>
         setting.GetCustomAttribute<JsonPropertyNameAttribute>()?.Name ?? options.PropertyNamingPolicy?.ConvertName(setting.Name) ?? setting.Name;

@@ -99,4 +99,43 @@ public sealed class RunPlanJsonTests
         // A copy with other data splits its own.
         Assert.Single((plan.Described with { Data = """{"sku": "C"}""" }).Messages.Texts);
     }
+
+    [Fact]
+    public void EachOfThePlansSettingsIsWrittenByItsTypeInTheOrderItIsDeclaredWithTheCalledPartsFieldsWhereTheyHaveAlwaysBeen()
+    {
+        var plan = new RunPlan { Strategy = "client-wrapper", Count = 3, Warmup = 2, Agents = 2 };
+
+        var names = JsonDocument.Parse(JsonSerializer.Serialize(plan, RunJson.Options)).RootElement.EnumerateObject().Select(field => field.Name).ToList();
+
+        Assert.Equal(
+            ["strategy", "load", "count", "duration", "concurrency", "rate", "stages", "warmup", "delayMs", "payloadBytes", "includeStatuses", "percentiles", "thresholds", "agents"],
+            names);
+        Assert.Equal(RunPlanJson.Settings.Select(setting => JsonNamingPolicy.CamelCase.ConvertName(setting.Name)), names.Except(["delayMs", "payloadBytes"]).Append("shard"));
+    }
+
+    [Theory]
+    [InlineData(nameof(WrittenCases.Always), null, true)]
+    [InlineData(nameof(WrittenCases.Always), 0, true)]
+    [InlineData(nameof(WrittenCases.NotWhenNull), null, false)]
+    [InlineData(nameof(WrittenCases.NotWhenNull), 0, true)]
+    [InlineData(nameof(WrittenCases.NotWhenDefault), 0, false)]
+    [InlineData(nameof(WrittenCases.NotWhenDefault), 5, true)]
+    [InlineData(nameof(WrittenCases.Text), "", true)]
+    public void ASettingIsLeftOutOnlyWhenItsJsonIgnoreSays(string property, object? value, bool written) =>
+        Assert.Equal(written, RunPlanJson.Written(typeof(WrittenCases).GetProperty(property)!, value));
+
+    /// <summary>One property per way a plan's setting may be marked.</summary>
+    private sealed class WrittenCases
+    {
+        [System.Text.Json.Serialization.JsonIgnore(Condition = System.Text.Json.Serialization.JsonIgnoreCondition.Never)]
+        public int? Always { get; init; }
+
+        public int? NotWhenNull { get; init; }
+
+        [System.Text.Json.Serialization.JsonIgnore(Condition = System.Text.Json.Serialization.JsonIgnoreCondition.WhenWritingDefault)]
+        public int NotWhenDefault { get; init; }
+
+        [System.Text.Json.Serialization.JsonIgnore(Condition = System.Text.Json.Serialization.JsonIgnoreCondition.WhenWritingDefault)]
+        public string Text { get; init; } = "";
+    }
 }

@@ -27,8 +27,8 @@ started() {
 
 alive() { [[ $(started "$1") == "$2" ]]; }
 
-# Every process whose chain of parents reaches $1 (while it is the process that started at $2), and every process in
-# session $1, except this watchdog and the helpers it forked (this listing among them).
+# Every process whose chain of parents reaches $1 (while it is the process that started at $2), and every live (not
+# zombie) process in session $1, except this watchdog and the helpers it forked (this listing among them).
 condemned() {
   local root=$1 root_start=$2 session=$1 stat fields pid
   local -A children=()
@@ -40,7 +40,8 @@ condemned() {
     fields=(${stat##*) })
     [[ $pid == "$watchdog" || ${fields[1]} == "$watchdog" ]] && continue
     children[${fields[1]}]+=" $pid"
-    [[ ${fields[3]} == "$session" ]] && found+=("$pid")
+    # A zombie in the session runs nothing: it waits only for its parent to read its exit code.
+    [[ ${fields[3]} == "$session" && ${fields[0]} != Z ]] && found+=("$pid")
   done
   local -a queue=()
   alive "$root" "$root_start" && queue=("$root")

@@ -69,7 +69,7 @@ public sealed class TestHostBondTests
         // Its streams end with it: the watchdog holds none of them.
         Assert.Null(await program.StandardOutput.ReadLineAsync().WaitAsync(Patience));
         Assert.True(await WaitUntilAsync(() => !Watchdogs(Environment.ProcessId).Any(pid => CommandLine(pid).Contains(marker, StringComparison.Ordinal))),
-            "the watchdog outlived the program it watched");
+            $"the watchdog outlived the program it watched; what holds the marker: {Describe(marker)}; the program's session: {Session(program.Id)}");
     }
 
     /// <summary>A real .NET app (the service, with its thread pool) bound to the stand-in host by the tests' own bond.</summary>
@@ -118,6 +118,24 @@ public sealed class TestHostBondTests
 
     private static string Describe(string marker) =>
         string.Join("; ", Processes().Select(pid => (pid, CommandLine(pid))).Where(p => p.Item2.Contains(marker, StringComparison.Ordinal)).Select(p => $"{p.pid}: {p.Item2}"));
+
+    /// <summary>Each process in session <paramref name="session"/>: its id, its state letter and its parent.</summary>
+    private static string Session(int session) => string.Join("; ", Processes().Select(pid => (pid, Stat(pid))).Where(p => p.Item2.Length > 3 && p.Item2[3] == session.ToString(CultureInfo.InvariantCulture))
+        .Select(p => $"{p.pid} {p.Item2[0]} (parent {p.Item2[1]})"));
+
+    /// <summary>The fields of /proc/PID/stat after the command name: state, parent, group, session, …; empty once it is gone.</summary>
+    private static string[] Stat(int pid)
+    {
+        try
+        {
+            var stat = File.ReadAllText($"/proc/{pid}/stat");
+            return stat[(stat.LastIndexOf(')') + 2)..].Split(' ');
+        }
+        catch (IOException)
+        {
+            return [];
+        }
+    }
 
     private static bool Alive(int pid)
     {

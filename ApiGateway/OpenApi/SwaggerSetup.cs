@@ -5,8 +5,6 @@ public static class SwaggerSetup
 {
     public static IServiceCollection AddSwaggerDocs(this IServiceCollection services)
     {
-        // Before anything asks for NSwag's types: see the class for why, and when to delete it.
-        NJsonSchemaNewtonsoftJsonRedirect.Register();
         services.AddEndpointsApiExplorer();
         services.AddOpenApiDocument(settings =>
         {

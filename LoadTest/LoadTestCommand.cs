@@ -187,10 +187,8 @@ public sealed partial class LoadTestCommand
         "Ramping load: seconds:rate pairs, each moving the rate linearly to its target, e.g. \"10:5000,20:5000\".",
         text => RunPlanText.TryStages(text, out var stages, out var error) ? (stages, null) : (null, error));
 
-    /// <summary>The plan's whole-number settings (--warmup, --delay-ms, --payload-bytes), each as <see cref="RunPlanInput"/> describes it: a new one needs no line here.</summary>
-    public IReadOnlyDictionary<WholeSetting, Option<int?>> WholeSettings { get; } = RunPlanRules.DescribedSettings(PlanLimits.Defaults).ToDictionary(setting => setting, setting =>
-        Typed(OptionName(setting.Name), "number", $"{setting.Description.TrimEnd('.')}, {setting.Min} to {setting.Max}{(setting.Default is { } fallback ? $" (default {fallback})" : "")}.",
-            Field<int>(setting.Name, int.TryParse)));
+    /// <summary>The plan's settings that describe themselves (--warmup, --delay-ms, --payload-bytes), each read by its kind: a new one needs no line here.</summary>
+    public IReadOnlyDictionary<PlanSetting, Option> Settings { get; } = DescribedSettings.All(PlanLimits.Defaults).ToDictionary(setting => setting, Setting);
 
     public Option<IReadOnlyList<double>?> PercentileList { get; } = Typed<IReadOnlyList<double>?>("--percentiles", "list",
         $"The latency percentiles to report (default {Percentiles}); any a threshold judges is added.",
@@ -292,7 +290,7 @@ public sealed partial class LoadTestCommand
         // Each command lists --target, then its own options, the plan's, the listeners, and how long to wait and what to show.
         Option[] connection = [CallTimeout, ConnectTimeout, SilenceSeconds, ConnectFailureSeconds, MaxInFlight, Plain, Quiet, LogLevel];
         Option[] listeners = [Http1Target, TlsTarget, TrustCertificate];
-        Option[] plan = [Count, Duration, Load, Concurrency, Rate, Stages, .. WholeSettings.Values, PercentileList, Thresholds, Json, Report, Csv, Format, Output];
+        Option[] plan = [Count, Duration, Load, Concurrency, Rate, Stages, .. Settings.Values, PercentileList, Thresholds, Json, Report, Csv, Format, Output];
         Run = Command("run", "Load-tests a gRPC service in-process with the gateway's run engine: PerformanceService, or any method --call names. " +
             "One strategy, or all in turn. " + RunExitCodes,
             [Target, Insecure, Strategy, Connections, .. TargetOptions, .. ConnectionOptions, .. plan, .. connection]);
@@ -359,10 +357,11 @@ public sealed partial class LoadTestCommand
             Call = parsed.GetValue(Call) is { Length: > 0 } call ? call : null,
             Data = data is { Length: > 0 } ? data : null,
         };
-        // Each whole-number setting RunPlanInput describes is set by its property, as a binder sets it, so a new one needs no line here.
-        foreach (var (setting, option) in WholeSettings)
+        // Each setting RunPlanInput describes is set by its property, as a binder sets it (a length of time in seconds), so a new one needs no line here.
+        foreach (var (setting, option) in Settings)
         {
-            typeof(RunPlanInput).GetProperty(setting.Name, BindingFlags.Public | BindingFlags.Instance | BindingFlags.IgnoreCase)!.SetValue(input, parsed.GetValue(option));
+            var value = parsed.GetResult(option)?.GetValueOrDefault<object?>();
+            setting.Property.SetValue(input, value is TimeSpan span ? span.TotalSeconds : value);
         }
 
         // As in ghz, the rate alone asks for an arrival rate (the open load), and a concurrency alone for calls in flight (the
@@ -484,6 +483,21 @@ public sealed partial class LoadTestCommand
                 return value;
             },
         };
+
+    /// <summary>A setting of the plan by its kind: a whole number, a duration as ghz writes it, one of its names, or a repeatable label (--tag for tags).</summary>
+    public static Option Setting(PlanSetting setting)
+    {
+        var (name, about, fallback) = (OptionName(setting.Name), setting.Description.TrimEnd('.'), setting.Default is { } given ? $" (default {given})" : "");
+        var (min, max) = (setting.Min.ToString(CultureInfo.InvariantCulture), setting.Max.ToString(CultureInfo.InvariantCulture));
+        return setting.Kind switch
+        {
+            SettingKind.Whole => Typed(name, "number", $"{about}, {min} to {max}{fallback}.", Field<int>(setting.Name, int.TryParse)),
+            SettingKind.Seconds => Typed(name, "duration", $"{about}, as ghz writes a duration (10s, 500ms) or in seconds, {min} s to {max} s{fallback}.", Span(setting.Name, setting.Min, (int)setting.Max)),
+            SettingKind.Named => Typed<object?>(name, "name", $"{about}: {WireName.Listed(setting.EnumType!)}{fallback}.",
+                text => WireName.Read(setting.EnumType!, text) is { } value ? (value, null) : (null, setting.Refused(text))),
+            _ => Text<string[]>(name.EndsWith('s') ? name[..^1] : name, "label", $"{about}, repeatable (at most {max})."),
+        };
+    }
 
     /// <summary>A workload's setting, as --file-bytes for fileBytes, described with the workloads that take it.</summary>
     private static Option<T> WorkloadSetting<T>(WorkloadParameter parameter, Func<string, (T Value, string? Problem)> read) =>

@@ -1,5 +1,6 @@
 using System.Globalization;
 using ApiGateway.Configuration;
+using LoadEngine.Protocols;
 using LoadEngine.Strategies;
 
 namespace ApiGateway.Endpoints;
@@ -38,15 +39,24 @@ public static class RunParameters
         $"A run may last {limits.MaxRunSeconds} s (Runs:MaxRunSeconds); at most {limits.MaxRunsInFlight} run(s) at once (Runs:MaxRunsInFlight), more get 429.";
 
     /// <summary>A plan's payloadBytes, which the payload lesson takes too.</summary>
-    public static RouteParameter PayloadBytes { get; } = Setting(RunPlanRules.WholeRange("payloadBytes", new RunLimitsOptions().PlanLimits())!);
+    public static RouteParameter PayloadBytes { get; } = Setting(PlanSetting.Find("payloadBytes", new RunLimitsOptions().PlanLimits())!);
 
     private static readonly RouteParameter IncludeStatuses =
         new("includeStatuses", typeof(bool),
             "Whether the answer lists every call's result (performanceStatuses, last in the answer): false leaves the list out, for big counts. " +
             "A run bounded only by its duration needs false.") { Default = true };
 
-    /// <summary>A whole-number setting as <see cref="RunPlanInput"/> describes it: its range, default and meaning.</summary>
-    private static RouteParameter Setting(WholeSetting setting) => RouteParameter.Whole(setting.Name, setting.Min, setting.Max, setting.Default, setting.Description);
+    /// <summary>A setting as <see cref="RunPlanInput"/> describes it, by its kind: its range, default and meaning.</summary>
+    public static RouteParameter Setting(PlanSetting setting) => setting.Kind switch
+    {
+        SettingKind.Whole => RouteParameter.Whole(setting.Name, (int)setting.Min, (int)setting.Max, setting.Default as int?, setting.Description),
+        SettingKind.Seconds => new(setting.Name, typeof(double), $"{setting.Description} In seconds.") { Minimum = setting.Min, Maximum = setting.Max },
+        SettingKind.Named => RouteParameter.OneOf(setting.Name, WireName.Names(setting.EnumType!), setting.Default as string, setting.Description),
+        _ => new(setting.Name, typeof(string), $"{setting.Description} Repeat the parameter for several (at most {setting.Max}).")
+        {
+            Repeatable = true, MaxLength = InputBounds.MaxValueLength, MaxItems = (int)setting.Max,
+        },
+    };
 
     private static IReadOnlyList<RouteParameter> Plan(RunLimitsOptions limits, StrategyInfo? strategy)
     {
@@ -85,7 +95,7 @@ public static class RunParameters
                 Pattern = @"^\s*\d+(\.\d+)?\s*:\s*\d+(\.\d+)?\s*(,\s*\d+(\.\d+)?\s*:\s*\d+(\.\d+)?\s*)*$", Example = "10:5000,20:5000",
                 MaxLength = PlanLimits.MaxStages * (InputBounds.MaxStageLength + 1),
             },
-            .. RunPlanRules.DescribedSettings(limits.PlanLimits()).Select(Setting),
+            .. DescribedSettings.All(limits.PlanLimits()).Select(Setting),
             new RouteParameter("percentiles", typeof(string),
                 $"Which latency percentiles to report, comma-separated, each above 0 and at most 100 (at most {PlanLimits.MaxPercentiles}); a percentile a threshold judges is always reported.")
             {

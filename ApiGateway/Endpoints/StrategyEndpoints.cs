@@ -40,20 +40,20 @@ public sealed record ChapterRunResponse(
 /// What the chart page shows from the engine rather than from a copy: the loads, the payload's default and limit, the
 /// whole-number settings (range and default, as configured), the palette.
 /// </summary>
-public sealed record PlanFacts(IReadOnlyList<LoadFact> Loads, int DefaultPayloadBytes, int MaxPayloadBytes, IReadOnlyList<WholeSetting> Settings, IReadOnlyList<string> Palette, IReadOnlyDictionary<string, string> ApiColours, string UnknownColour)
+public sealed record PlanFacts(IReadOnlyList<LoadFact> Loads, int DefaultPayloadBytes, int MaxPayloadBytes, IReadOnlyList<PlanSetting> Settings, IReadOnlyList<string> Palette, IReadOnlyDictionary<string, string> ApiColours, string UnknownColour)
 {
     public static PlanFacts For(RunLimitsOptions limits) => new(
-        LoadFact.All, RunPlanRules.DefaultPayloadBytes, RunPlanRules.MaxPayloadBytes, [.. RunPlanRules.DescribedSettings(limits.PlanLimits())],
+        LoadFact.All, RunPlanRules.DefaultPayloadBytes, RunPlanRules.MaxPayloadBytes, [.. DescribedSettings.All(limits.PlanLimits()).Where(setting => setting.Kind == SettingKind.Whole)],
         HtmlReport.Palette, HtmlReport.ApiColours, HtmlReport.UnknownColour);
 }
 
 /// <summary>
 /// A chapter route's query, bound by ASP.NET Core: a number or true/false that does not read is refused by the exception
 /// handler with the sentence its body value gets (<see cref="QueryRefusal"/>); a load, stages and percentiles read as
-/// the body reads their text, so a load is taken by its wire name only, never by its number. The whole-number settings that
-/// describe themselves it inherits, typed, so a new one is a query parameter without a line here.
+/// the body reads their text, so a load is taken by its wire name only, never by its number. The settings that describe
+/// themselves it inherits, typed, so a new one is a query parameter without a line here.
 /// </summary>
-public sealed record ChapterQuery : DescribedNumbers
+public sealed record ChapterQuery : DescribedSettings
 {
     public string? Load { get; init; }
 

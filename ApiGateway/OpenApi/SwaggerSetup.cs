@@ -20,6 +20,7 @@ public static class SwaggerSetup
             settings.SchemaSettings.FlattenInheritanceHierarchy = true;
             settings.SchemaSettings.SchemaProcessors.Add(new RequestShapeSchema());
             settings.SchemaSettings.SchemaProcessors.Add(new RunPlanSchema());
+            settings.SchemaSettings.SchemaProcessors.Add(new WireNameSchema());
             settings.OperationProcessors.Add(new MinimalApiMetadataProcessor());
             // After the content types are right: it writes examples into the application/problem+json bodies.
             settings.OperationProcessors.Add(new RouteParametersProcessor());

@@ -118,6 +118,8 @@ public static class WireNames<TEnum> where TEnum : struct, Enum
             typeof(TEnum).GetField(value.ToString())!.GetCustomAttribute<JsonStringEnumMemberNameAttribute>()?.Name ?? value.ToString().ToLowerInvariant())),
     ];
 
+    public static IReadOnlyList<string> Names { get; } = [.. Pairs.Select(pair => pair.Name)];
+
     /// <summary>"grpc, grpc-code-first or rest".</summary>
     public static string Listed { get; } = Pairs.Length == 1 ? Pairs[0].Name : $"{string.Join(", ", Pairs[..^1].Select(pair => pair.Name))} or {Pairs[^1].Name}";
 
@@ -129,4 +131,45 @@ public static class WireNames<TEnum> where TEnum : struct, Enum
         value = found < 0 ? default : Pairs[found].Value;
         return found >= 0;
     }
+}
+
+/// <summary>
+/// An enum setting's value, read from its wire name only (never the C# name nor the number, which a plain enum of a chapter
+/// route's query would take): ASP.NET Core binds a query's text to it through <see cref="TryParse"/>.
+/// </summary>
+public readonly record struct WireName<TEnum>(TEnum Value) : IParsable<WireName<TEnum>> where TEnum : struct, Enum
+{
+    public static bool TryParse(string? text, IFormatProvider? provider, out WireName<TEnum> result)
+    {
+        var read = WireNames<TEnum>.TryParse(text, out var value);
+        result = new(value);
+        return read;
+    }
+
+    public static WireName<TEnum> Parse(string text, IFormatProvider? provider) =>
+        TryParse(text, provider, out var result) ? result : throw new FormatException($"'{text}' is none of {WireNames<TEnum>.Listed}.");
+
+    public override string ToString() => WireNames<TEnum>.Name(Value);
+}
+
+/// <summary>A <see cref="WireName{TEnum}"/> whose enum is known only when the program runs (a setting's type): its names, and text read as one.</summary>
+public static class WireName
+{
+    /// <summary>The enum a <see cref="WireName{TEnum}"/> (or its nullable) names; null for any other type.</summary>
+    public static Type? EnumOf(Type type) =>
+        (Nullable.GetUnderlyingType(type) ?? type) is { IsGenericType: true } named && named.GetGenericTypeDefinition() == typeof(WireName<>) ? named.GetGenericArguments()[0] : null;
+
+    public static IReadOnlyList<string> Names(Type enumType) => (IReadOnlyList<string>)Of(enumType).GetProperty(nameof(WireNames<ApiProtocol>.Names))!.GetValue(null)!;
+
+    public static string Listed(Type enumType) => (string)Of(enumType).GetProperty(nameof(WireNames<ApiProtocol>.Listed))!.GetValue(null)!;
+
+    /// <summary>The <see cref="WireName{TEnum}"/> <paramref name="text"/> names, boxed; null when it names none.</summary>
+    public static object? Read(Type enumType, string text)
+    {
+        object?[] arguments = [text, null];
+        return (bool)Of(enumType).GetMethod(nameof(WireNames<ApiProtocol>.TryParse))!.Invoke(null, arguments)!
+            ? Activator.CreateInstance(typeof(WireName<>).MakeGenericType(enumType), arguments[1]) : null;
+    }
+
+    private static Type Of(Type enumType) => typeof(WireNames<>).MakeGenericType(enumType);
 }

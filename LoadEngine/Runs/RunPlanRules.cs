@@ -19,7 +19,7 @@ public record RunPlanInput(
     [property: StringLength(InputBounds.MaxValueLength)] string? Strategy,
     [property: PlanLimit(1, nameof(PlanLimits.MaxCount))] int? Count,
     [property: PlanLimit(1, nameof(PlanLimits.MaxConcurrency))] int? Concurrency = null,
-    bool? IncludeStatuses = null) : DescribedNumbers
+    bool? IncludeStatuses = null) : DescribedSettings
 {
     public LoadKind? Load { get; init; }
 
@@ -81,11 +81,14 @@ public record RunPlanInput(
 }
 
 /// <summary>
-/// The plan's whole-number settings that describe themselves: each one's range, default and meaning are its attributes, and a
-/// body, a chapter route's query (<c>ChapterQuery</c> inherits them) and the CLI take it by its name, so a new one added
-/// here is bound, documented, checked and offered everywhere without a line elsewhere.
+/// The plan's settings that describe themselves, each of the kind its type says: a whole number (<c>int?</c>), a length of
+/// time in seconds (<c>double?</c>), one of an enum's wire names (<see cref="WireName{TEnum}"/>?) or a list of labels
+/// (<c>string[]?</c>). Its range ([Range], or [PlanLimit] for a configured most; a list's [MaxLength] items), default and
+/// meaning are its attributes. A body, a chapter route's query (<c>ChapterQuery</c> inherits them) and the CLI take each by
+/// its name, and <see cref="PlanSetting"/> documents and checks it by its kind, so a new one added here is bound, documented,
+/// checked and offered everywhere without a line elsewhere.
 /// </summary>
-public record DescribedNumbers
+public record DescribedSettings
 {
     [PlanLimit(0, nameof(PlanLimits.MaxWarmup)), DefaultValue(0), Description("Calls made first, under the same load, and kept out of the figures.")]
     public int? Warmup { get; init; }
@@ -96,27 +99,79 @@ public record DescribedNumbers
     [Range(1, RunPlanRules.MaxPayloadBytes), DefaultValue(RunPlanRules.DefaultPayloadBytes), Description("Size of each of the answer's two bytes fields.")]
     public int? PayloadBytes { get; init; }
 
+    private static readonly PropertyInfo[] Declared = typeof(DescribedSettings).GetProperties(BindingFlags.Public | BindingFlags.Instance | BindingFlags.DeclaredOnly);
+
+    /// <summary>Each setting declared here, in its order, under <paramref name="limits"/>.</summary>
+    public static IEnumerable<PlanSetting> All(PlanLimits limits) => Declared.Select(property => PlanSetting.Of(property, limits)!);
+
     /// <summary>A copy of <paramref name="input"/> that takes these settings, each by its property.</summary>
     public RunPlanInput Into(RunPlanInput input)
     {
         var copy = input with { };
-        foreach (var property in typeof(DescribedNumbers).GetProperties(BindingFlags.Public | BindingFlags.Instance | BindingFlags.DeclaredOnly))
-        {
-            property.SetValue(copy, property.GetValue(this));
-        }
-
+        Array.ForEach(Declared, property => property.SetValue(copy, property.GetValue(this)));
         return copy;
     }
 }
 
-/// <summary>A whole-number setting of <see cref="RunPlanInput"/>: its JSON name, range, default and meaning.</summary>
-public sealed record WholeSetting(string Name, int Min, int Max, int? Default, string Description);
+/// <summary>The kinds of setting <see cref="DescribedSettings"/> holds, by their types.</summary>
+public enum SettingKind { Whole, Seconds, Named, Labels }
 
-/// <summary>A whole-number setting whose most is one of <see cref="PlanLimits"/>' configured limits, named; a fixed range is a [Range].</summary>
-[AttributeUsage(AttributeTargets.Property)]
-public sealed class PlanLimitAttribute(int minimum, string limit) : Attribute
+/// <summary>A setting of <see cref="RunPlanInput"/> that states its range: its JSON name, range (a list's: how many items), default and meaning.</summary>
+public sealed record PlanSetting(string Name, double Min, double Max, object? Default, string Description)
 {
-    public (int Min, int Max) Of(PlanLimits limits) => (minimum, (int)typeof(PlanLimits).GetProperty(limit)!.GetValue(limits)!);
+    [JsonIgnore]
+    public PropertyInfo Property { get; init; } = null!;
+
+    [JsonIgnore]
+    public SettingKind Kind { get; init; }
+
+    /// <summary>A named setting's enum; null for the other kinds.</summary>
+    [JsonIgnore]
+    public Type? EnumType => WireName.EnumOf(Property.PropertyType);
+
+    /// <summary>A field of <see cref="RunPlanInput"/> by its JSON name, as its attributes state it; null for one of no kind with a range or meaning.</summary>
+    public static PlanSetting? Find(string field, PlanLimits limits) =>
+        typeof(RunPlanInput).GetProperty(field, BindingFlags.Public | BindingFlags.Instance | BindingFlags.IgnoreCase) is { } property ? Of(property, limits) : null;
+
+    public static PlanSetting? Of(PropertyInfo property, PlanLimits limits)
+    {
+        var type = property.PropertyType;
+        SettingKind? kind = type == typeof(int?) ? SettingKind.Whole : type == typeof(double?) ? SettingKind.Seconds : type == typeof(string[]) ? SettingKind.Labels
+            : WireName.EnumOf(type) is not null ? SettingKind.Named : null;
+        var (min, max) = property.GetCustomAttribute<RangeAttribute>() is { } range ? (Convert.ToDouble(range.Minimum), Convert.ToDouble(range.Maximum))
+            : property.GetCustomAttribute<PlanLimitAttribute>()?.Of(limits) ?? (0, property.GetCustomAttribute<MaxLengthAttribute>()?.Length ?? 0);
+        var description = property.GetCustomAttribute<DescriptionAttribute>()?.Description;
+        return kind is null || (max == 0 && description is null) ? null : new PlanSetting(JsonNamingPolicy.CamelCase.ConvertName(property.Name), min, max,
+            property.GetCustomAttribute<DefaultValueAttribute>()?.Value, description ?? "") { Property = property, Kind = kind.Value };
+    }
+
+    /// <summary>The sentence for text this setting does not read, or for a value beyond its range written as text.</summary>
+    public string Refused(string text) => Kind switch
+    {
+        SettingKind.Whole => RunPlanRules.WholeRefused(Name, text, (long)Min, (long)Max),
+        SettingKind.Seconds => $"{Name} was '{Excerpt.Of(text)}'; it must be a number of seconds from {Number(Min)} to {Number(Max)}.",
+        SettingKind.Named => $"{Name} was '{Excerpt.Of(text)}'; it must be {WireName.Listed(EnumType!)}.",
+        _ => $"{Name} must be an array of strings, at most {Number(Max)}; it held {Excerpt.Of(text)}.",
+    };
+
+    /// <summary>The sentence for a value beyond this setting's range (a list: more items than it takes, or a label too long); null when it fits or is left out.</summary>
+    public string? Check(object? value) => value switch
+    {
+        int whole when whole < Min || whole > Max => Refused(Number(whole)),
+        double seconds when !(seconds >= Min && seconds <= Max) => Refused(Number(seconds)),
+        string[] labels when labels.Length > Max => $"{Name} holds {Number(labels.Length)} items; at most {Number(Max)} are allowed.",
+        string[] labels => labels.Select((label, index) => InputBounds.TooLong($"{Name}[{index}]", label, InputBounds.MaxValueLength)).FirstOrDefault(problem => problem is not null),
+        _ => null,
+    };
+
+    private static string Number(double value) => value.ToString(CultureInfo.InvariantCulture);
+}
+
+/// <summary>A setting's range whose most is one of <see cref="PlanLimits"/>' configured limits, named; a fixed range is a [Range].</summary>
+[AttributeUsage(AttributeTargets.Property)]
+public sealed class PlanLimitAttribute(double minimum, string limit) : Attribute
+{
+    public (double Min, double Max) Of(PlanLimits limits) => (minimum, Convert.ToDouble(typeof(PlanLimits).GetProperty(limit)!.GetValue(limits)));
 }
 
 /// <summary>The limits every plan obeys (the gateway's Runs section, or the CLI's own).</summary>
@@ -178,9 +233,7 @@ public static class RunPlanRules
         var load = input.Load ?? workloadInfo?.DefaultLoad ?? StrategyList.Find(input.Strategy)!.DefaultLoad;
         if (!Setting(input.Count, "count", limits, out var count, out error)
             || !Seconds(input.Duration, limits.MaxRunSeconds, out error)
-            || !Setting(input.Warmup, "warmup", limits, out var warmup, out error)
-            || !Setting(input.DelayMs, "delayMs", limits, out var delayMs, out error)
-            || !Setting(input.PayloadBytes, "payloadBytes", limits, out var payloadBytes, out error)
+            || !Described(input, limits, out error)
             || !TryRate(input.Rate, load, out error)
             || !TryStages(input.Stages, load, limits, out error)
             || !TryPercentiles(input.Percentiles, out var percentiles, out error))
@@ -221,14 +274,14 @@ public static class RunPlanRules
         plan = new RunPlan
         {
             Strategy = workload?.Contender?.Name ?? input.Strategy!,
-            Called = workload ?? (PlanCall?)described ?? new BuiltInCall(delayMs!.Value, payloadBytes!.Value),
+            Called = workload ?? (PlanCall?)described ?? new BuiltInCall(input.DelayMs ?? 0, input.PayloadBytes ?? DefaultPayloadBytes),
             Load = load,
             Count = count,
             Duration = input.Duration,
             Concurrency = concurrency,
             Rate = input.Rate,
             Stages = input.Stages,
-            Warmup = warmup!.Value,
+            Warmup = input.Warmup ?? 0,
             IncludeStatuses = includeStatuses,
             // A percentile a threshold judges is reported, asked for or not.
             Percentiles = [.. percentiles.Union(Threshold.PercentilesNeeded(thresholds)).Order()],
@@ -269,28 +322,17 @@ public static class RunPlanRules
         return error.Length == 0;
     }
 
-    /// <summary>
-    /// The whole-number settings <see cref="RunPlanInput"/> describes itself ([Description], with its range and default), in
-    /// its order: the chapter routes' query parameters and the page's fields are made from them, so a new one needs no line there.
-    /// </summary>
-    public static IEnumerable<WholeSetting> DescribedSettings(PlanLimits limits) =>
-        typeof(RunPlanInput).GetProperties().Where(property => property.IsDefined(typeof(DescriptionAttribute))).Select(property => WholeRange(property.Name, limits)!);
-
-    /// <summary>A whole-number setting as <see cref="RunPlanInput"/> states it once (its range, default and meaning); null for any other field.</summary>
-    public static WholeSetting? WholeRange(string field, PlanLimits limits)
+    /// <summary>Every setting <see cref="DescribedSettings"/> declares, checked by its kind: the first beyond its range is the sentence.</summary>
+    private static bool Described(RunPlanInput input, PlanLimits limits, out string error)
     {
-        var property = typeof(RunPlanInput).GetProperty(field, BindingFlags.Public | BindingFlags.Instance | BindingFlags.IgnoreCase);
-        var (min, max) = property?.GetCustomAttribute<RangeAttribute>() is { } range ? ((int)range.Minimum, (int)range.Maximum)
-            : property?.GetCustomAttribute<PlanLimitAttribute>()?.Of(limits) ?? (0, 0);
-        return property is null || max == 0 ? null : new WholeSetting(
-            JsonNamingPolicy.CamelCase.ConvertName(property.Name), min, max,
-            property.GetCustomAttribute<DefaultValueAttribute>()?.Value as int?, property.GetCustomAttribute<DescriptionAttribute>()?.Description ?? "");
+        error = DescribedSettings.All(limits).Select(setting => setting.Check(setting.Property.GetValue(input))).FirstOrDefault(problem => problem is not null) ?? string.Empty;
+        return error.Length == 0;
     }
 
     private static bool Setting(int? given, string field, PlanLimits limits, out int? value, out string error)
     {
-        var setting = WholeRange(field, limits)!;
-        return Whole(given, field, setting.Min, setting.Max, setting.Default, out value, out error);
+        var setting = PlanSetting.Find(field, limits)!;
+        return Whole(given, field, (long)setting.Min, (long)setting.Max, setting.Default as int?, out value, out error);
     }
 
     /// <summary>A whole number written as text, in [<paramref name="min"/>, <paramref name="max"/>]; missing text means <paramref name="fallback"/> when there is one.</summary>

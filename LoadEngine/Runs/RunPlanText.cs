@@ -87,8 +87,8 @@ public static class RunPlanText
         "load" => Must(field, text, $"one of: {RunPlanRules.LoadNames}"),
         "rate" => RunPlanRules.RateRefused(text, LoadKind.Open),
         "duration" => RunPlanRules.SecondsRefused(text, limits.MaxRunSeconds),
-        // A whole number's sentence comes from its range on RunPlanInput.
-        _ => RunPlanRules.WholeRange(field, limits) is { } setting ? RunPlanRules.WholeRefused(field, text, setting.Min, setting.Max) : null,
+        // A setting that states its range or meaning on RunPlanInput says its own, by its kind.
+        _ => PlanSetting.Find(field, limits)?.Refused(text),
     };
 
     /// <summary>Stages as text writes them ("10:5000,20:5000"), each bounded before it is read; else the sentence that refuses them.</summary>
@@ -139,14 +139,19 @@ public static class RunPlanText
         _ when type == typeof(double?) => new ValueReader<double>(field, TryNumber),
         _ when type == typeof(bool?) => new ValueReader<bool>(field, bool.TryParse),
         _ when Nullable.GetUnderlyingType(type) is { IsEnum: true } underlying =>
-            (JsonConverter)typeof(RunPlanText).GetMethod(nameof(Wire), BindingFlags.NonPublic | BindingFlags.Static)!.MakeGenericMethod(underlying).Invoke(null, [field])!,
+            Make(nameof(Wire), underlying, field),
+        _ when WireName.EnumOf(type) is { } named => Make(nameof(Named), named, field),
+        _ when type == typeof(string[]) => new LabelsReader(),
         _ when type == typeof(IReadOnlyList<RampStage>) => new ListReader<RampStage>(TryStages, StageItem, NotStages),
         _ when type == typeof(IReadOnlyList<double>) => new ListReader<double>(TryPercentiles, PercentileItem, NotPercentiles),
-        _ when type == typeof(IReadOnlyList<string>) && field == "thresholds" => new ListReader<string>(OneThreshold, Strings(NotThresholds), NotThresholds),
+        _ when type == typeof(IReadOnlyList<string>) && field == "thresholds" => new ListReader<string>(One, Strings(NotThresholds), NotThresholds),
         // A suite's strategies, a comparison's contenders: an array of strings, or refused with no sentence, which the gateway words.
         _ when type == typeof(IReadOnlyList<string>) => new ListReader<string>(null, Strings(_ => ""), _ => null),
         _ => new TextReader(field),
     };
+
+    private static JsonConverter Make(string reader, Type enumType, string field) =>
+        (JsonConverter)typeof(RunPlanText).GetMethod(reader, BindingFlags.NonPublic | BindingFlags.Static)!.MakeGenericMethod(enumType).Invoke(null, [field])!;
 
     private delegate bool TryText<T>(string text, out T value, out string error);
 
@@ -188,9 +193,9 @@ public static class RunPlanText
         return item.ValueKind == JsonValueKind.String ? null : refused(text);
     };
 
-    private static bool OneThreshold(string text, out IReadOnlyList<string> thresholds, out string error)
+    private static bool One(string text, out IReadOnlyList<string> values, out string error)
     {
-        (thresholds, error) = ([text], string.Empty);
+        (values, error) = ([text], string.Empty);
         return true;
     }
 
@@ -222,6 +227,9 @@ public static class RunPlanText
 
     private static ValueReader<TEnum> Wire<TEnum>(string field) where TEnum : struct, Enum => new(field, WireNames<TEnum>.TryParse, Allowed<TEnum>());
 
+    private static ValueReader<WireName<TEnum>> Named<TEnum>(string field) where TEnum : struct, Enum =>
+        new(field, (string text, out WireName<TEnum> value) => WireName<TEnum>.TryParse(text, null, out value), WireNames<TEnum>.Listed);
+
     /// <summary>The sentence for text that is none of an enum field's wire names, as a body's value gets it (the CLI's options too).</summary>
     public static string WireRefused<TEnum>(string field, string text) where TEnum : struct, Enum =>
         InputBounds.TooLong(field, text, InputBounds.MaxValueLength) ?? Must(field, text, Allowed<TEnum>());
@@ -237,6 +245,16 @@ public static class RunPlanText
                 : throw new RefusedValue(TextOf(ref reader));
 
         public override void Write(Utf8JsonWriter writer, string value, JsonSerializerOptions options) => writer.WriteStringValue(value);
+    }
+
+    /// <summary>Labels: an array of JSON strings, or one string for one label; anything else is refused with the setting's sentence.</summary>
+    private sealed class LabelsReader : JsonConverter<string[]>
+    {
+        private static readonly ListReader<string> List = new(One, Strings(_ => ""), _ => null);
+
+        public override string[] Read(ref Utf8JsonReader reader, Type typeToConvert, JsonSerializerOptions options) => [.. List.Read(ref reader, typeToConvert, options)];
+
+        public override void Write(Utf8JsonWriter writer, string[] value, JsonSerializerOptions options) => throw new NotSupportedException();
     }
 
     /// <summary>A list as JSON, each item read by <paramref name="item"/>, or as text writes it ("10:5000,20:5000", "p50,99.9") when it may be.</summary>

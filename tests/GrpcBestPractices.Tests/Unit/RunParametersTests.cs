@@ -51,11 +51,11 @@ public sealed class RunParametersTests
     [Fact]
     public void EachDescribedSettingIsARouteParameterAPageFactAndACommandLineOption()
     {
-        var settings = RunPlanRules.DescribedSettings(Limits.PlanLimits()).ToList();
+        var settings = DescribedSettings.All(Limits.PlanLimits()).ToList();
         var options = new LoadTest.LoadTestCommand().AllOptions.Select(option => option.Name).ToList();
 
         Assert.Equal(["warmup", "delayMs", "payloadBytes"], settings.Select(setting => setting.Name));
-        Assert.Equal((0, Limits.MaxWarmup, 0), (settings[0].Min, settings[0].Max, settings[0].Default));
+        Assert.Equal((0.0, (double)Limits.MaxWarmup, (object?)0), (settings[0].Min, settings[0].Max, settings[0].Default));
         Assert.All(settings, setting => Assert.Contains(setting.Name, RunParameters.ForBody(Limits).QueryNames));
         Assert.Equal(settings, PlanFacts.For(Limits).Settings);
         Assert.All(settings, setting => Assert.Contains("--" + string.Concat(setting.Name.Select(c => char.IsUpper(c) ? "-" + char.ToLowerInvariant(c) : c.ToString())), options));

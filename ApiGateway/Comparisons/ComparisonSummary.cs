@@ -1,5 +1,5 @@
-using System.Globalization;
 using LoadEngine.Protocols;
+using static LoadEngine.Lessons.LessonVerdicts;
 
 namespace ApiGateway.Comparisons;
 
@@ -114,8 +114,7 @@ public static class ComparisonSummary
 
             if (run.Stats.Failed > 0)
             {
-                var statuses = StatusDetails.Describe(run.Stats);
-                return $"{Whole(run.Stats.Failed)} of {Whole(run.Stats.Calls)} calls failed in repetition {index + 1} ({statuses})";
+                return FailedCalls(run.Stats, $" in repetition {index + 1}");
             }
         }
 
@@ -188,13 +187,6 @@ public static class ComparisonSummary
         1 => "one repetition",
         _ => $"median of {ratio.Repetitions}, {Number(ratio.Min)}–{Times(ratio.Max)}",
     };
-
-    /// <summary>"1.04×", "1.9×", "12×": two significant digits where a ratio is near 1, fewer as it grows.</summary>
-    private static string Times(double ratio) => $"{Number(ratio)}×";
-
-    private static string Number(double ratio) => ratio.ToString(ratio < 1.1 ? "0.00" : ratio < 10 ? "0.0" : "0", CultureInfo.InvariantCulture);
-
-    private static string Whole(long value) => value.ToString("#,0", CultureInfo.InvariantCulture);
 
     private static string LabelOf(string name) => ContenderList.Find(name)?.Label ?? name;
 }

@@ -79,7 +79,7 @@ public static class ComparisonEndpoints
             return ProblemResponses.TooManyRuns(http, limits.Value.MaxRunsInFlight);
         }
 
-        return TypedResults.Accepted($"/api/comparisons/{suite.Record.Id}", ComparisonView.From(suite.Record, [], suite));
+        return TypedResults.Accepted($"/api/comparisons/{suite.Record.Id}", ComparisonSummary.Of(suite.Record, [], suite));
     }
 
     private static async Task<Results<Ok<ComparisonPage>, ProblemHttpResult>> ListAsync(string? limit, string? offset, RunCoordinator coordinator, IRunStore store)
@@ -92,7 +92,7 @@ public static class ComparisonEndpoints
         var views = new List<ComparisonView>();
         foreach (var suite in await store.ListComparisonsAsync(take, skip))
         {
-            views.Add(ComparisonView.From(suite, await store.ListSuiteRunsAsync(suite.Id), Active(suite.Id, coordinator)));
+            views.Add(ComparisonSummary.Of(suite, await store.ListSuiteRunsAsync(suite.Id), Active(suite.Id, coordinator)));
         }
 
         return TypedResults.Ok(new ComparisonPage(await store.CountComparisonsAsync(), take, skip, views));
@@ -103,7 +103,7 @@ public static class ComparisonEndpoints
     {
         var active = Active(id, coordinator);
         var suite = active?.Record ?? await store.GetSuiteAsync(id);
-        return suite?.Comparison is null ? NotFound(id) : TypedResults.Ok(ComparisonView.From(suite, await store.ListSuiteRunsAsync(id), active));
+        return suite?.Comparison is null ? NotFound(id) : TypedResults.Ok(ComparisonSummary.Of(suite, await store.ListSuiteRunsAsync(id), active));
     }
 
     private static async Task<Results<Ok<ComparisonView>, ProblemHttpResult>> CancelAsync(Guid id, RunCoordinator coordinator, IRunStore store)
@@ -126,7 +126,7 @@ public static class ComparisonEndpoints
             return NotFound(id);
         }
 
-        return viewers.Stream(http, RunApiEndpoints.SuiteEvents(id, active, store, (suite, runs) => ComparisonView.From(suite, runs, null), cancellation));
+        return viewers.Stream(http, RunApiEndpoints.SuiteEvents(id, active, store, (suite, runs) => ComparisonSummary.Of(suite, runs), cancellation));
     }
 
     private static ActiveSuite? Active(Guid id, RunCoordinator coordinator) => coordinator.FindSuite(id) is { Record.Comparison: not null } suite ? suite : null;

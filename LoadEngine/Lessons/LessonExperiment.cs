@@ -18,11 +18,8 @@ public sealed record ExperimentStep(int Index, int Of, int Repetition, string? A
 /// </summary>
 public sealed record LessonPlan(LessonDefinition Lesson, int Repetitions, IReadOnlyDictionary<string, RunPlan> Plans, IReadOnlyDictionary<string, string> Unavailable)
 {
-    /// <summary>The user's method the lesson runs on; null for the built-in service.</summary>
+    /// <summary>The user's method the lesson runs on, with the bidirectional method the streaming lesson's stream arm calls (named or found); null for the built-in service.</summary>
     public LessonCall? Call { get; init; }
-
-    /// <summary>The bidirectional method the streaming lesson's stream arm calls on the user's target.</summary>
-    public string? StreamCall { get; init; }
 
     /// <summary>
     /// The lesson's plan, on <paramref name="call"/>'s method when it names one: false with one sentence when the repetitions
@@ -87,7 +84,7 @@ public sealed record LessonPlan(LessonDefinition Lesson, int Repetitions, IReadO
             plans[arm.Name] = armPlan;
         }
 
-        plan = new LessonPlan(lesson, times!.Value, plans, unavailable) { Call = call, StreamCall = methods?.Stream?.Call };
+        plan = new LessonPlan(lesson, times!.Value, plans, unavailable) { Call = call is null ? null : call with { StreamCall = methods!.Stream?.Call } };
         return true;
     }
 
@@ -107,7 +104,7 @@ public sealed record LessonPlan(LessonDefinition Lesson, int Repetitions, IReadO
             Unavailable = Unavailable,
             Target = Call?.Target,
             Call = Call?.Call,
-            StreamCall = StreamCall,
+            StreamCall = Call?.StreamCall,
         };
 }
 

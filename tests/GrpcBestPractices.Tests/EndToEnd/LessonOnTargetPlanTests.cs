@@ -33,7 +33,7 @@ public sealed class LessonOnTargetPlanTests
 
         Assert.True(LessonPlan.TryCreate(LessonList.Streaming, 2, PlanLimits.Defaults, new EngineOptions(), call, out var plan, out var error), error);
 
-        Assert.Equal("performance.Monitor/GetManyPerformanceStats", plan.StreamCall);
+        Assert.Equal("performance.Monitor/GetManyPerformanceStats", plan.Call!.StreamCall);
         Assert.Equal("performance.Monitor/GetManyPerformanceStats", plan.Plans["streaming-call"].Described!.Call);
         Assert.Equal(GetPerformance, plan.Plans["client-wrapper"].Described!.Call);
         Assert.All(plan.Plans.Values, arm =>

@@ -121,12 +121,9 @@ public static class ComparisonEndpoints
         Guid id, RunCoordinator coordinator, IRunStore store, EventViewers viewers, HttpContext http, CancellationToken cancellation)
     {
         var active = Active(id, coordinator);
-        if (active is null && (await store.GetSuiteAsync(id, cancellation))?.Comparison is null)
-        {
-            return NotFound(id);
-        }
-
-        return viewers.Stream(http, RunApiEndpoints.SuiteEvents(id, active, store, (suite, runs) => ComparisonSummary.Of(suite, runs), cancellation));
+        return active is null && (await store.GetSuiteAsync(id, cancellation))?.Comparison is null
+            ? NotFound(id)
+            : viewers.Stream(http, RunApiEndpoints.SuiteEvents(id, active, store, (suite, runs) => ComparisonSummary.Of(suite, runs), cancellation));
     }
 
     private static ActiveSuite? Active(Guid id, RunCoordinator coordinator) => coordinator.FindSuite(id) is { Record.Comparison: not null } suite ? suite : null;

@@ -46,7 +46,7 @@ public static class LessonsMode
             var notHere = new List<string>();
             foreach (var lesson in lessons)
             {
-                if (LessonPlan.TryCreate(lesson, repetitions?.ToString(CultureInfo.InvariantCulture), settings.Limits, settings.Engine, call, out var plan, out var why))
+                if (LessonPlan.TryCreate(lesson, repetitions, settings.Limits, settings.Engine, call, out var plan, out var why))
                 {
                     plans.Add(plan);
                 }

@@ -31,7 +31,14 @@ public static class ComparisonEndpoints
         comparisons.MapPost("/", StartAsync).SameOriginOnly()
             .Accepts<ComparisonRequestBody>("application/json")
             .WithSummary("Compare contenders on one workload: each runs once per repetition, interleaved; 202 with the comparison's id and links.")
-            .WithDescription(DescribeStart(RunParameters.Describe(limits)))
+            .WithDescription(
+                "Body: {\"workload\": \"small-ints\", \"contenders\": [\"grpc-h2-cleartext\", \"rest-stj-h2-cleartext\", \"rest-newtonsoft-h2-cleartext\"], \"repetitions\": 3, \"count\": 1000}. " +
+                $"workload: {string.Join(", ", WorkloadList.Ids)}. contenders (optional; default: every contender that can run the workload with these settings on this gateway, " +
+                $"at least two): {string.Join(", ", ContenderList.Names)}. repetitions: 1 to {PlanExpansion.MaxRepetitions}, default {PlanExpansion.DefaultRepetitions}; " +
+                "each repetition runs every contender once, the order rotated by one each time (A B C, then B C A, then C A B), one run at a time, so drift falls on all alike. " +
+                $"count defaults to the workload's own and warmup to a tenth of it (1 to {PlanExpansion.MaxDefaultWarmup} calls, kept out of the figures); load, duration, " +
+                $"concurrency and rate as for POST /api/runs, and the settings the workload takes: {string.Join(", ", WorkloadParameters.All.Select(parameter => parameter.Name))}. " +
+                $"Each run is an ordinary run in the history (its strategy is its contender) and of the suite with the comparison's id. {RunParameters.Describe(limits)}")
             .WithBody(RunRequestReader.Comparison, "/api/comparisons", app)
             .ProducesProblem(ProblemResponses.OverMemoryBudgetExample(limits.PlanLimits().MaxRunMemoryBytes, keepsStatuses: false))
             .ProducesProblem(ProblemResponses.TooManyRuns(limits.MaxRunsInFlight));
@@ -41,7 +48,13 @@ public static class ComparisonEndpoints
             .WithParameters(ListParameters);
         comparisons.MapGet("/{id:guid}", GetAsync)
             .WithSummary("One comparison: its schedule and runs, the summary per contender, the ranking and the sentence.")
-            .WithDescription(DescribeView())
+            .WithDescription(
+                "schedule: each repetition and contender in the order they run, with the run's id and state. summary, per contender: runIds by repetition, " +
+                "completedRuns, failure (why it is not ranked: a run that did not complete or a failed call), figures as {median, min, max} over its completed runs — " +
+                string.Join(", ", ComparisonFigures.All.Select(figure => $"{figure.Name} ({figure.Title}, {figure.Unit})")) +
+                " — and serverSaw (the HTTP and TLS versions the service saw). rankedBy: meanMs, or throughputPerSecond when the runs were bounded by duration " +
+                "under a sequential or closed load. ranking (once completed, with two contenders or more without a failure): the order, the fastest against the next " +
+                "and against the slowest (median and range of the per-repetition ratios), and withinSpread when the two best ranges overlap. sentence: all of that in words.")
             .WithParameters(OneComparison).ProducesProblem(NotFound(ProblemResponses.ExampleId));
         comparisons.MapPost("/{id:guid}/cancel", CancelAsync).SameOriginOnly()
             .WithSummary("Cancel a comparison: the current run is cancelled and no further run starts; no contender is then named fastest.")
@@ -51,23 +64,6 @@ public static class ComparisonEndpoints
             .WithParameters(OneComparison).ProducesProblem(NotFound(ProblemResponses.ExampleId));
         return app;
     }
-
-    private static string DescribeStart(string limits) =>
-        "Body: {\"workload\": \"small-ints\", \"contenders\": [\"grpc-h2-cleartext\", \"rest-stj-h2-cleartext\", \"rest-newtonsoft-h2-cleartext\"], \"repetitions\": 3, \"count\": 1000}. " +
-        $"workload: {string.Join(", ", WorkloadList.Ids)}. contenders (optional; default: every contender that can run the workload with these settings on this gateway, " +
-        $"at least two): {string.Join(", ", ContenderList.Names)}. repetitions: 1 to {PlanExpansion.MaxRepetitions}, default {PlanExpansion.DefaultRepetitions}; " +
-        "each repetition runs every contender once, the order rotated by one each time (A B C, then B C A, then C A B), one run at a time, so drift falls on all alike. " +
-        $"count defaults to the workload's own and warmup to a tenth of it (1 to {PlanExpansion.MaxDefaultWarmup} calls, kept out of the figures); load, duration, " +
-        $"concurrency and rate as for POST /api/runs, and the settings the workload takes: {string.Join(", ", WorkloadParameters.All.Select(parameter => parameter.Name))}. " +
-        $"Each run is an ordinary run in the history (its strategy is its contender) and of the suite with the comparison's id. {limits}";
-
-    private static string DescribeView() =>
-        "schedule: each repetition and contender in the order they run, with the run's id and state. summary, per contender: runIds by repetition, " +
-        "completedRuns, failure (why it is not ranked: a run that did not complete or a failed call), figures as {median, min, max} over its completed runs — " +
-        string.Join(", ", ComparisonFigures.All.Select(figure => $"{figure.Name} ({figure.Title}, {figure.Unit})")) +
-        " — and serverSaw (the HTTP and TLS versions the service saw). rankedBy: meanMs, or throughputPerSecond when the runs were bounded by duration " +
-        "under a sequential or closed load. ranking (once completed, with two contenders or more without a failure): the order, the fastest against the next " +
-        "and against the slowest (median and range of the per-repetition ratios), and withinSpread when the two best ranges overlap. sentence: all of that in words.";
 
     private static async Task<Results<Accepted<ComparisonView>, ProblemHttpResult>> StartAsync(
         ComparisonRequestBody? body, HttpContext http, RunCoordinator coordinator, IOptions<RunLimitsOptions> limits, IOptions<EngineOptions> engine)
@@ -83,7 +79,7 @@ public static class ComparisonEndpoints
             return ProblemResponses.TooManyRuns(http, limits.Value.MaxRunsInFlight);
         }
 
-        return TypedResults.Accepted($"/api/comparisons/{suite.Record.Id}", ComparisonView.From(suite.Record, [], suite));
+        return TypedResults.Accepted($"/api/comparisons/{suite.Record.Id}", ComparisonSummary.Of(suite.Record, [], suite));
     }
 
     private static async Task<Results<Ok<ComparisonPage>, ProblemHttpResult>> ListAsync(string? limit, string? offset, RunCoordinator coordinator, IRunStore store)
@@ -96,7 +92,7 @@ public static class ComparisonEndpoints
         var views = new List<ComparisonView>();
         foreach (var suite in await store.ListComparisonsAsync(take, skip))
         {
-            views.Add(ComparisonView.From(suite, await store.ListSuiteRunsAsync(suite.Id), Active(suite.Id, coordinator)));
+            views.Add(ComparisonSummary.Of(suite, await store.ListSuiteRunsAsync(suite.Id), Active(suite.Id, coordinator)));
         }
 
         return TypedResults.Ok(new ComparisonPage(await store.CountComparisonsAsync(), take, skip, views));
@@ -107,7 +103,7 @@ public static class ComparisonEndpoints
     {
         var active = Active(id, coordinator);
         var suite = active?.Record ?? await store.GetSuiteAsync(id);
-        return suite?.Comparison is null ? NotFound(id) : TypedResults.Ok(ComparisonView.From(suite, await store.ListSuiteRunsAsync(id), active));
+        return suite?.Comparison is null ? NotFound(id) : TypedResults.Ok(ComparisonSummary.Of(suite, await store.ListSuiteRunsAsync(id), active));
     }
 
     private static async Task<Results<Ok<ComparisonView>, ProblemHttpResult>> CancelAsync(Guid id, RunCoordinator coordinator, IRunStore store)
@@ -125,12 +121,9 @@ public static class ComparisonEndpoints
         Guid id, RunCoordinator coordinator, IRunStore store, EventViewers viewers, HttpContext http, CancellationToken cancellation)
     {
         var active = Active(id, coordinator);
-        if (active is null && (await store.GetSuiteAsync(id, cancellation))?.Comparison is null)
-        {
-            return NotFound(id);
-        }
-
-        return viewers.Stream(http, RunApiEndpoints.SuiteEvents(id, active, store, (suite, runs) => ComparisonView.From(suite, runs, null), cancellation));
+        return active is null && (await store.GetSuiteAsync(id, cancellation))?.Comparison is null
+            ? NotFound(id)
+            : viewers.Stream(http, RunApiEndpoints.SuiteEvents(id, active, store, (suite, runs) => ComparisonSummary.Of(suite, runs), cancellation));
     }
 
     private static ActiveSuite? Active(Guid id, RunCoordinator coordinator) => coordinator.FindSuite(id) is { Record.Comparison: not null } suite ? suite : null;

@@ -1,5 +1,6 @@
-using System.Globalization;
+using ApiGateway.Runs;
 using LoadEngine.Protocols;
+using static LoadEngine.Lessons.LessonVerdicts;
 
 namespace ApiGateway.Comparisons;
 
@@ -63,13 +64,14 @@ public sealed record ComparisonRanking(string RankedBy, IReadOnlyList<string> Or
     public string Fastest => Order[0];
 }
 
-/// <summary>A comparison's summary per contender, its ranking (when there is one) and the sentence a room reads.</summary>
-public sealed record ComparisonOutcome(IReadOnlyList<ContenderSummary> Contenders, string RankedBy, ComparisonRanking? Ranking, string Sentence);
-
 /// <summary>Summarises a comparison's runs per contender and says, in one sentence, which was fastest and by how much.</summary>
 public static class ComparisonSummary
 {
-    public static ComparisonOutcome Of(SuiteRecord suite, IReadOnlyList<RunRecord> runs)
+    /// <summary>
+    /// The comparison as the API answers it, with the current run's progress while <paramref name="active"/>;
+    /// <paramref name="runs"/>: the suite's runs in the order they started, which is the schedule's.
+    /// </summary>
+    public static ComparisonView Of(SuiteRecord suite, IReadOnlyList<RunRecord> runs, ActiveSuite? active = null)
     {
         var comparison = suite.Comparison ?? throw new ArgumentException($"Suite {suite.Id} is not a protocol comparison.", nameof(suite));
         var figure = ComparisonFigures.RankingFigure(suite.Plan);
@@ -80,7 +82,31 @@ public static class ComparisonSummary
             .OrderBy(summary => figure.HigherIsBetter ? -summary.Figures[figure.Name].Median : summary.Figures[figure.Name].Median)
             .ToList();
         var ranking = finished && ranked.Count >= 2 ? Rank(figure, ranked, byContender) : null;
-        return new ComparisonOutcome(summaries, figure.Name, ranking, Sentence(suite, runs.Count, figure, summaries, ranked, ranking));
+        var schedule = comparison.Schedule().Select((step, index) =>
+        {
+            var run = index < runs.Count && runs[index].Plan.Strategy == step.Contender ? runs[index] : null;
+            return new ScheduledRun(step.Repetition, step.Contender, run?.Id, run?.State);
+        }).ToList();
+        var current = active?.Current;
+        var path = $"/api/comparisons/{suite.Id}";
+        return new ComparisonView(
+            suite.Id,
+            suite.Plan.Workload?.Id ?? string.Empty,
+            suite.State,
+            suite.StartedAt,
+            suite.FinishedAt,
+            suite.Error,
+            comparison.Contenders,
+            comparison.Repetitions,
+            suite.Plan with { Strategy = suite.Plan.Workload?.Id ?? suite.Plan.Strategy, Called = suite.Plan.Workload is { } workload ? workload with { Contender = null } : suite.Plan.Called },
+            current?.Id,
+            schedule,
+            [.. runs.Select(run => current?.Id == run.Id ? run with { Progress = current.Live.Latest } : run)],
+            figure.Name,
+            summaries,
+            ranking,
+            Sentence(suite, runs.Count, figure, summaries, ranked, ranking),
+            new ComparisonLinks(path, $"{path}/events", $"{path}/cancel", $"/api/suites/{suite.Id}"));
     }
 
     /// <summary><paramref name="repetitions"/> is how many runs the contender should have had, once the comparison has completed.</summary>
@@ -114,8 +140,7 @@ public static class ComparisonSummary
 
             if (run.Stats.Failed > 0)
             {
-                var statuses = StatusDetails.Describe(run.Stats);
-                return $"{Whole(run.Stats.Failed)} of {Whole(run.Stats.Calls)} calls failed in repetition {index + 1} ({statuses})";
+                return FailedCalls(run.Stats, $" in repetition {index + 1}");
             }
         }
 
@@ -188,13 +213,6 @@ public static class ComparisonSummary
         1 => "one repetition",
         _ => $"median of {ratio.Repetitions}, {Number(ratio.Min)}–{Times(ratio.Max)}",
     };
-
-    /// <summary>"1.04×", "1.9×", "12×": two significant digits where a ratio is near 1, fewer as it grows.</summary>
-    private static string Times(double ratio) => $"{Number(ratio)}×";
-
-    private static string Number(double ratio) => ratio.ToString(ratio < 1.1 ? "0.00" : ratio < 10 ? "0.0" : "0", CultureInfo.InvariantCulture);
-
-    private static string Whole(long value) => value.ToString("#,0", CultureInfo.InvariantCulture);
 
     private static string LabelOf(string name) => ContenderList.Find(name)?.Label ?? name;
 }

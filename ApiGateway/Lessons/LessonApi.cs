@@ -1,4 +1,3 @@
-using System.Globalization;
 using System.Net.ServerSentEvents;
 using System.Runtime.CompilerServices;
 using ApiGateway.Configuration;
@@ -140,7 +139,7 @@ public static class LessonApi
             return unfit;
         }
 
-        if (!LessonPlan.TryCreate(lesson, body?.Repetitions?.ToString(CultureInfo.InvariantCulture), limits.Value.PlanLimits(), engine.Value, call, out var plan, out var refusal))
+        if (!LessonPlan.TryCreate(lesson, body?.Repetitions, limits.Value.PlanLimits(), engine.Value, call, out var plan, out var refusal))
         {
             return ProblemResponses.InvalidParameters(refusal);
         }

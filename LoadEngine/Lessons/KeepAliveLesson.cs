@@ -35,7 +35,7 @@ public sealed class KeepAliveLesson(ChannelFactory channels, IOptions<EngineOpti
     public async Task<KeepAliveLessonResult> RunAsync(int pauseMs, CancellationToken callerGone)
     {
         var measured = await PauseAsync(pauseMs, 1, null, callerGone);
-        var (withPings, withoutPings) = (measured[0], measured[1]);
+        var (withPings, withoutPings) = (measured[0].Calls, measured[1].Calls);
         return new KeepAliveLessonResult(Lesson, Link, channels.ServerUri.ToString(), pauseMs, withPings, withoutPings, Finding(pauseMs, withPings, withoutPings), Measured);
     }
 
@@ -48,9 +48,9 @@ public sealed class KeepAliveLesson(ChannelFactory channels, IOptions<EngineOpti
             repetition,
             (group.Key.Pinged ? "with-pings" : "without-pings") + (group.Key.Tls ? "-tls" : ""),
             null,
-            ("afterPauseMs", FigureRange.MedianOf([.. group.Select(channel => channel.AfterPauseCallMs)])),
-            ("warmCallMs", FigureRange.MedianOf([.. group.Select(channel => channel.WarmCallMs)])),
-            ("newConnectionsAfterPause", group.Count(channel => channel.ConnectionChanged)),
+            ("afterPauseMs", FigureRange.MedianOf([.. group.Select(channel => channel.Calls.AfterPauseCallMs)])),
+            ("warmCallMs", FigureRange.MedianOf([.. group.Select(channel => channel.Calls.WarmCallMs)])),
+            ("newConnectionsAfterPause", group.Count(channel => channel.Calls.ConnectionChanged)),
             ("channels", group.Count())))];
     }
 
@@ -61,7 +61,7 @@ public sealed class KeepAliveLesson(ChannelFactory channels, IOptions<EngineOpti
     /// call the user's method at the target's own address (one transport, its own), and a new connection is one the channel's
     /// handler opened, as nothing in the answers says which carried them.
     /// </summary>
-    private async Task<IReadOnlyList<ChannelResult>> PauseAsync(int pauseMs, int pairs, (Uri Address, X509Certificate2 Trusted)? tlsAddress, CancellationToken callerGone, LessonCall? call = null)
+    private async Task<IReadOnlyList<(bool Tls, bool Pinged, ChannelResult Calls)>> PauseAsync(int pauseMs, int pairs, (Uri Address, X509Certificate2 Trusted)? tlsAddress, CancellationToken callerGone, LessonCall? call = null)
     {
         // The user's requests come from the data, numbered call by call.
         var method = call?.Described.Find(call.Call);
@@ -108,12 +108,12 @@ public sealed class KeepAliveLesson(ChannelFactory channels, IOptions<EngineOpti
             }
 
             await Task.Delay(pauseMs, callerGone);
-            var measured = new List<ChannelResult>();
+            var measured = new List<(bool, bool, ChannelResult)>();
             foreach (var ((tls, pinged, channel, connections), (opening, warm)) in opened.Zip(before))
             {
                 var after = await CallAsync(channel, connections, "after the pause");
                 completed++;
-                measured.Add(new ChannelResult(Settings(pinged), opening.Milliseconds, warm.Milliseconds, after.Milliseconds, warm.ConnectionId, after.ConnectionId) { Tls = tls, Pinged = pinged });
+                measured.Add((tls, pinged, new ChannelResult(Settings(pinged), opening.Milliseconds, warm.Milliseconds, after.Milliseconds, warm.ConnectionId, after.ConnectionId)));
             }
 
             return measured;
@@ -205,12 +205,6 @@ public sealed record ChannelResult(
 {
     [JsonPropertyOrder(1)]
     public bool ConnectionChanged => !string.Equals(ConnectionBeforePause, ConnectionAfterPause, StringComparison.Ordinal);
-
-    [JsonIgnore]
-    public bool Tls { get; init; }
-
-    [JsonIgnore]
-    public bool Pinged { get; init; }
 }
 
 internal readonly record struct TimedCall(double Milliseconds, string ConnectionId);

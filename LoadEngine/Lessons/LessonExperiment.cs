@@ -1,4 +1,3 @@
-using System.Globalization;
 using LoadEngine.Protocols;
 using LoadEngine.Runs;
 using LoadEngine.Strategies;
@@ -19,21 +18,18 @@ public sealed record ExperimentStep(int Index, int Of, int Repetition, string? A
 /// </summary>
 public sealed record LessonPlan(LessonDefinition Lesson, int Repetitions, IReadOnlyDictionary<string, RunPlan> Plans, IReadOnlyDictionary<string, string> Unavailable)
 {
-    /// <summary>The user's method the lesson runs on; null for the built-in service.</summary>
+    /// <summary>The user's method the lesson runs on, with the bidirectional method the streaming lesson's stream arm calls (named or found); null for the built-in service.</summary>
     public LessonCall? Call { get; init; }
-
-    /// <summary>The bidirectional method the streaming lesson's stream arm calls on the user's target.</summary>
-    public string? StreamCall { get; init; }
 
     /// <summary>
     /// The lesson's plan, on <paramref name="call"/>'s method when it names one: false with one sentence when the repetitions
     /// are out of range, or the lesson does not apply to the method (it stays on the built-in service, or the target lacks
     /// what it needs).
     /// </summary>
-    public static bool TryCreate(LessonDefinition lesson, string? repetitionsText, PlanLimits limits, EngineOptions engine, LessonCall? call, out LessonPlan plan, out string error)
+    public static bool TryCreate(LessonDefinition lesson, int? repetitions, PlanLimits limits, EngineOptions engine, LessonCall? call, out LessonPlan plan, out string error)
     {
         plan = null!;
-        if (!RunPlanRules.TryWhole(repetitionsText, "repetitions", 1, LessonList.MaxRepetitions, LessonList.DefaultRepetitions, out var repetitions, out error,
+        if (!RunPlanRules.Whole(repetitions, "repetitions", 1, LessonList.MaxRepetitions, LessonList.DefaultRepetitions, out var times, out error,
                 " (each repetition runs every arm of the lesson once)"))
         {
             return false;
@@ -88,29 +84,18 @@ public sealed record LessonPlan(LessonDefinition Lesson, int Repetitions, IReadO
             plans[arm.Name] = armPlan;
         }
 
-        plan = new LessonPlan(lesson, repetitions, plans, unavailable) { Call = call, StreamCall = methods?.Stream?.Call };
+        plan = new LessonPlan(lesson, times!.Value, plans, unavailable) { Call = call is null ? null : call with { StreamCall = methods!.Stream?.Call } };
         return true;
     }
 
+    /// <summary>The run arms in the rotated order a comparison runs its contenders (<see cref="ComparisonPlan.Schedule"/>), then the probe.</summary>
     public IReadOnlyList<ExperimentStep> Schedule()
     {
-        var arms = Lesson.Arms.Where(arm => Plans.ContainsKey(arm.Name)).Select(arm => arm.Name).ToList();
-        var perRepetition = arms.Count + (Lesson.Probe is null ? 0 : 1);
-        var steps = new List<ExperimentStep>();
-        for (var repetition = 1; repetition <= Repetitions; repetition++)
-        {
-            for (var position = 0; position < arms.Count; position++)
-            {
-                steps.Add(new ExperimentStep(steps.Count + 1, Repetitions * perRepetition, repetition, arms[(position + repetition - 1) % arms.Count]));
-            }
-
-            if (Lesson.Probe is not null)
-            {
-                steps.Add(new ExperimentStep(steps.Count + 1, Repetitions * perRepetition, repetition, null));
-            }
-        }
-
-        return steps;
+        var runs = new ComparisonPlan([.. Lesson.Arms.Where(arm => Plans.ContainsKey(arm.Name)).Select(arm => arm.Name)], Repetitions).Schedule();
+        IEnumerable<(int Repetition, string? Arm)> probes = Lesson.Probe is null ? [] : Enumerable.Range(1, Repetitions).Select(repetition => (repetition, (string?)null));
+        // OrderBy is stable: within a repetition the runs keep their rotated order and the probe stays after them.
+        List<(int Repetition, string? Arm)> order = [.. runs.Select(step => (step.Repetition, (string?)step.Contender)).Concat(probes).OrderBy(step => step.Repetition)];
+        return [.. order.Select((step, index) => new ExperimentStep(index + 1, order.Count, step.Repetition, step.Arm))];
     }
 
     public ExperimentRecord NewRecord() =>
@@ -119,7 +104,7 @@ public sealed record LessonPlan(LessonDefinition Lesson, int Repetitions, IReadO
             Unavailable = Unavailable,
             Target = Call?.Target,
             Call = Call?.Call,
-            StreamCall = StreamCall,
+            StreamCall = Call?.StreamCall,
         };
 }
 
@@ -184,8 +169,7 @@ public static class LessonExperiment
 
         if (stats.Failed > 0)
         {
-            return new ExperimentSample(step.Repetition, step.Arm!, run.Id, RunState.Failed, Empty,
-                $"{stats.Failed.ToString("#,0", CultureInfo.InvariantCulture)} of {stats.Calls.ToString("#,0", CultureInfo.InvariantCulture)} calls failed ({StatusDetails.Describe(stats)})");
+            return new ExperimentSample(step.Repetition, step.Arm!, run.Id, RunState.Failed, Empty, LessonVerdicts.FailedCalls(stats));
         }
 
         return ExperimentSample.Measured(step.Repetition, step.Arm!, run.Id,

@@ -70,8 +70,15 @@ public static class LessonVerdicts
             ? ratios.All(ratio => ratio > 1) && other.Min() > baseline.Max()
             : ratios.All(ratio => ratio < 1) && other.Max() < baseline.Min());
 
-    /// <summary>"1.04×", "4.4×", "12×": two significant digits where a ratio is near 1, fewer as it grows.</summary>
+    /// <summary>"1.04×", "4.4×", "12×": two significant digits where a ratio is near 1, fewer as it grows (a comparison's sentence says them so too).</summary>
     public static string Times(double ratio) => $"{Number(ratio)}×";
+
+    public static string Number(double ratio) =>
+        ratio.ToString(ratio < 1.1 ? "0.00" : ratio < 10 ? "0.0" : "0", CultureInfo.InvariantCulture);
+
+    /// <summary>"3 of 1,000 calls failed (…)": a run's failed calls, where they failed, and their statuses.</summary>
+    public static string FailedCalls(RunStats stats, string where = "") =>
+        $"{stats.Failed.ToString("#,0", CultureInfo.InvariantCulture)} of {stats.Calls.ToString("#,0", CultureInfo.InvariantCulture)} calls failed{where} ({StatusDetails.Describe(stats)})";
 
     private static Dictionary<int, double> Figures(ExperimentRecord experiment, string arm, string figure) =>
         experiment.Samples.Where(sample => sample.Arm == arm && sample.State == RunState.Completed && sample.Figures.ContainsKey(figure))
@@ -108,9 +115,6 @@ public static class LessonVerdicts
         : $"{claim.FigureTitle} was not measured on {experiment.Call}.";
 
     private static string Capital(string text) => text.Length == 0 ? text : char.ToUpperInvariant(text[0]) + text[1..];
-
-    private static string Number(double ratio) =>
-        ratio.ToString(ratio < 1.1 ? "0.00" : ratio < 10 ? "0.0" : "0", CultureInfo.InvariantCulture);
 
     private static double Round(double value) => Math.Round(value, value < 10 ? 3 : 1);
 }

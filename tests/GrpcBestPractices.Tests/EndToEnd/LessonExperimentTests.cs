@@ -153,6 +153,7 @@ public sealed class LessonExperimentTests(SystemFixture system)
     [Theory]
     [InlineData("/api/lessons/reuse-the-channel/experiments", "{}", 404, "There is no lesson 'reuse-the-channel'; the lessons are reuse-channel, stream-limit, keep-alive, streaming, binary-payloads, grpc-vs-rest")]
     [InlineData("/api/lessons/streaming/experiments", """{"repetitions": 0}""", 400, "repetitions was '0'; it must be a whole number from 1 to 10")]
+    [InlineData("/api/lessons/streaming/experiments", """{"repetitions": "three"}""", 400, "repetitions was 'three'; it must be a whole number from 1 to 10")]
     [InlineData("/api/lessons/streaming/experiments", """{"count": 10}""", 400, "'count' is not a experiment setting; the body may hold: repetitions, target, call, data, streamCall.")]
     [InlineData("/api/lessons/streaming/experiments", "[1]", 400, "The body must be a JSON object")]
     public async Task BadExperimentRequestsAreProblemsSayingWhatIsAllowed(string path, string body, int status, string detail)

@@ -31,9 +31,9 @@ public sealed class LessonOnTargetPlanTests
     {
         var call = new LessonCall("monitor", Address, PerformanceTarget, GetPerformance, """{"clientName": "lesson {{.RequestNumber}}"}""");
 
-        Assert.True(LessonPlan.TryCreate(LessonList.Streaming, "2", PlanLimits.Defaults, new EngineOptions(), call, out var plan, out var error), error);
+        Assert.True(LessonPlan.TryCreate(LessonList.Streaming, 2, PlanLimits.Defaults, new EngineOptions(), call, out var plan, out var error), error);
 
-        Assert.Equal("performance.Monitor/GetManyPerformanceStats", plan.StreamCall);
+        Assert.Equal("performance.Monitor/GetManyPerformanceStats", plan.Call!.StreamCall);
         Assert.Equal("performance.Monitor/GetManyPerformanceStats", plan.Plans["streaming-call"].Described!.Call);
         Assert.Equal(GetPerformance, plan.Plans["client-wrapper"].Described!.Call);
         Assert.All(plan.Plans.Values, arm =>

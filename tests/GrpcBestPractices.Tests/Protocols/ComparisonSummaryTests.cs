@@ -30,7 +30,7 @@ public sealed class ComparisonSummaryTests
     {
         var outcome = Summarize(3, new() { [Grpc] = [0.30, 0.10, 0.20], [Stj] = [0.5, 0.4, 0.6] });
 
-        var grpc = outcome.Contenders[0];
+        var grpc = outcome.Summary[0];
         Assert.Equal(new FigureRange(0.20, 0.10, 0.30), grpc.Figures["meanMs"]);
         Assert.Equal(new FigureRange(Throughput(0.20), Throughput(0.30), Throughput(0.10)), grpc.Figures["throughputPerSecond"]);
         Assert.Equal(new FigureRange(12, 12, 12), grpc.Figures["bytesSentPerCall"]);
@@ -44,7 +44,7 @@ public sealed class ComparisonSummaryTests
     {
         var outcome = Summarize(2, new() { [Grpc] = [0.1, 0.4], [Stj] = [0.5, 0.6] });
 
-        Assert.Equal(new FigureRange(0.25, 0.1, 0.4), outcome.Contenders[0].Figures["meanMs"]);
+        Assert.Equal(new FigureRange(0.25, 0.1, 0.4), outcome.Summary[0].Figures["meanMs"]);
     }
 
     [Fact]
@@ -86,7 +86,7 @@ public sealed class ComparisonSummaryTests
 
         var outcome = ComparisonSummary.Of(suite, runs);
 
-        var grpc = outcome.Contenders.Single(contender => contender.Contender == Grpc);
+        var grpc = outcome.Summary.Single(contender => contender.Contender == Grpc);
         Assert.True(grpc.Failed);
         Assert.Equal("2 of 100 calls failed in repetition 2 (DataLoss 2)", grpc.Failure);
         Assert.Equal([Stj, Newtonsoft], outcome.Ranking!.Order);
@@ -103,7 +103,7 @@ public sealed class ComparisonSummaryTests
         var outcome = ComparisonSummary.Of(suite, runs);
 
         Assert.Null(outcome.Ranking);
-        Assert.Empty(outcome.Contenders[1].Figures);
+        Assert.Empty(outcome.Summary[1].Figures);
         Assert.Equal(
             $"Only {GrpcLabel} ran without a failure, so there is nothing to rank it against. " +
             $"{StjLabel} failed (repetition 1 failed: The service at https://127.0.0.1:1 refused the connection.) and is not ranked.",
@@ -142,10 +142,10 @@ public sealed class ComparisonSummaryTests
 
         Assert.Null(outcome.Ranking);
         Assert.Equal("The comparison was cancelled after 3 of 4 runs (The comparison was cancelled on request.), so no contender is named fastest.", outcome.Sentence);
-        Assert.Equal([1, 2], outcome.Contenders.Select(contender => contender.CompletedRuns));
+        Assert.Equal([1, 2], outcome.Summary.Select(contender => contender.CompletedRuns));
     }
 
-    private static ComparisonOutcome Summarize(int repetitions, Dictionary<string, double[]> means)
+    private static ComparisonView Summarize(int repetitions, Dictionary<string, double[]> means)
     {
         var (suite, runs) = Compare(repetitions, means);
         return ComparisonSummary.Of(suite, runs);

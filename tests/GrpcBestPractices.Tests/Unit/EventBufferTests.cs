@@ -27,7 +27,7 @@ public sealed class EventBufferTests
     public async Task ExperimentViewersThatNeverReadKeepAtMostTheirCapacityAndThenReadTheNewest()
     {
         var engine = new EngineOptions { ServerUri = new Uri("http://127.0.0.1:5000") };
-        Assert.True(LessonPlan.TryCreate(LessonList.Streaming, "1", PlanLimits.Defaults, engine, null, out var plan, out _));
+        Assert.True(LessonPlan.TryCreate(LessonList.Streaming, 1, PlanLimits.Defaults, engine, null, out var plan, out _));
         var experiment = new ActiveExperiment(plan, plan.NewRecord(), CancellationToken.None);
 
         await AssertBoundedAsync(experiment.Events, value => new ExperimentProgress(Step, null, Snapshot(value)), happened => ((ExperimentProgress)happened).Progress!.Completed);

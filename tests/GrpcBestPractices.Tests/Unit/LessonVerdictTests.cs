@@ -156,8 +156,8 @@ public sealed class LessonVerdictTests
     public void RepetitionsRotateTheArmsAndTheProbeEndsEachRepetition()
     {
         var engine = new EngineOptions { ServerUri = new Uri("http://127.0.0.1:5000") };
-        Assert.True(LessonPlan.TryCreate(LessonList.Streaming, "3", PlanLimits.Defaults, engine, null, out var streaming, out _));
-        Assert.True(LessonPlan.TryCreate(LessonList.BinaryPayloads, "2", PlanLimits.Defaults, engine, null, out var payloads, out _));
+        Assert.True(LessonPlan.TryCreate(LessonList.Streaming, 3, PlanLimits.Defaults, engine, null, out var streaming, out _));
+        Assert.True(LessonPlan.TryCreate(LessonList.BinaryPayloads, 2, PlanLimits.Defaults, engine, null, out var payloads, out _));
 
         Assert.Equal(
             [(1, "streaming-call"), (1, "client-wrapper"), (2, "client-wrapper"), (2, "streaming-call"), (3, "streaming-call"), (3, "client-wrapper")],
@@ -167,10 +167,9 @@ public sealed class LessonVerdictTests
     }
 
     [Theory]
-    [InlineData("0")]
-    [InlineData("11")]
-    [InlineData("three")]
-    public void RepetitionsOutsideOneToTenAreRefusedWithTheRange(string repetitions)
+    [InlineData(0)]
+    [InlineData(11)]
+    public void RepetitionsOutsideOneToTenAreRefusedWithTheRange(int repetitions)
     {
         Assert.False(LessonPlan.TryCreate(Lesson, repetitions, PlanLimits.Defaults, new EngineOptions(), null, out _, out var error));
         Assert.Equal($"repetitions was '{repetitions}'; it must be a whole number from 1 to 10 (each repetition runs every arm of the lesson once).", error);

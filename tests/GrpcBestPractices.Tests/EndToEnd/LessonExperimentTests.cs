@@ -118,8 +118,18 @@ public sealed class LessonExperimentTests(SystemFixture system)
     [Fact]
     public async Task TheProbedPayloadLessonSizesOneRealAnswerAndFollowersSeeItGrowUntilFinal()
     {
-        var started = await system.Http.StartRunAsync("""{"repetitions": 2}""", "/api/lessons/binary-payloads/experiments");
-        var events = await ReadEventsAsync(started.GetProperty("links").GetProperty("events").GetString()!);
+        // The probes take milliseconds: on a busy machine the follower may subscribe only after the end, and then sees the
+        // final alone, as a late follower should; the experiment is then made once more, at the most repetitions.
+        List<(string Event, JsonElement Data)> events = [];
+        foreach (var repetitions in new[] { 2, LoadEngine.Lessons.LessonList.MaxRepetitions })
+        {
+            var started = await system.Http.StartRunAsync($$"""{"repetitions": {{repetitions}}}""", "/api/lessons/binary-payloads/experiments");
+            events = await ReadEventsAsync(started.GetProperty("links").GetProperty("events").GetString()!);
+            if (events is not [("final", _)])
+            {
+                break;
+            }
+        }
 
         Assert.Equal("final", events[^1].Event);
         Assert.Contains(events, happened => happened.Event == "experiment");

@@ -186,7 +186,7 @@ public sealed class RunStore(HistoryDatabase database) : IRunStore, IDisposable
     public Task<int> CountExperimentsAsync(string lesson, CancellationToken cancellationToken = default) =>
         CountRowsAsync("FROM experiments WHERE lesson = @lesson", cancellationToken, ("lesson", lesson));
 
-    /// <summary>Returns how many runs, suites and experiments together were marked.</summary>
+    /// <summary>At start: runs, suites and experiments still marked Running were cut off by a stop; marks them Failed and returns how many.</summary>
     public Task<int> MarkInterruptedAsync(CancellationToken cancellationToken = default) => WriteAsync(
         $"""
         UPDATE runs SET state = @failed, error = @error, finished_at = @now WHERE state = @running;

@@ -10,6 +10,7 @@ public static class AgentSetup
     public static WebApplicationBuilder AddAgentRuns(this WebApplicationBuilder builder)
     {
         builder.Services.AddValidatedOptions<AgentOptions>(AgentOptions.Section);
+        // Both stores dispose the database at shutdown, and a data source takes a second Dispose as a no-op.
         builder.Services.AddSingleton(services => new RunAgentStore(services.GetRequiredService<RunStore>().Database));
         builder.Services.AddSingleton<AgentRuns>();
         return builder;

@@ -63,8 +63,8 @@ public abstract class HistoryDatabase : IDisposable
 
     /// <summary>
     /// The database for a history provider: <see cref="Sqlite"/> with the file's path (or a connection string), or
-    /// <see cref="Postgres"/> with an Npgsql connection string, waiting Npgsql's own 15 s to connect: the agents' tables,
-    /// which four agents and a gateway open at once, on machines busy running load.
+    /// <see cref="Postgres"/> with an Npgsql connection string, waiting Npgsql's own 15 s to connect: an agent's, as four
+    /// agents open it at once, on machines busy running load (the gateway meets them in its history's own database).
     /// </summary>
     public static HistoryDatabase Open(string provider, string connection) => provider switch
     {
@@ -149,8 +149,7 @@ public abstract class HistoryDatabase : IDisposable
     public async Task<int> ExecuteAsync(string sql, CancellationToken cancellationToken, params (string Name, object? Value)[] parameters)
     {
         await using var connection = await OpenAsync(cancellationToken);
-        await using var command = Command(connection, null, sql, parameters);
-        return await command.ExecuteNonQueryAsync(cancellationToken);
+        return await NonQueryAsync(connection, null, sql, cancellationToken, parameters);
     }
 
     /// <summary>Runs one command of several statements in one transaction on a connection of its own: all of them or none.</summary>
@@ -158,8 +157,7 @@ public abstract class HistoryDatabase : IDisposable
     {
         await using var connection = await OpenAsync(cancellationToken);
         await using var transaction = await connection.BeginTransactionAsync(cancellationToken);
-        await using var command = Command(connection, transaction, sql, parameters);
-        var changed = await command.ExecuteNonQueryAsync(cancellationToken);
+        var changed = await NonQueryAsync(connection, transaction, sql, cancellationToken, parameters);
         await transaction.CommitAsync(cancellationToken);
         return changed;
     }
@@ -168,13 +166,14 @@ public abstract class HistoryDatabase : IDisposable
     public async Task<IReadOnlyList<T>> QueryAsync<T>(string sql, Func<DbDataReader, T> read, CancellationToken cancellationToken, params (string Name, object? Value)[] parameters)
     {
         await using var connection = await OpenAsync(cancellationToken);
-        await using var command = Command(connection, null, sql, parameters);
-        return await ReadAllAsync(command, read, cancellationToken);
+        return await ReadAllAsync(connection, null, sql, read, cancellationToken, parameters);
     }
 
-    /// <summary>Every row the command returns, each as <paramref name="read"/> makes it.</summary>
-    public static async Task<IReadOnlyList<T>> ReadAllAsync<T>(DbCommand command, Func<DbDataReader, T> read, CancellationToken cancellationToken = default)
+    /// <summary>Every row the query returns, each as <paramref name="read"/> makes it.</summary>
+    public static async Task<IReadOnlyList<T>> ReadAllAsync<T>(
+        DbConnection connection, DbTransaction? transaction, string sql, Func<DbDataReader, T> read, CancellationToken cancellationToken = default, params (string Name, object? Value)[] parameters)
     {
+        await using var command = Command(connection, transaction, sql, parameters);
         await using var reader = await command.ExecuteReaderAsync(cancellationToken);
         var rows = new List<T>();
         while (await reader.ReadAsync(cancellationToken))
@@ -208,10 +207,12 @@ public abstract class HistoryDatabase : IDisposable
         return await command.ExecuteScalarAsync(cancellationToken);
     }
 
-    public static async Task NonQueryAsync(DbConnection connection, DbTransaction? transaction, string sql, CancellationToken cancellationToken = default)
+    /// <summary>Runs the command; returns the rows it changed.</summary>
+    public static async Task<int> NonQueryAsync(
+        DbConnection connection, DbTransaction? transaction, string sql, CancellationToken cancellationToken = default, params (string Name, object? Value)[] parameters)
     {
-        await using var command = Command(connection, transaction, sql);
-        await command.ExecuteNonQueryAsync(cancellationToken);
+        await using var command = Command(connection, transaction, sql, parameters);
+        return await command.ExecuteNonQueryAsync(cancellationToken);
     }
 
     public void Dispose()
@@ -285,16 +286,8 @@ public sealed class SchemaChange(HistoryDatabase database, DbConnection connecti
     }
 
     /// <summary>Runs <paramref name="sql"/> with its parameters, in the change's transaction.</summary>
-    public async Task ExecuteAsync(string sql, params (string Name, object? Value)[] parameters)
-    {
-        await using var command = HistoryDatabase.Command(connection, transaction, sql, parameters);
-        await command.ExecuteNonQueryAsync();
-    }
+    public Task ExecuteAsync(string sql, params (string Name, object? Value)[] parameters) => HistoryDatabase.NonQueryAsync(connection, transaction, sql, default, parameters);
 
     /// <summary>Every row <paramref name="sql"/> selects, each as <paramref name="read"/> makes it, in the change's transaction.</summary>
-    public async Task<IReadOnlyList<T>> QueryAsync<T>(string sql, Func<DbDataReader, T> read)
-    {
-        await using var command = HistoryDatabase.Command(connection, transaction, sql);
-        return await HistoryDatabase.ReadAllAsync(command, read);
-    }
+    public Task<IReadOnlyList<T>> QueryAsync<T>(string sql, Func<DbDataReader, T> read) => HistoryDatabase.ReadAllAsync(connection, transaction, sql, read);
 }

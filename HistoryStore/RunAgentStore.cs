@@ -48,12 +48,6 @@ public sealed class RunAgentStore(HistoryDatabase database) : IAsyncDisposable
     public string? SqliteFile => database.SqliteFile;
 
     /// <summary>
-    /// The store for a history provider: <c>Sqlite</c> with the database file's path (or a connection string), or
-    /// <c>Postgres</c> with an Npgsql connection string.
-    /// </summary>
-    public static RunAgentStore Open(string provider, string connection) => new(HistoryDatabase.Open(provider, connection));
-
-    /// <summary>
     /// What the store throws when its database is unreachable, refuses, or holds something unreadable: a caller reports
     /// it and carries on or retries; anything else is a bug and propagates.
     /// </summary>

@@ -56,7 +56,7 @@ public static class AgentMode
 
     public static async Task<int> RunAsync(LoadTestSettings settings, AgentSettings agent, TextWriter output, TextWriter error, Interrupt interrupt)
     {
-        await using var store = RunAgentStore.Open(agent.Provider, agent.Connection);
+        await using var store = new RunAgentStore(HistoryDatabase.Open(agent.Provider, agent.Connection));
         var name = $"{Environment.MachineName} (pid {Environment.ProcessId})";
         AgentRun? run;
         ShardHolder? holder;
@@ -66,37 +66,34 @@ public static class AgentMode
             run = await store.GetRunAsync(agent.RunId, interrupt.Token);
             if (run is null)
             {
-                return Refuse(error, $"there is no distributed run {agent.RunId} in {store.Description}; POST /api/runs with agents creates one.");
+                return Exit(error, ExitCodes.Usage, $"there is no distributed run {agent.RunId} in {store.Description}; POST /api/runs with agents creates one.");
             }
 
             if (run.Plan.Agents != agent.Shard.Count)
             {
-                return Refuse(error, $"run {agent.RunId} is shared among {run.Plan.Agents ?? 1} agents; --shard was {agent.Shard}.");
+                return Exit(error, ExitCodes.Usage, $"run {agent.RunId} is shared among {run.Plan.Agents ?? 1} agents; --shard was {agent.Shard}.");
             }
 
             if (run.Cancelled)
             {
-                error.WriteLine($"loadtest agent: run {agent.RunId} was cancelled at the gateway; nothing was run.");
-                return ExitCodes.NotCompleted;
+                return Exit(error, ExitCodes.NotCompleted, $"run {agent.RunId} was cancelled at the gateway; nothing was run.");
             }
 
             holder = await store.ClaimAsync(agent.RunId, agent.Shard, name, DateTimeOffset.UtcNow, interrupt.Token);
         }
         catch (Exception unusable) when (RunAgentStore.IsStoreFailure(unusable))
         {
-            error.WriteLine($"loadtest agent: {store.Description} cannot be used: {unusable.Message.TrimEnd('.')}.");
-            return ExitCodes.NotCompleted;
+            return Exit(error, ExitCodes.NotCompleted, $"{store.Description} cannot be used: {unusable.Message.TrimEnd('.')}.");
         }
 
         if (holder is { State: AgentState.Missing })
         {
-            error.WriteLine($"loadtest agent: run {agent.RunId} ended without shard {agent.Shard}: {holder.Error ?? "the gateway declared it missing."} Nothing was run.");
-            return ExitCodes.NotCompleted;
+            return Exit(error, ExitCodes.NotCompleted, $"run {agent.RunId} ended without shard {agent.Shard}: {holder.Error ?? "the gateway declared it missing."} Nothing was run.");
         }
 
         if (holder is not null)
         {
-            return Refuse(error, $"shard {agent.Shard} of run {agent.RunId} is already taken by {holder.Agent}.");
+            return Exit(error, ExitCodes.Usage, $"shard {agent.Shard} of run {agent.RunId} is already taken by {holder.Agent}.");
         }
 
         RunRecord ended;
@@ -122,8 +119,7 @@ public static class AgentMode
         };
         if (await TryFinishAsync(store, agent, state, ended, error) is { } unstored)
         {
-            error.WriteLine($"loadtest agent: the share ended {state} but {unstored}");
-            return ExitCodes.NotCompleted;
+            return Exit(error, ExitCodes.NotCompleted, $"the share ended {state} but {unstored}");
         }
 
         output.WriteLine($"agent {name}: shard {agent.Shard} {state}: {Summary(ended)}; stored in {store.Description}.");
@@ -211,10 +207,10 @@ public static class AgentMode
         }
     }
 
-    private static int Refuse(TextWriter error, string sentence)
+    private static int Exit(TextWriter error, int exitCode, string sentence)
     {
         error.WriteLine($"loadtest agent: {sentence}");
-        return ExitCodes.Usage;
+        return exitCode;
     }
 
     private static string Describe(RunPlan share) => share switch

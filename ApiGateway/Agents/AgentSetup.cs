@@ -1,22 +1,17 @@
 using HistoryStore;
 using ApiGateway.History;
 using GrpcBestPractices.ServiceDefaults;
-using Microsoft.Extensions.Options;
 
 namespace ApiGateway.Agents;
 
 public static class AgentSetup
 {
-    /// <summary>Distributed runs meet their agents in the run history's own database: the SQLite file, or PostgreSQL.</summary>
+    /// <summary>Distributed runs meet their agents in the run history's own database (the SQLite file, or PostgreSQL), over its connections.</summary>
     public static WebApplicationBuilder AddAgentRuns(this WebApplicationBuilder builder)
     {
         builder.Services.AddValidatedOptions<AgentOptions>(AgentOptions.Section);
-        builder.Services.AddSingleton(services =>
-        {
-            var history = services.GetRequiredService<IOptions<HistoryOptions>>().Value;
-            return RunAgentStore.Open(
-                history.Provider, history.Kind == HistoryProvider.Postgres ? history.ConnectionString! : history.GetFullPath(services.GetRequiredService<IHostEnvironment>().ContentRootPath));
-        });
+        // Both stores dispose the database at shutdown, and a data source takes a second Dispose as a no-op.
+        builder.Services.AddSingleton(services => new RunAgentStore(services.GetRequiredService<RunStore>().Database));
         builder.Services.AddSingleton<AgentRuns>();
         return builder;
     }

@@ -199,7 +199,7 @@ public static class ProblemResponses
 /// Maps what only an exception can report to problem responses: a lesson's failed call, a history that cannot be
 /// written, a request Kestrel refused while the handler read it (a body over its size limit is 413, not 500).
 /// </summary>
-public sealed class UnexpectedProblemHandler(IProblemDetailsService problems, HistoryBackend history, IOptions<RunLimitsOptions> limits) : IExceptionHandler
+public sealed class UnexpectedProblemHandler(IProblemDetailsService problems, RunStore history, IOptions<RunLimitsOptions> limits) : IExceptionHandler
 {
     public async ValueTask<bool> TryHandleAsync(HttpContext httpContext, Exception exception, CancellationToken cancellationToken)
     {

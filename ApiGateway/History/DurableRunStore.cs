@@ -25,9 +25,6 @@ public sealed partial class DurableRunStore(IRunStore inner, TimeProvider time, 
     /// <summary>Why the latest write failed, while any record waits.</summary>
     public string? PendingError => _pending.Values.Select(pending => pending.LastError).LastOrDefault(error => error is not null);
 
-    /// <summary>When the next write of a waiting record is due.</summary>
-    public DateTimeOffset? NextAttemptAt => _pending.Values.Min(pending => pending.NextAttemptAt);
-
     /// <summary>Stores a run that ended; when the history refuses it, it is kept and retried in the background, and this still returns.</summary>
     public Task SaveEndedAsync(RunRecord run) => SaveEndedAsync(run.Id, run, $"Run {run.Id} ({run.Plan.Strategy}, {run.State})", () => inner.SaveAsync(run));
 
@@ -90,8 +87,6 @@ public sealed partial class DurableRunStore(IRunStore inner, TimeProvider time, 
 
     public Task<int> CountExperimentsAsync(string lesson, CancellationToken cancellationToken = default) => inner.CountExperimentsAsync(lesson, cancellationToken);
 
-    public Task<int> MarkInterruptedAsync(CancellationToken cancellationToken = default) => inner.MarkInterruptedAsync(cancellationToken);
-
     private async Task SaveEndedAsync(Guid id, object record, string what, Func<Task> save)
     {
         // Served from memory from now on, so nobody sees the record Running while its write waits for a lock.
@@ -114,7 +109,7 @@ public sealed partial class DurableRunStore(IRunStore inner, TimeProvider time, 
     private async Task RetryAsync(Guid id, PendingSave pending)
     {
         var attempts = 0;
-        var retry = new ResiliencePipelineBuilder<bool> { TimeProvider = new AttemptClock(time, pending) }.AddRetry(new RetryStrategyOptions<bool>
+        var retry = new ResiliencePipelineBuilder<bool> { TimeProvider = time }.AddRetry(new RetryStrategyOptions<bool>
         {
             // A failed attempt (TryAsync catches every error and answers false) is retried while the record still waits.
             ShouldHandle = new PredicateBuilder<bool>().HandleResult(stored => !stored && IsWaiting(id, pending)),
@@ -162,30 +157,9 @@ public sealed partial class DurableRunStore(IRunStore inner, TimeProvider time, 
     private IReadOnlyList<RunRecord> Listed(IReadOnlyList<RunRecord> runs) =>
         [.. runs.Select(run => Pending<RunRecord>(run.Id) is { } ended ? ended with { Series = null } : run)];
 
-    /// <summary>The clock Polly waits on for one record: its next attempt is due once the wait has started, so a test's fake clock may move on as soon as it reads it.</summary>
-    private sealed class AttemptClock(TimeProvider time, PendingSave pending) : TimeProvider
-    {
-        public override long TimestampFrequency => time.TimestampFrequency;
-
-        public override TimeZoneInfo LocalTimeZone => time.LocalTimeZone;
-
-        public override DateTimeOffset GetUtcNow() => time.GetUtcNow();
-
-        public override long GetTimestamp() => time.GetTimestamp();
-
-        public override ITimer CreateTimer(TimerCallback callback, object? state, TimeSpan dueTime, TimeSpan period)
-        {
-            var timer = time.CreateTimer(callback, state, dueTime, period);
-            pending.NextAttemptAt = time.GetUtcNow() + dueTime;
-            return timer;
-        }
-    }
-
     private sealed record PendingSave(object Record, string What, Func<Task> Save)
     {
         public string? LastError { get; set; }
-
-        public DateTimeOffset? NextAttemptAt { get; set; }
     }
 
     [LoggerMessage(Level = LogLevel.Error, Message = "{What} ended but could not be stored in the history: {Error} It is served from memory and retried in the background until stored")]

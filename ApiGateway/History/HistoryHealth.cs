@@ -8,7 +8,7 @@ namespace ApiGateway.History;
 /// The history's part of GET /health: every ended run is stored, and the store takes writes now (the SQLite file is
 /// there and its lock free; the PostgreSQL server answers).
 /// </summary>
-public sealed class HistoryHealthCheck(HistoryBackend history, DurableRunStore durable) : IHealthCheck
+public sealed class HistoryHealthCheck(RunStore history, DurableRunStore durable) : IHealthCheck
 {
     public const string Name = "history";
 

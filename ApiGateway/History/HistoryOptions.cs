@@ -36,8 +36,6 @@ public sealed class HistoryOptions : IValidatableObject
     public HistoryProvider Kind =>
         Enum.GetValues<HistoryProvider>().FirstOrDefault(kind => string.Equals(kind.ToString(), Provider, StringComparison.OrdinalIgnoreCase));
 
-    public string GetFullPath(string contentRootPath) => Path.GetFullPath(DatabasePath, contentRootPath);
-
     public IEnumerable<ValidationResult> Validate(ValidationContext validationContext)
     {
         // Enum.TryParse would take "1" or "Sqlite, Postgres"; only the names are allowed.

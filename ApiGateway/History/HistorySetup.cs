@@ -21,12 +21,10 @@ public static partial class HistorySetup
             var options = services.GetRequiredService<IOptions<HistoryOptions>>().Value;
             return new RunStore(options.Kind == HistoryProvider.Postgres
                 ? HistoryDatabase.OpenPostgres(options.ConnectionString!)
-                : HistoryDatabase.OpenSqlite(options.GetFullPath(services.GetRequiredService<IHostEnvironment>().ContentRootPath), TimeSpan.FromSeconds(options.WriteWaitSeconds)));
+                : HistoryDatabase.OpenSqlite(Path.GetFullPath(options.DatabasePath, services.GetRequiredService<IHostEnvironment>().ContentRootPath), TimeSpan.FromSeconds(options.WriteWaitSeconds)));
         });
-        builder.Services.AddSingleton<HistoryBackend>();
         builder.Services.TryAddSingleton(TimeProvider.System);
-        builder.Services.AddSingleton(services => new DurableRunStore(
-            services.GetRequiredService<RunStore>(), services.GetRequiredService<TimeProvider>(), services.GetRequiredService<ILogger<DurableRunStore>>()));
+        builder.Services.AddSingleton(services => ActivatorUtilities.CreateInstance<DurableRunStore>(services, services.GetRequiredService<RunStore>()));
         builder.Services.AddSingleton<IRunStore>(services => services.GetRequiredService<DurableRunStore>());
         builder.Services.AddHealthChecks().AddCheck<HistoryHealthCheck>(HistoryHealthCheck.Name);
         return builder;
@@ -38,11 +36,16 @@ public static partial class HistorySetup
     /// </summary>
     public static async Task<WebApplication> EnsureHistoryWritableAsync(this WebApplication app)
     {
-        var history = app.Services.GetRequiredService<HistoryBackend>();
+        var history = app.Services.GetRequiredService<RunStore>();
         try
         {
+            if (history.Database.SqliteFile is not null)
+            {
+                CreateFolder(history.Location);
+            }
+
             await history.InitializeAsync();
-            LogHistoryOpened(app.Logger, history.Location, await app.Services.GetRequiredService<RunStore>().MarkInterruptedAsync());
+            LogHistoryOpened(app.Logger, history.Location, await history.MarkInterruptedAsync());
         }
         catch (Exception unusable) when (unusable is DbException or IOException or UnauthorizedAccessException or InvalidDataException)
         {
@@ -50,6 +53,20 @@ public static partial class HistorySetup
         }
 
         return app;
+    }
+
+    /// <summary>Makes the SQLite file's folder, which SQLite does not.</summary>
+    private static void CreateFolder(string file)
+    {
+        try
+        {
+            Directory.CreateDirectory(Path.GetDirectoryName(file) ?? file);
+        }
+        catch (IOException cannot)
+        {
+            // .NET's own message ("The file '/x' already exists") does not say it was about the folder.
+            throw new IOException($"its folder cannot be created ({cannot.Message.TrimEnd('.')})", cannot);
+        }
     }
 
     /// <summary>The failure and what caused it, on one line: a driver's message may span several, and its cause ("Connection refused") is often the useful part.</summary>

@@ -40,7 +40,4 @@ public interface IRunStore
     Task<IReadOnlyList<ExperimentRecord>> ListExperimentsAsync(string lesson, int limit, int offset, CancellationToken cancellationToken = default);
 
     Task<int> CountExperimentsAsync(string lesson, CancellationToken cancellationToken = default);
-
-    /// <summary>At start: runs, suites and experiments still marked Running were cut off by a stop; mark them Failed. Returns how many.</summary>
-    Task<int> MarkInterruptedAsync(CancellationToken cancellationToken = default);
 }

@@ -2,6 +2,8 @@ using System.Data.Common;
 using HistoryStore;
 using LoadEngine.Lessons;
 using LoadEngine.Strategies;
+using Microsoft.Data.Sqlite;
+using Npgsql;
 using static HistoryStore.HistoryDatabase;
 
 namespace ApiGateway.History;
@@ -12,7 +14,10 @@ namespace ApiGateway.History;
 /// <see cref="HistoryDatabase"/>. Each call takes a pooled connection of its own, so any number of threads may use it;
 /// the schema is created or upgraded at start, one gateway at a time. Records' parts are JSON in the gateway's own shape
 /// (<see cref="RunJson"/>), kept as text exactly as written; a plan's descriptor set is kept once by its name, apart from
-/// the plans (<see cref="DescriptorSets"/>).
+/// the plans (<see cref="DescriptorSets"/>). It also names itself in words a user can act on, for start-up, GET /health
+/// and error answers (the setting that chose it, never a password): /health checks that a SQLite file is still there
+/// (SQLite goes on writing to a deleted file, and all of it is gone at the next start) and that its write lock can be
+/// taken; a PostgreSQL database is asked a cheap SELECT 1.
 /// </summary>
 public sealed class RunStore(HistoryDatabase database) : IRunStore, IDisposable
 {
@@ -31,9 +36,27 @@ public sealed class RunStore(HistoryDatabase database) : IRunStore, IDisposable
 
     private const string ExperimentColumns = "id, lesson, state, started_at, record_json";
 
+    private const string SqliteKey = $"{HistoryOptions.Section}:{nameof(HistoryOptions.DatabasePath)}";
+
     private readonly DescriptorSets _sets = new(database);
 
     public HistoryDatabase Database => database;
+
+    /// <summary>Where the history is, for sentences: the SQLite file's path, or the PostgreSQL database and its server.</summary>
+    public string Location => database.Location;
+
+    /// <summary>The setting that points at it, with its value as far as it is safe to show.</summary>
+    public string Setting => database.Pick($"{SqliteKey} '{Location}'", $"{HistoryOptions.ConnectionStringKey} ({database.Connection})");
+
+    /// <summary>What to do when it cannot be opened at start: one sentence naming the setting.</summary>
+    public string StartRemedy => database.Pick(
+        $"Point {SqliteKey} at a writable file.",
+        $"Point {HistoryOptions.ConnectionStringKey} at a PostgreSQL server that is up and lets this user create tables in its database (or holds the history's tables already).");
+
+    /// <summary>What to check when a write is refused: one sentence naming the setting.</summary>
+    public string WriteRemedy => database.Pick(
+        $"Check that {SqliteKey} points at a writable file with free space that no other process holds locked, then try again.",
+        $"Check that the PostgreSQL server of {HistoryOptions.ConnectionStringKey} is up and takes this user's writes, then try again.");
 
     private string Schema => $"""
         CREATE TABLE IF NOT EXISTS runs (
@@ -186,7 +209,7 @@ public sealed class RunStore(HistoryDatabase database) : IRunStore, IDisposable
     public Task<int> CountExperimentsAsync(string lesson, CancellationToken cancellationToken = default) =>
         CountRowsAsync("FROM experiments WHERE lesson = @lesson", cancellationToken, ("lesson", lesson));
 
-    /// <summary>Returns how many runs, suites and experiments together were marked.</summary>
+    /// <summary>At start: runs, suites and experiments still marked Running were cut off by a stop; marks them Failed and returns how many.</summary>
     public Task<int> MarkInterruptedAsync(CancellationToken cancellationToken = default) => WriteAsync(
         $"""
         UPDATE runs SET state = @failed, error = @error, finished_at = @now WHERE state = @running;
@@ -197,6 +220,35 @@ public sealed class RunStore(HistoryDatabase database) : IRunStore, IDisposable
         ("running", nameof(RunState.Running)),
         ("error", InterruptedError),
         ("now", database.Time(DateTimeOffset.UtcNow)));
+
+    /// <summary>Why the history cannot take writes now (within <paramref name="wait"/>), or null when it can.</summary>
+    public async Task<string?> ProbeAsync(TimeSpan wait, CancellationToken cancellationToken)
+    {
+        var sqlite = database.SqliteFile is not null;
+        if (sqlite && !File.Exists(Location))
+        {
+            return $"The history file {Location} is gone (its file or folder was deleted while the gateway ran): what is stored now is lost when " +
+                "the gateway stops. Restart the gateway to create it again.";
+        }
+
+        try
+        {
+            await database.ProbeAsync(wait, cancellationToken);
+            return null;
+        }
+        catch (Exception refused) when (sqlite && refused is SqliteException or IOException or UnauthorizedAccessException)
+        {
+            return $"The history {Location} cannot be written: {refused.Message}";
+        }
+        catch (OperationCanceledException) when (!sqlite && !cancellationToken.IsCancellationRequested)
+        {
+            return $"The history {Location} did not answer SELECT 1 within {wait.TotalSeconds:0.#} s.";
+        }
+        catch (Exception refused) when (!sqlite && refused is NpgsqlException or TimeoutException)
+        {
+            return $"The history {Location} cannot be reached: {HistorySetup.OneLine(refused)}.";
+        }
+    }
 
     /// <summary>Closes the pooled connections (SQLite checkpoints its WAL into the file).</summary>
     public void Dispose() => database.Dispose();

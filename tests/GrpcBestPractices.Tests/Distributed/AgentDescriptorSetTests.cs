@@ -21,7 +21,7 @@ public sealed class AgentDescriptorSetTests
     {
         using var folder = new TemporaryFolder();
         var history = folder.File("history.db");
-        await using var store = RunAgentStore.Open(HistoryDatabase.Sqlite, history);
+        await using var store = new RunAgentStore(HistoryDatabase.Open(HistoryDatabase.Sqlite, history));
         await store.EnsureSchemaAsync();
         var plan = StoredRecords.DescribedPlan("client-wrapper", Set) with { Agents = 1 };
         var (changed, missing) = (Guid.NewGuid(), Guid.NewGuid());

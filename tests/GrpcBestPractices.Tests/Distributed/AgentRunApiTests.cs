@@ -70,7 +70,7 @@ public sealed class AgentRunApiTests(SystemFixture system)
         var agent = await CliProcess.RunAsync("--agent", "--run-id", id, "--shard", "0/1", "--target", system.Service.Url, "--history", system.Gateway.HistoryPath!);
         Assert.True(agent.ExitCode == 0, agent.ToString());
         Assert.Equal("Completed", (await system.Http.WaitUntilFinishedAsync($"/api/runs/{id}")).GetProperty("state").GetString());
-        await using var store = RunAgentStore.Open(HistoryDatabase.Sqlite, system.Gateway.HistoryPath!);
+        await using var store = new RunAgentStore(HistoryDatabase.Open(HistoryDatabase.Sqlite, system.Gateway.HistoryPath!));
         Assert.Single(await store.ListShardsAsync(Guid.Parse(id), withFigures: false));
 
         using var deleted = await system.Http.DeleteAsync($"/api/runs/{id}");

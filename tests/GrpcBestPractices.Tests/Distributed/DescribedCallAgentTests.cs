@@ -26,7 +26,7 @@ public sealed class DescribedCallAgentTests(ITestOutputHelper output)
         await using var service = await AppProcess.StartAsync("PerformanceService");
         using var folder = new TemporaryFolder();
         var history = folder.File("history.db");
-        await using var store = RunAgentStore.Open(HistoryDatabase.Sqlite, history);
+        await using var store = new RunAgentStore(HistoryDatabase.Open(HistoryDatabase.Sqlite, history));
         await store.EnsureSchemaAsync();
         var input = new RunPlanInput("factory-client", 401) { Warmup = 10, Call = GetPerformance, Data = """{"clientName": "agent {{.WorkerID}} call {{.RequestNumber}}"}""" };
         Assert.True(RunPlanRules.TryCreate(input, PlanLimits.Defaults, StrategyList.Names, out var whole, out var refusal), refusal);

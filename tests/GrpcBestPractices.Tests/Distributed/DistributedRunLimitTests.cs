@@ -91,7 +91,7 @@ public sealed class DistributedRunLimitTests(ITestOutputHelper output)
             Assert.Equal(expected, Sentences(final));
 
             // The store itself: each shard's sentence as the gateway declared it when the run ended.
-            await using (var store = RunAgentStore.Open(HistoryDatabase.Sqlite, gateway.HistoryPath!))
+            await using (var store = new RunAgentStore(HistoryDatabase.Open(HistoryDatabase.Sqlite, gateway.HistoryPath!)))
             {
                 Assert.Equal(expected, (await store.ListShardsAsync(Guid.Parse(id), withFigures: false)).Select(row => row.Error ?? ""));
             }

@@ -208,7 +208,7 @@ public sealed class SqliteDistributedRunTests(ITestOutputHelper output) : Distri
 
     protected override string[] AgentHistory(AppProcess gateway) => ["--history", gateway.HistoryPath!];
 
-    protected override RunAgentStore OpenStore(AppProcess gateway) => RunAgentStore.Open(HistoryDatabase.Sqlite, gateway.HistoryPath!);
+    protected override RunAgentStore OpenStore(AppProcess gateway) => new RunAgentStore(HistoryDatabase.Open(HistoryDatabase.Sqlite, gateway.HistoryPath!));
 }
 
 /// <summary>The same runs with the history, and so the agents' shards, in a real PostgreSQL server started for these tests.</summary>
@@ -225,5 +225,5 @@ public sealed class PostgresDistributedRunTests(ITestOutputHelper output, Postgr
 
     protected override string[] AgentHistory(AppProcess gateway) => ["--history-provider", "Postgres", "--history", _connection!];
 
-    protected override RunAgentStore OpenStore(AppProcess gateway) => RunAgentStore.Open(HistoryDatabase.Postgres, _connection!);
+    protected override RunAgentStore OpenStore(AppProcess gateway) => new RunAgentStore(HistoryDatabase.Open(HistoryDatabase.Postgres, _connection!));
 }

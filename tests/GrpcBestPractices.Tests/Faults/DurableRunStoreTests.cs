@@ -68,7 +68,7 @@ public sealed class DurableRunStoreTests
         {
             var wait = TimeSpan.FromSeconds(expected[retry]);
             var now = time.GetUtcNow();
-            await WaitUntilAsync(() => store.NextAttemptAt == now + wait);
+            await WaitUntilAsync(() => time.NextTimerDueAt == now + wait);
             time.Advance(wait - TimeSpan.FromMilliseconds(1));
             Assert.Equal(retry + 1, inner.RunAttempts);
             time.Advance(TimeSpan.FromMilliseconds(1));
@@ -90,7 +90,7 @@ public sealed class DurableRunStoreTests
         var kept = SampleRuns.Completed("streaming-call");
         await store.SaveEndedAsync(deleted);
         await store.SaveEndedAsync(kept);
-        await WaitUntilAsync(() => store.NextAttemptAt == time.GetUtcNow() + DurableRunStore.FirstRetry);
+        await WaitUntilAsync(() => time.NextTimerDueAt == time.GetUtcNow() + DurableRunStore.FirstRetry);
 
         Assert.True(await store.DeleteAsync(deleted.Id));
         inner.Refuse = false;
@@ -138,10 +138,10 @@ public sealed class DurableRunStoreTests
         Assert.Equal(1, store.PendingCount);
     }
 
-    private static (RefusingStore Inner, FakeTimeProvider Time, ListLogger Log, DurableRunStore Store) Create()
+    private static (RefusingStore Inner, RetryClock Time, ListLogger Log, DurableRunStore Store) Create()
     {
         var inner = new RefusingStore();
-        var time = new FakeTimeProvider();
+        var time = new RetryClock();
         var log = new ListLogger();
         return (inner, time, log, new DurableRunStore(inner, time, log));
     }
@@ -153,6 +153,21 @@ public sealed class DurableRunStoreTests
         {
             Assert.True(DateTime.UtcNow < deadline, "the condition did not hold in time");
             await Task.Delay(5);
+        }
+    }
+
+    /// <summary>A fake clock that tells when the latest back-off it was asked to wait ends: the test may move on once Polly waits.</summary>
+    private sealed class RetryClock : FakeTimeProvider
+    {
+        private long _nextTimerDueAtTicks;
+
+        public DateTimeOffset NextTimerDueAt => new(Interlocked.Read(ref _nextTimerDueAtTicks), TimeSpan.Zero);
+
+        public override ITimer CreateTimer(TimerCallback callback, object? state, TimeSpan dueTime, TimeSpan period)
+        {
+            var timer = base.CreateTimer(callback, state, dueTime, period);
+            Interlocked.Exchange(ref _nextTimerDueAtTicks, (GetUtcNow() + dueTime).UtcTicks);
+            return timer;
         }
     }
 
@@ -247,8 +262,6 @@ public sealed class DurableRunStoreTests
             Task.FromResult<IReadOnlyList<ExperimentRecord>>([]);
 
         public Task<int> CountExperimentsAsync(string lesson, CancellationToken cancellationToken = default) => Task.FromResult(0);
-
-        public Task<int> MarkInterruptedAsync(CancellationToken cancellationToken = default) => Task.FromResult(0);
 
         private void Write(Guid id)
         {

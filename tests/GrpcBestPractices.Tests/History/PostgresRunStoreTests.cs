@@ -122,8 +122,7 @@ public sealed class PostgresRunStoreTests(PostgresServer server) : RunStoreContr
     [Fact]
     public void TheConnectionStringShownNamesTheServerAndNeverThePassword()
     {
-        var store = Track(new RunStore(HistoryDatabase.OpenPostgres(_connectionString)));
-        var backend = new HistoryBackend(store);
+        var backend = Track(new RunStore(HistoryDatabase.OpenPostgres(_connectionString)));
 
         Assert.DoesNotContain(server.Password, backend.Setting + backend.Location);
         Assert.Equal($"ConnectionStrings:History (Host=127.0.0.1;Port={server.Port};Database={new NpgsqlConnectionStringBuilder(_connectionString).Database};Username=postgres)", backend.Setting);
@@ -133,7 +132,7 @@ public sealed class PostgresRunStoreTests(PostgresServer server) : RunStoreContr
     public async Task AServerNobodyListensOnIsReportedAsUnreachableWithoutItsPassword()
     {
         var port = Ports.Unused();
-        var backend = new HistoryBackend(Track(new RunStore(HistoryDatabase.OpenPostgres($"Host=127.0.0.1;Port={port};Database=history;Username=gateway;Password={server.Password}"))));
+        var backend = Track(new RunStore(HistoryDatabase.OpenPostgres($"Host=127.0.0.1;Port={port};Database=history;Username=gateway;Password={server.Password}")));
 
         var problem = await backend.ProbeAsync(TimeSpan.FromSeconds(5), CancellationToken.None);
 

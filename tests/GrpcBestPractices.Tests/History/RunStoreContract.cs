@@ -310,7 +310,7 @@ public abstract partial class RunStoreContract : IAsyncLifetime
     }
 
     /// <summary>A store on this test's own database, its schema made; each call opens another store on the same database.</summary>
-    protected async Task<IRunStore> OpenStoreAsync()
+    protected async Task<RunStore> OpenStoreAsync()
     {
         var store = new RunStore(OpenDatabase());
         Stores.Add(store);

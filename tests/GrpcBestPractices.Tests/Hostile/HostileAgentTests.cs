@@ -29,7 +29,7 @@ public sealed class HostileAgentTests(ITestOutputHelper output)
         // The target serves the same set, so a set the agent may load (its dangerous part dropped) is really called.
         await using var server = await HostileReflectionServer.StartAsync(set);
         var history = folder.File("history.db");
-        await using var store = RunAgentStore.Open(HistoryDatabase.Sqlite, history);
+        await using var store = new RunAgentStore(HistoryDatabase.Open(HistoryDatabase.Sqlite, history));
         await store.EnsureSchemaAsync();
         var id = await CreateRunAsync(store, set);
 

@@ -71,7 +71,7 @@ public sealed class HostileEchoTests(ITestOutputHelper output)
         await using var server = await HostileReflectionServer.StartAsync(set);
         var history = folder.File("history.db");
         Guid id;
-        await using (var store = RunAgentStore.Open(HistoryDatabase.Sqlite, history))
+        await using (var store = new RunAgentStore(HistoryDatabase.Open(HistoryDatabase.Sqlite, history)))
         {
             await store.EnsureSchemaAsync();
             id = await HostileAgentTests.CreateRunAsync(store, set);
@@ -83,7 +83,7 @@ public sealed class HostileEchoTests(ITestOutputHelper output)
         output.WriteLine(agent.ToString());
 
         Assert.True(agent.Result.ExitCode == ExitCodes.Passed, agent.ToString());
-        await using (var store = RunAgentStore.Open(HistoryDatabase.Sqlite, history))
+        await using (var store = new RunAgentStore(HistoryDatabase.Open(HistoryDatabase.Sqlite, history)))
         {
             var shard = Assert.Single(await store.ListShardsAsync(id, withFigures: true));
             Assert.Contains("authorization", shard.Stats!.FirstAnswer);

@@ -1,4 +1,3 @@
-using System.Collections.Concurrent;
 using Grpc.Core;
 using LoadEngine;
 using LoadEngine.Clients;
@@ -20,12 +19,13 @@ public sealed record TargetView(string Name, string Address, string DescribedBy,
 /// <summary>
 /// Describes each target on demand (its .proto files through protoc, its protoset, or its server reflection through its own
 /// engine's channel: the target's TLS and metadata), within <see cref="DescribeLimits"/>, and keeps the description until
-/// asked to describe again. A describe under way is joined, never doubled; a failure is the target's own sentence, not
-/// kept (the next request tries again), and never reaches another target. A replaced description's compiled classes are
-/// unloaded once no run uses them.
+/// asked to describe again; each once at start too, in the background. A describe under way is joined, never doubled; a
+/// failure is the target's own sentence, not kept (the next request tries again), and never reaches another target. A
+/// replaced description's compiled classes are unloaded once no run uses them.
 /// </summary>
 public sealed partial class TargetDescriptions(
-    TargetEngines engines, IOptions<TargetsOptions> targets, IOptions<EngineOptions> engine, TargetsValidation paths, ILogger<TargetDescriptions> logger)
+    TargetEngines engines, IOptions<TargetsOptions> targets, IOptions<EngineOptions> engine, TargetsValidation paths, IHostApplicationLifetime lifetime,
+    ILogger<TargetDescriptions> logger) : IHostedService
 {
     /// <summary>How long server reflection, or reaching a target, may take before it counts as unreachable.</summary>
     public TimeSpan Timeout => engine.Value.ConnectTimeout + TimeSpan.FromSeconds(2);
@@ -96,9 +96,18 @@ public sealed partial class TargetDescriptions(
 
     public string AddressOf(string name) => Channels(name).ServerUri.ToString().TrimEnd('/');
 
-    /// <summary>Describes every target once, in the background, so the page's first look at them does not wait for protoc and the compiler.</summary>
-    public Task DescribeAllAsync(CancellationToken cancellation) =>
-        Task.WhenAll(targets.Value.Names.Select(name => DescribeAsync(name, refresh: false, cancellation)));
+    /// <summary>
+    /// Once the gateway listens, describes every target in the background, so the page's first look at them does not wait
+    /// for protoc and the compiler; a target that fails is described again when asked.
+    /// </summary>
+    public Task StartAsync(CancellationToken cancellationToken)
+    {
+        lifetime.ApplicationStarted.Register(() => _ = Task.Run(() =>
+            Task.WhenAll(targets.Value.Names.Select(name => DescribeAsync(name, refresh: false, lifetime.ApplicationStopping)))));
+        return Task.CompletedTask;
+    }
+
+    public Task StopAsync(CancellationToken cancellationToken) => Task.CompletedTask;
 
     private async Task<DescribedTarget> DescribeNowAsync(string name)
     {

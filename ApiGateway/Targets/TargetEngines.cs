@@ -11,7 +11,7 @@ namespace ApiGateway.Targets;
 /// container. Each is made the first time a run or a description needs it, and disposed with the gateway.
 /// </summary>
 public sealed class TargetEngines(
-    IServiceProvider gateway, IOptions<TargetsOptions> targets, IOptionsFactory<EngineOptions> engineOptions, TargetsValidation paths, ILoggerFactory logging) : IAsyncDisposable, IDisposable
+    IServiceProvider gateway, IOptions<TargetsOptions> targets, IOptionsFactory<EngineOptions> engineOptions, TargetsValidation paths, ILoggerFactory logging) : IDisposable
 {
     private readonly ConcurrentDictionary<string, Lazy<ServiceProvider>> _engines = new(StringComparer.OrdinalIgnoreCase);
 
@@ -28,14 +28,7 @@ public sealed class TargetEngines(
         return _engines.GetOrAdd(target, name => new Lazy<ServiceProvider>(() => Build(name, options))).Value;
     }
 
-    public async ValueTask DisposeAsync()
-    {
-        foreach (var engine in _engines.Values.Where(engine => engine.IsValueCreated))
-        {
-            await engine.Value.DisposeAsync();
-        }
-    }
-
+    // Nothing an engine holds needs disposing asynchronously, so the container's DisposeAsync may call this.
     public void Dispose()
     {
         foreach (var engine in _engines.Values.Where(engine => engine.IsValueCreated))

@@ -34,19 +34,7 @@ public static class TargetSetup
         services.AddSingleton<TargetEngines>();
         services.AddSingleton<TargetDescriptions>();
         services.AddSingleton<TargetPlans>();
-        services.AddHostedService<TargetWarmup>();
+        services.AddHostedService(provider => provider.GetRequiredService<TargetDescriptions>());
         return services;
     }
-}
-
-/// <summary>Once the gateway listens, describes each target in the background; a target that fails is described again when asked.</summary>
-public sealed class TargetWarmup(TargetDescriptions descriptions, IHostApplicationLifetime lifetime) : IHostedService
-{
-    public Task StartAsync(CancellationToken cancellationToken)
-    {
-        lifetime.ApplicationStarted.Register(() => _ = Task.Run(() => descriptions.DescribeAllAsync(lifetime.ApplicationStopping)));
-        return Task.CompletedTask;
-    }
-
-    public Task StopAsync(CancellationToken cancellationToken) => Task.CompletedTask;
 }

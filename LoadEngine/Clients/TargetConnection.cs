@@ -38,7 +38,7 @@ public sealed class TargetConnection
     public string? Compression { get; set; }
 
     /// <summary>What the host calls these settings, so a sentence about a bad one names it as the user sets it.</summary>
-    public ConnectionSettingNames SettingNames { get; set; } = ConnectionSettingNames.Plain;
+    public ConnectionSettingNames SettingNames { get; set; } = ConnectionSettingNames.Under(null);
 
     /// <summary>The settings checked against the target's address and their certificates loaded, or one sentence saying what is wrong.</summary>
     public bool TryLoad(Uri target, out LoadedConnection loaded, out string error)
@@ -276,8 +276,6 @@ public sealed class TargetConnection
 public sealed record ConnectionSettingNames(
     string CaCertificate, string ClientCertificate, string ClientKey, string Authority, string InsecureSkipVerify, string Metadata, string Compression)
 {
-    public static ConnectionSettingNames Plain { get; } = Under(null);
-
     public static ConnectionSettingNames Cli { get; } = new("--cacert", "--cert", "--key", "--authority", "--insecure-skip-verify", "--metadata", "--compression");
 
     /// <summary>Keys of a configuration section, e.g. Targets:inventory:CaCertificate for <paramref name="section"/> Targets:inventory.</summary>

@@ -27,9 +27,6 @@ public sealed class CallData
         _fixed = entries.All(entry => entry.Fixed is not null) ? [.. entries.Select(entry => entry.Fixed!)] : null;
     }
 
-    /// <summary>Messages in the data: one for an object, the array's length for an array.</summary>
-    public int Count => _entries.Count;
-
     /// <summary>
     /// The data <paramref name="json"/> gives <paramref name="method"/> (an empty request when there is none), checked now
     /// by rendering its templates with sample values: JSON that does not fit names the field and the type it must be.

@@ -130,21 +130,8 @@ public sealed class CallTemplate
         };
     }
 
-    public static string RandomString(int length)
-    {
-        if (length <= 0)
-        {
-            length = Random.Shared.Next(2, 17);
-        }
-
-        return string.Create(length, 0, (chars, _) =>
-        {
-            for (var i = 0; i < chars.Length; i++)
-            {
-                chars[i] = Charset[Random.Shared.Next(Charset.Length)];
-            }
-        });
-    }
+    public static string RandomString(int length) =>
+        new(Random.Shared.GetItems<char>(Charset, length <= 0 ? Random.Shared.Next(2, 17) : length));
 
     public static int RandomInt(int min, int max)
     {

@@ -144,30 +144,11 @@ public sealed class DescribedTarget
     /// </summary>
     public static DescribedTarget FromGenerated(IReadOnlyList<FileDescriptor> files)
     {
-        var all = new List<FileDescriptor>();
-        foreach (var file in files)
-        {
-            AddWithImports(file, all);
-        }
-
+        // Imports first, as protoc orders a set with --include_imports; the generated contracts' imports are few and shallow.
+        static IEnumerable<FileDescriptor> WithImports(FileDescriptor file) => file.Dependencies.SelectMany(WithImports).Append(file);
+        var all = files.SelectMany(WithImports).Distinct();
         var safe = DescriptorAllowlist.Rebuild(new FileDescriptorSet { File = { all.Select(file => FileDescriptorProto.Parser.ParseFrom(file.SerializedData)) } }.ToByteArray());
         return Generated.GetOrAdd(safe.Hash, _ => new DescribedTarget(safe.Bytes, safe.Hash, files, null));
-    }
-
-    // Imports first, as protoc orders a set with --include_imports; the generated contracts' imports are few and shallow.
-    private static void AddWithImports(FileDescriptor file, List<FileDescriptor> into)
-    {
-        if (into.Contains(file))
-        {
-            return;
-        }
-
-        foreach (var import in file.Dependencies)
-        {
-            AddWithImports(import, into);
-        }
-
-        into.Add(file);
     }
 
     /// <summary>

@@ -7,7 +7,5 @@ namespace LoadEngine.Targets.Described;
 /// </summary>
 public sealed record DescriptorSource(IReadOnlyList<string> Protos, IReadOnlyList<string> ImportPaths, string? Protoset)
 {
-    public static DescriptorSource Reflection { get; } = new([], [], null);
-
     public bool UsesReflection => Protos.Count == 0 && string.IsNullOrEmpty(Protoset);
 }

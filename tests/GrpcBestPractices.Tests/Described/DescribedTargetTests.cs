@@ -65,7 +65,7 @@ public sealed class DescribedTargetTests(WorkloadServiceFixture service, ITestOu
     [Fact]
     public async Task ServerReflectionDescribesTheBuiltInService()
     {
-        var target = await DescribedTarget.DescribeAsync(DescriptorSource.Reflection, service.Channel(Route.H2c).CreateCallInvoker(), default);
+        var target = await DescribedTarget.DescribeAsync(new DescriptorSource([], [], null), service.Channel(Route.H2c).CreateCallInvoker(), default);
 
         Assert.Equal(MethodType.Unary, target.Find("performance.Monitor/GetPerformance").Kind);
         Assert.Equal(MethodType.DuplexStreaming, target.Find("performance.Monitor.GetManyPerformanceStats").Kind);
@@ -80,7 +80,7 @@ public sealed class DescribedTargetTests(WorkloadServiceFixture service, ITestOu
     [InlineData("client-wrapper", "performance.Monitor/GetManyPerformanceStats", 1, 3)]
     public async Task TheEngineLoadsTheBuiltInServiceThroughItsDescriptorsWithTheStrategysConnections(string strategy, string call, int connections, int answersPerCall)
     {
-        var target = await DescribedTarget.DescribeAsync(DescriptorSource.Reflection, service.Channel(Route.H2c).CreateCallInvoker(), default);
+        var target = await DescribedTarget.DescribeAsync(new DescriptorSource([], [], null), service.Channel(Route.H2c).CreateCallInvoker(), default);
         var plan = new RunPlan
         {
             Strategy = strategy,

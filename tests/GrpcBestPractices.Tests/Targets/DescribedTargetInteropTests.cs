@@ -38,7 +38,7 @@ public sealed class DescribedTargetInteropTests(ITestOutputHelper output)
 
         var fromProto = await DescribeAsync(target, new DescriptorSource([GrpcJsTarget.ProtoFile], [GrpcJsTarget.ImportDirectory], null));
         var fromProtoset = await DescribeAsync(target, new DescriptorSource([], [], GrpcJsTarget.ProtosetPath));
-        var fromReflection = await DescribeAsync(target, DescriptorSource.Reflection);
+        var fromReflection = await DescribeAsync(target, Reflection);
 
         string[] methods = [Unary, ServerStreaming, ClientStreaming, Bidirectional, GrpcJsTarget.Service + "/Stats"];
         Assert.Equal(methods, fromProto.Methods.Select(m => m.Call));
@@ -64,7 +64,7 @@ public sealed class DescribedTargetInteropTests(ITestOutputHelper output)
     {
         await using var target = await GrpcJsTarget.StartAsync();
 
-        var problem = await Assert.ThrowsAsync<TargetDescriptionException>(() => DescribeAsync(target, DescriptorSource.Reflection));
+        var problem = await Assert.ThrowsAsync<TargetDescriptionException>(() => DescribeAsync(target, Reflection));
 
         // @grpc/reflection serves proto-loader's regenerated files, which name no imports (grpc/grpc-node#3034); grpcurl fails the same way.
         Assert.StartsWith("protoc could not write C# for the target's descriptors: interop_inventory.proto: \"google.protobuf.Timestamp\" seems to be defined in \"google_protobuf.proto\", which is not imported", problem.Message);
@@ -76,7 +76,7 @@ public sealed class DescribedTargetInteropTests(ITestOutputHelper output)
     {
         await using var target = await GrpcJsTarget.StartAsync(TargetSecurity.Plain, "--no-reflection");
 
-        var problem = await Assert.ThrowsAsync<TargetDescriptionException>(() => DescribeAsync(target, DescriptorSource.Reflection));
+        var problem = await Assert.ThrowsAsync<TargetDescriptionException>(() => DescribeAsync(target, Reflection));
 
         Assert.Equal("The target does not offer server reflection (grpc.reflection.v1 or v1alpha): describe it with its .proto files or a protoset instead (the CLI's --proto or --protoset; the gateway's Targets:<name>:Proto or :Protoset).", problem.Message);
     }
@@ -86,7 +86,7 @@ public sealed class DescribedTargetInteropTests(ITestOutputHelper output)
     {
         await using var target = await GrpcJsTarget.StartAsync(TargetSecurity.Plain, "--reflection-v1alpha-only", "--reflection-protoset", GrpcJsTarget.ProtosetPath);
 
-        var described = await DescribeAsync(target, DescriptorSource.Reflection);
+        var described = await DescribeAsync(target, Reflection);
 
         Assert.Equal(MethodType.Unary, described.Find(Unary).Kind);
     }
@@ -172,6 +172,9 @@ public sealed class DescribedTargetInteropTests(ITestOutputHelper output)
         Assert.True(multipleStats.Peers.Count > 1, $"multiple-connections used {multipleStats.Peers.Count} connection(s)");
         Assert.True(multipleStats.MaxInFlight > 100, $"{multipleStats.MaxInFlight} calls in flight at most");
     }
+
+    // Neither .proto files nor a protoset: the target's own server reflection.
+    private static DescriptorSource Reflection { get; } = new([], [], null);
 
     private static DescriptorSource ProtoSource { get; } = new([GrpcJsTarget.ProtoFile], [GrpcJsTarget.ImportDirectory], null);
 

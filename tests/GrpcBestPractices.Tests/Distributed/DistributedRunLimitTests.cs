@@ -14,7 +14,7 @@ namespace GrpcBestPractices.Tests.Distributed;
 /// </summary>
 [Collection(SystemCollection.Name)]
 [Trait("Category", "Process")]
-public sealed class DistributedRunLimitTests(ITestOutputHelper output)
+public sealed class DistributedRunLimitTests(SystemFixture system, ITestOutputHelper output)
 {
     private const string Distributed = """{"strategy": "initialized-client", "count": 20, "agents": 2}""";
 
@@ -23,7 +23,7 @@ public sealed class DistributedRunLimitTests(ITestOutputHelper output)
     [Fact]
     public async Task RunsWaitingForAgentsLeaveTheLocalSlotsFreeAndTheOneOverTheirOwnLimitGetsA429NamingIt()
     {
-        await using var service = await AppProcess.StartAsync("PerformanceService");
+        var service = system.Service;
         // The agents never come, and the join timeout never ends the wait within the test.
         await using var gateway = await AppProcess.StartAsync("ApiGateway",
             ["--ServerUrl", service.Url, "--Agents:JoinTimeoutSeconds", "3600", "--Agents:MaxRunsInFlight", "2", "--Runs:MaxRunsInFlight", "2"]);
@@ -64,7 +64,7 @@ public sealed class DistributedRunLimitTests(ITestOutputHelper output)
     [Fact]
     public async Task ADistributedRunWhoseAgentsNeverCameFailsWithTheSameShardSentencesStoredInItsEventsAndInItsLogLineWithItsRealDuration()
     {
-        await using var service = await AppProcess.StartAsync("PerformanceService");
+        var service = system.Service;
         await using var gateway = await AppProcess.StartAsync("ApiGateway", ["--ServerUrl", service.Url, "--Agents:JoinTimeoutSeconds", JoinSeconds.ToString(CultureInfo.InvariantCulture)]);
         using var http = new HttpClient { BaseAddress = gateway.BaseAddress, Timeout = TimeSpan.FromSeconds(60) };
         var followed = (await http.StartRunAsync(Distributed)).GetProperty("id").GetString()!;
@@ -114,7 +114,7 @@ public sealed class DistributedRunLimitTests(ITestOutputHelper output)
     [Fact]
     public async Task AnAgentDeclaredMissingWhileFrozenHasItsLateFiguresRefusedAndTheRunKeepsItsSentence()
     {
-        await using var service = await AppProcess.StartAsync("PerformanceService");
+        var service = system.Service;
         await using var gateway = await AppProcess.StartAsync("ApiGateway", ["--ServerUrl", service.Url, "--Agents:HeartbeatTimeoutSeconds", "3"]);
         using var http = new HttpClient { BaseAddress = gateway.BaseAddress, Timeout = TimeSpan.FromSeconds(60) };
         // 200 calls of 20 ms: 4 s, longer than it takes to freeze the agent; a silence window the freeze cannot trip.

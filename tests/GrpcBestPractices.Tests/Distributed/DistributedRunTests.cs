@@ -8,10 +8,10 @@ using Xunit.Abstractions;
 namespace GrpcBestPractices.Tests.Distributed;
 
 /// <summary>
-/// Distributed runs with real processes: the service, the gateway, and agent processes (the CLI with --agent) sharing
-/// one history. The store is SQLite here and PostgreSQL in <see cref="PostgresDistributedRunTests"/>: the same behaviour.
+/// Distributed runs with real processes: the service (one for the class), a gateway per test, and agent processes (the CLI
+/// with --agent) sharing one history. The store is SQLite here and PostgreSQL in <see cref="PostgresDistributedRunTests"/>: the same behaviour.
 /// </summary>
-public abstract class DistributedRunTests(ITestOutputHelper output)
+public abstract class DistributedRunTests(ITestOutputHelper output, ServiceFixture shared)
 {
     private static readonly TimeSpan Patience = TimeSpan.FromSeconds(120);
 
@@ -27,7 +27,7 @@ public abstract class DistributedRunTests(ITestOutputHelper output)
     [Fact]
     public async Task FourAgentsShareARunAndTheMergedRunHasEveryCallAndExactlyThePercentilesOfOneHistogramHoldingThemAll()
     {
-        await using var service = await AppProcess.StartAsync("PerformanceService");
+        var service = shared.Service;
         await using var gateway = await StartGatewayAsync(service);
         using var http = new HttpClient { BaseAddress = gateway.BaseAddress };
 
@@ -86,7 +86,7 @@ public abstract class DistributedRunTests(ITestOutputHelper output)
     [Fact]
     public async Task AnAgentKilledMidRunLeavesThePartialRunNamingItsMissingShareAndTheOthersFigures()
     {
-        await using var service = await AppProcess.StartAsync("PerformanceService");
+        var service = shared.Service;
         await using var gateway = await StartGatewayAsync(service, "--Agents:HeartbeatTimeoutSeconds", "3");
         using var http = new HttpClient { BaseAddress = gateway.BaseAddress };
         // 200 calls each, 20 ms apiece: long enough to kill one agent while it runs.
@@ -117,7 +117,7 @@ public abstract class DistributedRunTests(ITestOutputHelper output)
     [Fact]
     public async Task OneAgentAndFourAgentsAtAQuarterOfTheRateMakeTheSameCallsWithAConsistentDistribution()
     {
-        await using var service = await AppProcess.StartAsync("PerformanceService");
+        var service = shared.Service;
         await using var gateway = await StartGatewayAsync(service);
         using var http = new HttpClient { BaseAddress = gateway.BaseAddress };
         var runs = new List<JsonElement>();
@@ -162,7 +162,7 @@ public abstract class DistributedRunTests(ITestOutputHelper output)
     [Fact]
     public async Task AShardThatNoAgentTakesIsMissingAfterTheJoinTimeoutAndAnAgentForAShardAlreadyTakenIsRefused()
     {
-        await using var service = await AppProcess.StartAsync("PerformanceService");
+        var service = shared.Service;
         // Long enough for the first agent's process to start on a busy machine; the second never comes.
         await using var gateway = await StartGatewayAsync(service, "--Agents:JoinTimeoutSeconds", "20");
         using var http = new HttpClient { BaseAddress = gateway.BaseAddress };
@@ -202,7 +202,7 @@ public abstract class DistributedRunTests(ITestOutputHelper output)
 }
 
 [Trait("Category", "Process")]
-public sealed class SqliteDistributedRunTests(ITestOutputHelper output) : DistributedRunTests(output)
+public sealed class SqliteDistributedRunTests(ITestOutputHelper output, ServiceFixture service) : DistributedRunTests(output, service), IClassFixture<ServiceFixture>
 {
     protected override Task<string[]> GatewayHistoryAsync() => Task.FromResult<string[]>([]);
 
@@ -213,7 +213,8 @@ public sealed class SqliteDistributedRunTests(ITestOutputHelper output) : Distri
 
 /// <summary>The same runs with the history, and so the agents' shards, in a real PostgreSQL server started for these tests.</summary>
 [Trait("Category", "Process")]
-public sealed class PostgresDistributedRunTests(ITestOutputHelper output, PostgresServer postgres) : DistributedRunTests(output), IClassFixture<PostgresServer>
+public sealed class PostgresDistributedRunTests(ITestOutputHelper output, ServiceFixture service, PostgresServer postgres)
+    : DistributedRunTests(output, service), IClassFixture<ServiceFixture>, IClassFixture<PostgresServer>
 {
     private string? _connection;
 

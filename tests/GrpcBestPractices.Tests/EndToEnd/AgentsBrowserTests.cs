@@ -11,7 +11,7 @@ namespace GrpcBestPractices.Tests.EndToEnd;
 /// follows the run to Completed with each agent's share, to Partial when one agent never comes, or to Failed when none does.
 /// </summary>
 [Trait("Category", "Process")]
-public sealed class AgentsBrowserTests(ITestOutputHelper output)
+public sealed class AgentsBrowserTests(ServiceFixture shared, ITestOutputHelper output) : IClassFixture<ServiceFixture>
 {
     private static readonly TimeSpan Patience = TimeSpan.FromSeconds(120);
 
@@ -43,9 +43,8 @@ public sealed class AgentsBrowserTests(ITestOutputHelper output)
     {
         using var folder = new TemporaryFolder();
         var handoff = folder.File("commands.json");
-        await using var service = await AppProcess.StartAsync("PerformanceService");
         await using var gateway = await AppProcess.StartAsync("ApiGateway",
-            ["--ServerUrl", service.Url, "--Agents:JoinTimeoutSeconds", joinTimeoutSeconds.ToString(System.Globalization.CultureInfo.InvariantCulture)]);
+            ["--ServerUrl", shared.Service.Url, "--Agents:JoinTimeoutSeconds", joinTimeoutSeconds.ToString(System.Globalization.CultureInfo.InvariantCulture)]);
 
         var clock = Stopwatch.StartNew();
         var browser = BrowserScript.RunAsync(output, "agents.mjs", Patience, gateway.Url, handoff, expected, BrowserScript.Screenshots, "200", "90");

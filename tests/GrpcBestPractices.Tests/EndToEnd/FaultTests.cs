@@ -3,15 +3,18 @@ using GrpcBestPractices.Tests.Infrastructure;
 
 namespace GrpcBestPractices.Tests.EndToEnd;
 
-/// <summary>Each test starts its own gateway (and service, where needed) so it can break them without harming the others.</summary>
+/// <summary>
+/// Each test that breaks a gateway or service starts its own, so it harms no other; a test that only needs a gateway of its
+/// own points it at the collection's service, and those that only ask a gateway whose service is gone share one.
+/// </summary>
 [Collection(SystemCollection.Name)]
 [Trait("Category", "Process")]
-public sealed class FaultTests
+public sealed class FaultTests(SystemFixture system, StoppedService stopped) : IClassFixture<StoppedService>
 {
     [Theory]
     [MemberData(nameof(StrategyRouteTests.Routes), MemberType = typeof(StrategyRouteTests))]
     public Task StoppedServiceGivesA503NamingTheConfiguredAddressWithinSeconds(string route) =>
-        StoppedService.AssertAnswers503NamingTheAddressWithinSecondsAsync($"{route}/50");
+        stopped.AssertAnswers503NamingTheAddressWithinSecondsAsync($"{route}/50");
 
     [Fact]
     public async Task ServiceThatDiesMidwayIsReportedAsAFailureNotAsAShorterRun()
@@ -34,8 +37,7 @@ public sealed class FaultTests
     [Fact]
     public async Task SlowServiceHitsTheCallDeadlineInsteadOfHangingTheRun()
     {
-        await using var service = await AppProcess.StartAsync("PerformanceService");
-        await using var gateway = await AppProcess.StartAsync("ApiGateway", ["--ServerUrl", service.Url, "--Runs:CallTimeoutSeconds", "0.5"]);
+        await using var gateway = await AppProcess.StartAsync("ApiGateway", ["--ServerUrl", system.Service.Url, "--Runs:CallTimeoutSeconds", "0.5"]);
         using var http = new HttpClient { BaseAddress = gateway.BaseAddress, Timeout = TimeSpan.FromSeconds(30) };
 
         // Each call is cut at its deadline and counted; the run as a whole is bounded by count × deadline, so two calls
@@ -59,8 +61,7 @@ public sealed class FaultTests
     [InlineData("/Concurrency/single-connection/1000?delayMs=1000")]
     public async Task CallerWhoDisconnectsCancelsTheRun(string route)
     {
-        await using var service = await AppProcess.StartAsync("PerformanceService");
-        await using var gateway = await AppProcess.StartAsync("ApiGateway", ["--ServerUrl", service.Url]);
+        await using var gateway = await AppProcess.StartAsync("ApiGateway", ["--ServerUrl", system.Service.Url]);
         using var http = new HttpClient { BaseAddress = gateway.BaseAddress };
         using var leave = new CancellationTokenSource();
         var call = http.GetAsync(route, leave.Token);

@@ -6,7 +6,7 @@ namespace GrpcBestPractices.Tests.EndToEnd;
 
 [Collection(SystemCollection.Name)]
 [Trait("Category", "Process")]
-public sealed class LessonTests(SystemFixture system)
+public sealed class LessonTests(SystemFixture system, StoppedService stopped) : IClassFixture<StoppedService>
 {
     [Fact]
     public async Task KeepAliveKeepsBothConnectionsWhenThePauseIsShorterThanTheIdleTimeout()
@@ -82,7 +82,7 @@ public sealed class LessonTests(SystemFixture system)
     [InlineData("/Lessons/keep-alive")]
     [InlineData("/Lessons/payload")]
     public Task LessonAgainstAStoppedServiceIsA503NamingTheConfiguredAddressWithinSeconds(string route) =>
-        StoppedService.AssertAnswers503NamingTheAddressWithinSecondsAsync(route);
+        stopped.AssertAnswers503NamingTheAddressWithinSecondsAsync(route);
 
     [Fact]
     public async Task CallerWhoDisconnectsDuringTheKeepAlivePauseEndsIt()

@@ -11,7 +11,7 @@ namespace GrpcBestPractices.Tests.Faults;
 /// bounded amount of memory, while the work it watched runs on time and every other viewer gets every event that counts.
 /// </summary>
 [Trait("Category", "Process")]
-public sealed partial class StalledViewerTests : IAsyncLifetime
+public sealed partial class StalledViewerTests(StalledViewerTests.Fixture system) : IClassFixture<StalledViewerTests.Fixture>
 {
     private const int StallSeconds = 3;
 
@@ -23,23 +23,8 @@ public sealed partial class StalledViewerTests : IAsyncLifetime
 
     private const long MostResidentBytes = 500L * 1024 * 1024;
 
-    private AppProcess _service = null!;
-    private AppProcess _gateway = null!;
-    private HttpClient _http = null!;
-
-    public async Task InitializeAsync()
-    {
-        _service = await AppProcess.StartAsync("PerformanceService");
-        _gateway = await AppProcess.StartAsync("ApiGateway", ["--ServerUrl", _service.Url, "--Runs:ViewerStallSeconds", $"{StallSeconds}"]);
-        _http = new HttpClient { BaseAddress = _gateway.BaseAddress, Timeout = TimeSpan.FromMinutes(3) };
-    }
-
-    public async Task DisposeAsync()
-    {
-        _http.Dispose();
-        await _gateway.DisposeAsync();
-        await _service.DisposeAsync();
-    }
+    private readonly AppProcess _gateway = system.Gateway;
+    private readonly HttpClient _http = system.Http;
 
     [Fact]
     public async Task TenViewersThatNeverReadASuitesEventsAreDroppedWhileTheSuiteRunsOnTimeAndOthersGetEveryRunAndTheFinal()
@@ -138,4 +123,31 @@ public sealed partial class StalledViewerTests : IAsyncLifetime
 
     [GeneratedRegex(@" (ERR|FTL)\] ")]
     private static partial Regex ErrorLine();
+
+    /// <summary>
+    /// One service and gateway for the class: each test's stalled viewers are told apart by the path of the stream they
+    /// asked for, and no error may be logged, nor the memory bound passed, in all of them together.
+    /// </summary>
+    public sealed class Fixture : IAsyncLifetime
+    {
+        private AppProcess _service = null!;
+
+        public AppProcess Gateway { get; private set; } = null!;
+
+        public HttpClient Http { get; private set; } = null!;
+
+        public async Task InitializeAsync()
+        {
+            _service = await AppProcess.StartAsync("PerformanceService");
+            Gateway = await AppProcess.StartAsync("ApiGateway", ["--ServerUrl", _service.Url, "--Runs:ViewerStallSeconds", $"{StallSeconds}"]);
+            Http = new HttpClient { BaseAddress = Gateway.BaseAddress, Timeout = TimeSpan.FromMinutes(3) };
+        }
+
+        public async Task DisposeAsync()
+        {
+            Http.Dispose();
+            await Gateway.DisposeAsync();
+            await _service.DisposeAsync();
+        }
+    }
 }

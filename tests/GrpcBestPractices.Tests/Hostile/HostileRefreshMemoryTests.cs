@@ -13,12 +13,13 @@ namespace GrpcBestPractices.Tests.Hostile;
 [Trait("Category", "Process")]
 public sealed class HostileRefreshMemoryTests(ITestOutputHelper output)
 {
-    private const int Refreshes = 300;
+    private const int Refreshes = 200;
 
-    private const long Allowed = 30L * 1024 * 1024;
+    // 100 KiB a refresh, as when it was 30 MiB over 300: a busy run grew 6.8 MiB over 300.
+    private const long Allowed = 20L * 1024 * 1024;
 
     [Fact]
-    public async Task ThreeHundredRefreshesOfASetThatChangesEachTimeLeaveTheGatewayWithin30MBOfWhereItBegan()
+    public async Task TwoHundredRefreshesOfASetThatChangesEachTimeLeaveTheGatewayWithin20MBOfWhereItBegan()
     {
         using var folder = new TemporaryFolder();
         await using var service = await AppProcess.StartAsync("PerformanceService");

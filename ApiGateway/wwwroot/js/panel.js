@@ -33,6 +33,28 @@ export function workPanel({ root, status, start, cancel }) {
         lost: (message) => panel.fail(new Error(message)),
       });
     },
+    /**
+     * Posts what the panel starts and answers the gateway's answer, or null when it did not start: a refusal made here
+     * (a sentence) or the gateway's (its problem's own sentence) is said as "Not started: …".
+     */
+    post: async (path, { body, refusal }) => {
+      if (refusal) {
+        panel.setState('error');
+        panel.say(`Not started: ${refusal}`);
+        return null;
+      }
+      panel.setBusy(true);
+      panel.setState('running');
+      panel.say('Starting…');
+      try {
+        return await api(path, { method: 'POST', body });
+      } catch (failure) {
+        panel.setBusy(false);
+        panel.setState('error');
+        panel.say(`Not started: ${failure.detail ?? failure.message}`);
+        return null;
+      }
+    },
     /** What was followed has ended: Start again, Cancel off. */
     ended: () => {
       panel.setBusy(false);

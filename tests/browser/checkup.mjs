@@ -3,7 +3,8 @@
 // checks every card against the API's record: in its order, an outcome badge and the advice in words, the measured
 // sentence, ratio, range and noise, the saving, the C# in a code block with a Copy button for each advice item, the runs'
 // links; the sweep's chart; the latest checkup again after a reload; nothing wider than the window at 1280×720, 1920×1080
-// and 400 px; the console and the network. It checks that the page says what the API measured, never what it should find.
+// and 400 px, and at 1280×720 in large type; the console and the network. It checks that the page says what the API
+// measured, never what the checkup should find.
 // Usage: node checkup.mjs <gateway URL> <screenshot folder> <target> [budget seconds=20] [timeout seconds=240]
 // Prints one JSON line; exits 1 on any failure.
 import { join } from 'node:path';
@@ -126,7 +127,7 @@ try {
   await page.selectOption('#target', targetName);
   await page.selectOption('#call', unary.call);
   result.where = await page.textContent('#checkup-where');
-  check(result.where.includes(`${targetName}'s ${unary.call}`), `the panel does not say it checks ${targetName}'s ${unary.call}: ${result.where}`);
+  check(result.where.includes(`on ${targetName}'s ${unary.call}`), `the panel does not say it checks ${targetName}'s ${unary.call}: ${result.where}`);
 
   // A budget the gateway refuses: its sentence in the panel, nothing started.
   await page.fill('#checkup-budget', '0');
@@ -167,7 +168,7 @@ try {
   result.ms = Date.now() - clicked;
 
   const id = await page.getAttribute('#checkup', 'data-checkup');
-  const record = stub ? stub.record : await getJson(`/api/checkups/${id}`);
+  const record = stub ? stub.record : (await getJson(`/api/checkups/${id}`)).checkup;
   result.checkup = { id, state: record.state, items: record.items.map((item) => `${item.id}: ${item.outcome}`), knee: record.sweep?.knee?.inFlight ?? null };
   same(record.state, 'Completed', 'the checkup\'s state');
   check((await page.textContent('#checkup-status')).startsWith('Completed'), `the status line says "${await page.textContent('#checkup-status')}"`);
@@ -188,6 +189,11 @@ try {
   await shootPanel('checkup-1920x1080.png');
   await fitsAt(400, 800);
   await shootPanel('checkup-400.png');
+  // A projector in large type.
+  await page.check('#large-type');
+  await fitsAt(1280, 720);
+  await shootPanel('checkup-1280x720-large.png');
+  await page.uncheck('#large-type');
   await page.setViewportSize({ width: 1280, height: 720 });
 
   // A reload shows the latest checkup again, from GET /api/checkups?limit=1.

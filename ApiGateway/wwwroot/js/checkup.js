@@ -33,21 +33,15 @@ export async function initCheckup() {
   showWhere();
   document.addEventListener('target-picked', showWhere);
   $('checkup-run').disabled = false;
-  const latest = latestOf(await api('/api/checkups?limit=1'));
-  if (latest?.state === 'Running') follow(latest);
-  else if (latest) finish(latest);
-}
-
-/** The newest checkup of a page of the history, whether it comes as a list or inside one. */
-function latestOf(page) {
-  const list = Array.isArray(page) ? page : page?.items ?? page?.checkups ?? [];
-  return list[0] ?? null;
+  const [latest] = (await api('/api/checkups?limit=1')).checkups;
+  if (latest?.checkup.state === 'Running') follow(latest.checkup);
+  else if (latest) finish(latest.checkup);
 }
 
 function showWhere() {
   const pick = pickedForLessons();
   $('checkup-where').textContent = pick
-    ? `Run checks your client's calls to ${pick.where} (${pick.kind}) with the request in the run panel's Request box.`
+    ? `The checkup runs on ${pick.where} (${pick.kind}), with the request in the run panel's Request box.`
     : 'Pick a method in the run panel\'s Target and Method (the built-in service\'s or your own target\'s): the checkup measures one method, with its request.';
 }
 
@@ -72,7 +66,7 @@ async function run() {
   clearErrors();
   // Refused (a field out of range, another checkup running, the target unreachable): its own sentence, here.
   const answer = await panel.post('/api/checkups', checkupBody());
-  if (answer) follow(answer.record ?? answer);
+  if (answer) follow(answer.checkup);
 }
 
 function follow(record) {
@@ -81,12 +75,12 @@ function follow(record) {
   show(record);
   panel.progress(runningWords(record));
   panel.follow('checkups', record.id, 'checkup', {
-    checkup: (current) => {
-      if (current.state !== 'Running') return;
-      show(current);
-      panel.progress(runningWords(current));
+    checkup: ({ checkup }) => {
+      if (checkup.state !== 'Running') return;
+      show(checkup);
+      panel.progress(runningWords(checkup));
     },
-    final: finish,
+    final: ({ checkup }) => finish(checkup),
   });
 }
 

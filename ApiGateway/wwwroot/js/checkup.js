@@ -70,6 +70,7 @@ async function run() {
 }
 
 function follow(record) {
+  let last = record;
   panel.setBusy(true);
   panel.setState('running');
   show(record);
@@ -77,8 +78,15 @@ function follow(record) {
   panel.follow('checkups', record.id, 'checkup', {
     checkup: ({ checkup }) => {
       if (checkup.state !== 'Running') return;
+      last = checkup;
       show(checkup);
       panel.progress(runningWords(checkup));
+    },
+    // The record changes only when a measurement ends, so a quiet stream is the rule: the clock goes on, and only a
+    // dropped stream, or one quiet past the budget, is news.
+    silent: (quiet, why, noNews) => {
+      if (/dropped/.test(why) || quiet > last.budgetSeconds) noNews(quiet, why);
+      else panel.progress(runningWords(last));
     },
     final: ({ checkup }) => finish(checkup),
   });

@@ -24,12 +24,16 @@ export function workPanel({ root, status, start, cancel }) {
       $(start).disabled = busy;
       $(cancel).disabled = !busy;
     },
-    /** kind: 'runs', 'suites' or 'comparisons'; what: how the status line names it; handlers: progress, run, final. */
+    /**
+     * kind: 'runs', 'suites', 'comparisons', 'checkups' or a lesson's experiments; what: how the status line names it;
+     * handlers: progress, run, final, and silent(quiet, why) when the panel says more than "No news" in a quiet stream.
+     */
     follow: (kind, id, what, handlers) => {
       current = { path: `/api/${kind}/${id}`, stop: null };
+      const noNews = (quiet, why) => panel.say(`No news for ${quiet} s (${why}); the ${what} goes on — ${$(status).dataset.last ?? 'waiting for the first call'}.`);
       current.stop = follow(kind, id, {
         ...handlers,
-        silent: (quiet, why) => panel.say(`No news for ${quiet} s (${why}); the ${what} goes on — ${$(status).dataset.last ?? 'waiting for the first call'}.`),
+        silent: (quiet, why) => (handlers.silent ?? noNews)(quiet, why, noNews),
         lost: (message) => panel.fail(new Error(message)),
       });
     },

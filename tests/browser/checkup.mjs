@@ -170,7 +170,7 @@ try {
   const id = await page.getAttribute('#checkup', 'data-checkup');
   const record = stub ? stub.record : (await getJson(`/api/checkups/${id}`)).checkup;
   result.checkup = { id, state: record.state, items: record.items.map((item) => `${item.id}: ${item.outcome}`), knee: record.sweep?.knee?.inFlight ?? null };
-  same(record.state, 'Completed', 'the checkup\'s state');
+  check(record.state === 'Completed', `the checkup ended ${record.state}: ${record.error}`);
   check((await page.textContent('#checkup-status')).startsWith('Completed'), `the status line says "${await page.textContent('#checkup-status')}"`);
   check(record.items.length > 0, 'the checkup judged no item');
   const after = await shown();
@@ -198,7 +198,7 @@ try {
 
   // A reload shows the latest checkup again, from GET /api/checkups?limit=1.
   await page.reload();
-  await page.waitForFunction((checkup) => document.getElementById('checkup').dataset.checkup === checkup && document.getElementById('checkup').dataset.state === 'done', id, { timeout: 30000 });
+  await page.waitForFunction((checkup) => document.getElementById('checkup').dataset.checkup === checkup && ['done', 'error'].includes(document.getElementById('checkup').dataset.state), id, { timeout: 30000 });
   checkCards(await shown(), record, 'after a reload');
 
   check(result.consoleErrors.every((error) => /status of 400/.test(error)), `the console showed errors: ${result.consoleErrors.join(' | ')}`);

@@ -19,7 +19,6 @@ const origin = new URL(gateway).origin;
 const budget = Number(budgetArg);
 const timeout = Number(timeoutArg) * 1000;
 const getJson = apiOf(origin);
-const stub = process.env.CHECKUP_STUB ? await import(process.env.CHECKUP_STUB) : null;
 const { result, failures, check, same, browser, page } = await session(origin, outDir, { budget },
   { viewport: { width: 1280, height: 720 }, permissions: ['clipboard-read', 'clipboard-write'] });
 const outcomeWords = { advice: 'advice', 'no-saving': 'no measurable saving', 'not-applicable': 'does not apply', 'not-measured': 'not measured' };
@@ -76,9 +75,12 @@ const checkCards = (view, record, when) => {
     same(card.foreign, [], `${what}: elements the page did not make`);
     if (item.measured) {
       same(card.measured, item.measured.sentence, `${what}: the measured sentence`);
-      if (item.measured.ratio !== null) check(card.ratio?.includes(`${item.measured.ratio}×`), `${what}: the ratio reads "${card.ratio}", the API's is ${item.measured.ratio}`);
-      if (item.measured.range) check(card.ratio?.includes(`${item.measured.range.min}–${item.measured.range.max}×`), `${what}: the range reads "${card.ratio}"`);
-      check(card.ratio?.endsWith(item.measured.beyondNoise ? 'beyond noise' : 'within noise'), `${what}: the noise reads "${card.ratio}", beyondNoise is ${item.measured.beyondNoise}`);
+      check(card.ratio?.includes(`${item.measured.other} against ${item.measured.baseline}`), `${what}: the arms read "${card.ratio}"`);
+      if (item.measured.ratio !== null) {
+        check(card.ratio?.includes(`${item.measured.ratio}×`), `${what}: the ratio reads "${card.ratio}", the API's is ${item.measured.ratio}`);
+        if (item.measured.range) check(card.ratio?.includes(`${item.measured.range.min}–${item.measured.range.max}×`), `${what}: the range reads "${card.ratio}"`);
+        check(card.ratio?.endsWith(item.measured.beyondNoise ? 'beyond noise' : 'within noise'), `${what}: the noise reads "${card.ratio}", beyondNoise is ${item.measured.beyondNoise}`);
+      }
     }
     if (item.saving) check(card.saving?.includes(item.saving.sentence), `${what}: the saving reads "${card.saving}"`);
     if (item.outcome === 'advice') {
@@ -114,7 +116,6 @@ const fitsAt = async (width, height) => {
 try {
   const posts = [];
   page.on('request', (request) => { if (request.method() === 'POST') posts.push({ path: new URL(request.url()).pathname, body: request.postData() }); });
-  if (stub) await stub.install(page);
   await page.goto(origin + '/');
   await page.waitForFunction(() => document.querySelectorAll('#target option').length > 0 && !document.getElementById('checkup-run').disabled, null, { timeout: 60000 });
   same(await page.inputValue('#checkup-budget'), '120', 'the budget field\'s default');
@@ -168,7 +169,7 @@ try {
   result.ms = Date.now() - clicked;
 
   const id = await page.getAttribute('#checkup', 'data-checkup');
-  const record = stub ? stub.record : (await getJson(`/api/checkups/${id}`)).checkup;
+  const record = (await getJson(`/api/checkups/${id}`)).checkup;
   result.checkup = { id, state: record.state, items: record.items.map((item) => `${item.id}: ${item.outcome}`), knee: record.sweep?.knee?.inFlight ?? null };
   check(record.state === 'Completed', `the checkup ended ${record.state}: ${record.error}`);
   check((await page.textContent('#checkup-status')).startsWith('Completed'), `the status line says "${await page.textContent('#checkup-status')}"`);

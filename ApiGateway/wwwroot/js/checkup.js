@@ -152,14 +152,17 @@ function makeCard(item) {
   return el('article', { className: 'checkup-item', attrs: { id: `checkup-${item.id}`, 'data-item': item.id, 'data-outcome': item.outcome, 'aria-labelledby': title } }, parts);
 }
 
-/** The sentence, then the arms, the ratio and its range, and the noise badge in words. */
+/** The sentence, then the arms and, when two arms were compared, the ratio, its range and the noise badge in words. */
 function measured(measure) {
+  const arms = `${measure.other} against ${measure.baseline}, ${measure.figure}`;
+  if (measure.ratio === null) {
+    return [el('p', { className: 'checkup-measured', text: measure.sentence }), el('p', { className: 'checkup-ratio hint', text: `${arms}.` })];
+  }
   const range = measure.range ? ` (${measure.range.min}–${measure.range.max}× over ${measure.ratios.length} repetitions)` : '';
-  const ratio = measure.ratio === null || measure.ratio === undefined ? 'no ratio' : `${measure.ratio}×${range}`;
   return [
     el('p', { className: 'checkup-measured', text: measure.sentence }),
     el('p', { className: 'checkup-ratio hint' }, [
-      `${measure.other} against ${measure.baseline}, ${measure.figure}: ${ratio} `,
+      `${arms}: ${measure.ratio}×${range} `,
       el('span', { className: `badge ${measure.beyondNoise ? 'beyond' : 'within'}`, text: measure.beyondNoise ? 'beyond noise' : 'within noise' }),
     ]),
   ];

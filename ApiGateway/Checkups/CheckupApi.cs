@@ -10,6 +10,7 @@ using ApiGateway.Security;
 using ApiGateway.Targets;
 using LoadEngine;
 using LoadEngine.Checkup;
+using LoadEngine.Lessons;
 using LoadEngine.Targets.Described;
 using Microsoft.AspNetCore.Http.HttpResults;
 using Microsoft.Extensions.Options;
@@ -90,6 +91,12 @@ public static class CheckupApi
         if (call is null)
         {
             return unfit!;
+        }
+
+        // The method is checked as the CLI's checkup checks it: as the first lesson it runs would take it (unary, on this target, the data fitting).
+        if (LessonOnTarget.WhyNot(LessonList.ReuseChannel, call, out _) is { } notHere)
+        {
+            return ProblemResponses.InvalidParameters(notHere);
         }
 
         if (!CheckupPlan.TryCreate(call, body!.BudgetSeconds, body.InFlight, limits.Value.PlanLimits(), engine.Value, out var plan, out var refusal))

@@ -26,6 +26,8 @@ public sealed class CheckupApiTests(SystemFixture system, CheckupApiTests.OneChe
     [InlineData($$"""{"call": "{{GetPerformance}}", "inFlight": "many"}""", 400, "inFlight was 'many'; it must be a whole number from 1 to ")]
     [InlineData("""{"target": "nowhere", "call": "a.B/C"}""", 400, "target was 'nowhere'; the configured targets are: ")]
     [InlineData("""{"call": "performance.Monitor/Nothing"}""", 400, "The target has no method performance.Monitor/Nothing; it has performance.Monitor/GetPerformance")]
+    [InlineData("""{"call": "performance.Monitor/GetManyPerformanceStats"}""", 400, "The lessons compare ways of making unary calls, and performance.Monitor/GetManyPerformanceStats is ")]
+    [InlineData($$$"""{"call": "{{{GetPerformance}}}", "data": {"delayMs": "soon"}}""", 400, "delayMs")]
     [InlineData($$"""{"call": "{{GetPerformance}}", "count": 10}""", 400, "'count' is not a checkup setting; the body may hold: target, call, data, streamCall, budgetSeconds, inFlight.")]
     public async Task ABodyItCannotCheckIsAProblemWithASentence(string body, int status, string sentence)
     {

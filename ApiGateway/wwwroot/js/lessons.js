@@ -156,30 +156,12 @@ function experimentBody(lesson) {
 }
 
 async function run(card) {
-  const { lesson, panel } = card;
   clearErrors();
-  const { body, refusal } = experimentBody(lesson);
-  if (refusal) {
-    // Never on the built-in service instead: the card says why it did not start.
-    panel.setState('error');
-    panel.say(`Not started: ${refusal}`);
-    return;
-  }
-  panel.setBusy(true);
-  panel.setState('running');
-  panel.say('Starting…');
   card.bar.value = 0;
-  let view;
-  try {
-    view = await api(lesson.links.experiments, { method: 'POST', body });
-  } catch (failure) {
-    // Refused (another run in flight, say): the answer's own sentence, in this card; nothing started.
-    panel.setBusy(false);
-    panel.setState('error');
-    panel.say(`Not started: ${failure.message}`);
-    return;
-  }
-  follow(card, view);
+  // A refusal, made here or by the gateway (another run in flight, say), is said in this card: nothing started, and
+  // never on the built-in service instead.
+  const view = await card.panel.post(card.lesson.links.experiments, experimentBody(card.lesson));
+  if (view) follow(card, view);
 }
 
 function follow(card, view) {

@@ -1,4 +1,4 @@
-// Follows one run, suite, comparison or lesson experiment over Server-Sent Events and never lets a long run go silent; says how far it is.
+// Follows one run, suite, comparison, checkup or lesson experiment over Server-Sent Events and never lets a long run go silent; says how far it is.
 
 import { refusal, send } from './api.js';
 import { EventStreamParser, readEvents } from './sse.js';
@@ -8,8 +8,8 @@ const silenceMs = 4000;
 const reconnectMs = 3000;
 
 /**
- * kind: 'runs', 'suites', 'comparisons' or a lesson's 'lessons/{id}/experiments'. handlers: progress(data), run(view) or
- * experiment(view) (each optional), final(view), silent(seconds), lost(message). Returns a function that stops following.
+ * kind: 'runs', 'suites', 'comparisons', 'checkups' or a lesson's 'lessons/{id}/experiments'. handlers: progress(data), run(view),
+ * experiment(view) or checkup(record) (each optional), final(view), silent(seconds), lost(message). Returns a function that stops following.
  * The stream is read with fetch(), which sends the key as a header (EventSource cannot), and reconnects as EventSource
  * does: after a dropped stream, not after a refusal.
  */
@@ -22,6 +22,7 @@ export function follow(kind, id, handlers) {
     progress: handlers.progress,
     run: handlers.run,
     experiment: handlers.experiment,
+    checkup: handlers.checkup,
     final: (view) => {
       stop();
       handlers.final(view);

@@ -5,6 +5,7 @@ import { assignColours, createCharts, setLargeType, showHistory, showLatest } fr
 import { createProtocolCharts } from './protocol-charts.js';
 import { initProtocols } from './protocols.js';
 import { initLessons } from './lessons.js';
+import { initCheckup } from './checkup.js';
 import { comparePicked, loadHistory, showRunsOverTime, usePlans } from './history.js';
 import { doneFraction, progressText } from './live.js';
 import { addLivePoint, resumeRun, setLiveInfo, showLivePanels, showStoredRun } from './live-panels.js';
@@ -63,6 +64,8 @@ async function init() {
   $('history-strategy').append(...strategies.map((name) => el('option', { text: name, attrs: { value: name } })));
   // Describing a target may take seconds (its protoc, its reflection): the charts do not wait for it.
   const targetsShown = initTargets().catch(showError);
+  // The checkup follows the same pick; its latest record loads beside the charts.
+  initCheckup().catch(showError);
   const runs = await refresh().catch(showError);
   await targetsShown;
   // The methods' kinds are known now: a strategy a suite left out says why.

@@ -10,6 +10,8 @@
 # Prints "Now listening on: http://127.0.0.1:<port>" once bound (as grpc-js-target.js does); cleartext only, and no
 # server reflection (Debian's python3-grpcio has none): describe it with protos/paced.proto. It needs no generated code:
 # Work answers the request's bytes unchanged, which is a valid Job since the request is one.
+# Its HTTP/2 settings are grpc core's defaults, as a team's C++, Python or Ruby service has them: a client that pings an
+# idle connection more often than every 5 minutes gets GOAWAY too_many_pings (ENHANCE_YOUR_CALM) after two pings.
 # It exits when the process that started it is gone (its parent changes), on SIGTERM or SIGINT (letting calls in flight
 # finish, bounded), and with --stop-with-stdin when its standard input ends.
 import argparse

@@ -49,6 +49,7 @@ public static class EngineServices
         // The lessons' probes: the arms measured without a run (a keep-alive pause, a payload's sizes).
         services.AddSingleton<Lessons.KeepAliveLesson>();
         services.AddSingleton<Lessons.PayloadLesson>();
+        services.AddSingleton<Checkup.CompressionProbe>();
         return services;
     }
 }

@@ -34,6 +34,8 @@ public static class LoadTestCli
         command.Lessons.SetAction((result, _) => WithSettings(result, settings => LessonsMode.TryRead(result, command, out var lessons, out var problem)
             ? LessonsMode.RunAsync(settings, lessons, result.GetValue(command.Repetitions), parsed.GetValue(command.StreamCall), ConsoleFor(settings, output), output, error, interrupt)
             : Task.FromResult(Usage(error, problem))));
+        command.Checkup.SetAction((result, _) => WithSettings(result, settings =>
+            CheckupMode.RunAsync(settings, result.GetValue(command.Budget), result.GetValue(command.InFlight), result.GetValue(command.StreamCall), ConsoleFor(settings, output), output, error, interrupt)));
         command.Agent.SetAction((result, _) => WithSettings(result, settings => AgentMode.TryRead(result, command, Environment.GetEnvironmentVariable, out var agent, out var problem)
             ? AgentMode.RunAsync(settings, agent, output, error, interrupt)
             : Task.FromResult(Usage(error, problem))));

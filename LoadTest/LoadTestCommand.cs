@@ -249,6 +249,15 @@ public sealed partial class LoadTestCommand
         $"Repetitions of each experiment, 1 to {LoadEngine.Lessons.LessonList.MaxRepetitions} (default {LoadEngine.Lessons.LessonList.DefaultRepetitions}).",
         Whole("repetitions", 1, LoadEngine.Lessons.LessonList.MaxRepetitions, inRange: true));
 
+    public Option<TimeSpan?> Budget { get; } = Typed("--budget", "duration",
+        $"checkup: the time every measurement shares, as ghz writes it (2m, 90s) or in seconds, {LoadEngine.Checkup.CheckupPlan.MinBudgetSeconds} s to " +
+        $"{LoadEngine.Checkup.CheckupPlan.MaxBudgetSeconds} s (default {LoadEngine.Checkup.CheckupPlan.DefaultBudgetSeconds} s: every measurement with its repetitions and the keep-alive pause fit on loopback).",
+        Span("budget", LoadEngine.Checkup.CheckupPlan.MinBudgetSeconds, (int)LoadEngine.Checkup.CheckupPlan.MaxBudgetSeconds));
+
+    public Option<int?> InFlight { get; } = Typed("--in-flight", "calls",
+        $"checkup: the calls your client keeps in flight, 1 to {PlanLimits.Defaults.MaxConcurrency} (default {LoadEngine.Checkup.CheckupPlan.DefaultInFlight}): the savings are said at this load.",
+        Whole("in-flight", 1, PlanLimits.Defaults.MaxConcurrency, inRange: true));
+
     public Option<Guid?> RunId { get; } = Typed<Guid?>("--run-id", "id", "The distributed run's id, as POST /api/runs answered it.",
         text => Guid.TryParse(text, out var id) ? (id, null) : (null, $"--run-id was '{text}'; it must be a run id (a GUID such as 3f2504e0-4f89-11d3-9a0c-0305e82c3301)."));
 
@@ -280,6 +289,8 @@ public sealed partial class LoadTestCommand
 
     public Command Agent { get; }
 
+    public Command Checkup { get; }
+
     public RootCommand Root { get; }
 
     /// <summary>Every option of every command, each once.</summary>
@@ -303,6 +314,13 @@ public sealed partial class LoadTestCommand
             "Exit codes: 0 every headline verdict agrees and is beyond noise; 99 one does not; 1 an experiment did not complete; 105 interrupted; 2 a usage error.",
             [Target, Repetitions, Json, .. TargetOptions.Where(option => option != List), StreamCall, .. ConnectionOptions, .. listeners, .. connection]);
         Lessons.Arguments.Add(LessonIds);
+        Checkup = Command("checkup",
+            "Checks your client against your method: a channel per call against a reused one, the client factory, the method's capacity (calls in flight " +
+            "doubled until calls per second stop growing), one connection against several past it, keep-alive pings after an idle pause, one stream " +
+            "against unary calls, gzip and a deadline; then prescribes what to change, ordered by the measured saving, with the C# to paste. " +
+            "Exit codes: 0 it completed; 1 it did not; 105 interrupted; 2 a usage error.",
+            [Target, Insecure, .. TargetOptions.Where(option => option != List), StreamCall, Budget, InFlight, Json, Report, .. ConnectionOptions, .. connection]);
+        Checkup.Arguments.Add(Host);
         Agent = Command("agent",
             "Runs as one load agent of a distributed run the gateway created (POST /api/runs with agents): takes shard --shard of run --run-id from the shared " +
             "history (--history-provider and --history, or the environment's History__Provider and ConnectionStrings__History / History__DatabasePath), runs that " +
@@ -310,7 +328,7 @@ public sealed partial class LoadTestCommand
             "Exit codes: 0 its share completed; 1 it did not, or its figures could not be stored; 105 interrupted; 2 a usage error (no such run, shard taken).",
             [Target, RunId, Shard, HistoryProvider, History, .. ConnectionOptions, .. connection]);
         Root = new RootCommand("Load-tests a gRPC service (PerformanceService, or any method --call names) with the gateway's run engine. A command line that names no command is a run; " +
-            "--workload, --lessons and --agent (today's spellings) are compare, lessons and agent. " + RunExitCodes) { Run, Compare, Lessons, Agent };
+            "--workload, --lessons and --agent (today's spellings) are compare, lessons and agent. " + RunExitCodes) { Run, Compare, Lessons, Agent, Checkup };
         Root.HelpName = Name;
     }
 

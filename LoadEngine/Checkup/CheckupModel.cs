@@ -87,6 +87,9 @@ public sealed record SweepResult(IReadOnlyList<SweepStep> Steps, double P99Bound
     public SweepStep? Beyond { get; init; }
 
     public double? StreamsPerConnection { get; init; }
+
+    /// <summary>The measured seconds of each step's run (its warm-up apart).</summary>
+    public double StepSeconds { get; init; }
 }
 
 /// <summary>

@@ -81,7 +81,7 @@ public static class LessonOnTarget
         if (arm.Run is null)
         {
             // A probed arm: the probe calls the method at the target's own address, so only the arms of its transport measure.
-            if ((arm.Contender is not null) != call.Tls)
+            if (!arm.AnyTransport && (arm.Contender is not null) != call.Tls)
             {
                 unavailable = $"{call.Name} is reached over {(call.Tls ? "TLS" : "h2c")} ({call.Address.ToString().TrimEnd('/')}), so the probe's channels are the {(call.Tls ? "TLS" : "h2c")} arms'.";
             }

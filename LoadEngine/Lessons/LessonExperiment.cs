@@ -21,6 +21,9 @@ public sealed record LessonPlan(LessonDefinition Lesson, int Repetitions, IReadO
     /// <summary>The user's method the lesson runs on, with the bidirectional method the streaming lesson's stream arm calls (named or found); null for the built-in service.</summary>
     public LessonCall? Call { get; init; }
 
+    /// <summary>The seconds a probe's measurement may take in each repetition, when a checkup sizes it to its budget; null for the probe's own design.</summary>
+    public double? ProbeSeconds { get; init; }
+
     /// <summary>
     /// The lesson's plan, on <paramref name="call"/>'s method when it names one: false with one sentence when the repetitions
     /// are out of range, or the lesson does not apply to the method (it stays on the built-in service, or the target lacks
@@ -175,6 +178,8 @@ public static class LessonExperiment
         return ExperimentSample.Measured(step.Repetition, step.Arm!, run.Id,
             ("wallTimeMs", stats.WallTimeMs),
             ("throughputPerSecond", stats.ThroughputPerSecond),
+            // A run bounded by its seconds has the same wall time in every arm: its cost is then the wall time each call took.
+            ("msPerCall", stats.ThroughputPerSecond > 0 ? 1000 / stats.ThroughputPerSecond : null),
             // Every completed call used a connection: none counted means the run could not count them (another service's answers
             // do not say which connection carried them, as the built-in service's do), and the figure is not measured.
             ("connectionsUsed", connectionsCounted && stats.ConnectionsUsed > 0 ? stats.ConnectionsUsed : null),

@@ -29,6 +29,10 @@ public sealed record LessonArm(string Name, string Label, string Setup)
     /// <summary>The contender of a workload arm, whose listener must be configured for the arm to run.</summary>
     [JsonIgnore]
     public Contender? Contender { get; init; }
+
+    /// <summary>A probed arm that measures over whichever transport the target has, rather than over TLS (with a <see cref="Contender"/>) or h2c only.</summary>
+    [JsonIgnore]
+    public bool AnyTransport { get; init; }
 }
 
 /// <summary>

@@ -80,11 +80,14 @@ internal sealed class Phase : IDisposable
 
     public CancellationToken Stopping => _stop.Token;
 
+    /// <summary>Whether the plan's duration has passed: a phase bounded by both ends at whichever comes first, its count then not reached.</summary>
+    public bool DurationOver => _durationTicks is { } duration && Stopwatch.GetTimestamp() - Start >= duration;
+
     /// <summary>Takes the next call's index; false once the count is reached, the duration is over, or the phase is stopping.</summary>
     public bool TryTakeNext(out long index)
     {
         index = -1;
-        if (Stopped || (_durationTicks is { } duration && Stopwatch.GetTimestamp() - Start >= duration))
+        if (Stopped || DurationOver)
         {
             return false;
         }

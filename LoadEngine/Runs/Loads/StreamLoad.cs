@@ -48,7 +48,8 @@ internal static class StreamLoad
 
             await stream.CompleteAsync();
             await reading;
-            if (!phase.Stopped && (!outstanding.IsEmpty || (phase.Count is { } count && answered < count)))
+            // A count not reached is a lost message only while the duration (when there is one) has not ended the phase first.
+            if (!phase.Stopped && (!outstanding.IsEmpty || (phase.Count is { } count && answered < count && !phase.DurationOver)))
             {
                 ended = new CallFailure(StatusCode.Internal, $"The stream ended after {answered} answers, with {outstanding.Count} messages unanswered.");
             }
@@ -74,7 +75,7 @@ internal static class StreamLoad
 
             // Every message that got no answer is a failed call, under the status that ended the stream: with a count,
             // those never sent too, as the plan asked for them.
-            var unansweredCalls = phase.Count is { } planned ? planned - Interlocked.Read(ref answered) : outstanding.Count;
+            var unansweredCalls = phase.Count is { } planned && !phase.DurationOver ? planned - Interlocked.Read(ref answered) : outstanding.Count;
             var endedAt = Stopwatch.GetTimestamp();
             for (var message = 0L; message < unansweredCalls; message++)
             {

@@ -19,7 +19,7 @@ public sealed class LoadTestCommandTests
         "--quiet", "--log-level", "--repetitions", "--run-id", "--shard", "--history-provider", "--history", "--help", "--version",
         "--insecure", "--call", "--proto", "--import-path", "--import-paths", "--protoset", "--data", "--data-file", "--list", "--cacert", "--cert", "--key",
         "--authority", "--insecure-skip-verify", "--metadata", "--metadata-file", "--compression", "--enable-compression", "--stream-call",
-        "--connections", "--csv", "--format", "--output",
+        "--connections", "--csv", "--format", "--output", "--budget", "--in-flight",
     ];
 
     [Fact]

@@ -174,6 +174,22 @@ public sealed class StrategyTests
     }
 
     [Fact]
+    public async Task AStreamWhoseDurationEndsBeforeItsCountCompletesWithEveryMessageItSentAnswered()
+    {
+        var stream = new FakeDuplexStream();
+        var plan = Plan("streaming-call", LoadKind.Closed, count: 100_000_000, concurrency: 8) with { Duration = 0.2 };
+
+        var run = await RunAsync(new FakeMonitorClient { Stream = stream.Start }.As(StreamingCallStrategy.Definition), plan);
+
+        // The duration ended the phase first: the count not reached is no lost message (a checkup's stream arm is bounded so).
+        Assert.Equal(RunState.Completed, run.State);
+        Assert.Null(run.Error);
+        Assert.Equal(0, run.Stats!.Failed);
+        Assert.InRange(run.Stats.Succeeded, 1, 100_000_000 - 1);
+        Assert.Equal(stream.Written, run.Stats.Succeeded + run.Stats.WarmupCalls);
+    }
+
+    [Fact]
     public async Task ASilentStreamFailsEveryMessageAsDeadlineExceededAfterTheCallTimeout()
     {
         var stream = new FakeDuplexStream { Answer = (_, _) => [], EndsWhenClientCompletes = false };

@@ -5,6 +5,7 @@ using LoadEngine;
 using LoadEngine.Protocols;
 using Microsoft.Extensions.Options;
 using ApiGateway.Endpoints;
+using ApiGateway.Checkups;
 using ApiGateway.Lessons;
 using ApiGateway.Runs;
 using ApiGateway.Security;
@@ -58,6 +59,7 @@ public static partial class GatewaySetup
         routes.MapRunApi();
         routes.MapRunExport();
         routes.MapLessonApi();
+        routes.MapCheckupApi();
         routes.MapGatewayStatus();
         routes.MapWorkloadEndpoints();
         routes.MapComparisonEndpoints();

@@ -1,3 +1,4 @@
+using System.ComponentModel;
 using System.ComponentModel.DataAnnotations;
 using System.Globalization;
 using System.Reflection;
@@ -7,6 +8,7 @@ using ApiGateway.Agents;
 using ApiGateway.Errors;
 using ApiGateway.OpenApi;
 using ApiGateway.Security;
+using LoadEngine.Checkup;
 using LoadEngine.Lessons;
 using LoadEngine.Protocols;
 using Microsoft.AspNetCore.Http.Metadata;
@@ -39,6 +41,16 @@ public sealed record ExperimentRequestBody(
     [property: Range(1, LessonList.MaxRepetitions)] int? Repetitions,
     [property: StringLength(InputBounds.MaxCallLength)] string? StreamCall) : RunPlanInput((string?)null, null);
 
+/// <summary>
+/// The body of POST /api/checkups: the method to check (target, call and data as POST /api/runs takes them), the
+/// bidirectional method the streaming measurement uses, the time budget the measurements share, and the calls the
+/// user's client keeps in flight (the load its savings are said at).
+/// </summary>
+public sealed record CheckupRequestBody(
+    [property: StringLength(InputBounds.MaxCallLength)] string? StreamCall,
+    [property: Range(CheckupPlan.MinBudgetSeconds, CheckupPlan.MaxBudgetSeconds), DefaultValue(CheckupPlan.DefaultBudgetSeconds)] double? BudgetSeconds,
+    [property: PlanLimit(1, nameof(PlanLimits.MaxConcurrency)), DefaultValue(CheckupPlan.DefaultInFlight)] int? InFlight) : RunPlanInput((string?)null, null);
+
 /// <summary>What one kind of body may hold, and the list of names it takes (a suite's strategies, a comparison's contenders).</summary>
 public sealed record RequestShape(Type Body, string What, IReadOnlyList<string> Fields, string? NamesField = null, string NamesOf = "", string NamesExample = "");
 
@@ -64,7 +76,9 @@ public static class RunRequestReader
 
     public static RequestShape Experiment { get; } = new(typeof(ExperimentRequestBody), "experiment", ["repetitions", "target", "call", "data", "streamCall"]);
 
-    public static IReadOnlyDictionary<Type, RequestShape> Shapes { get; } = new[] { Run, Suite, Comparison, Experiment }.ToDictionary(shape => shape.Body);
+    public static RequestShape Checkup { get; } = new(typeof(CheckupRequestBody), "checkup", ["target", "call", "data", "streamCall", "budgetSeconds", "inFlight"]);
+
+    public static IReadOnlyDictionary<Type, RequestShape> Shapes { get; } = new[] { Run, Suite, Comparison, Experiment, Checkup }.ToDictionary(shape => shape.Body);
 
     /// <summary>The gateway's JSON options read plans as <see cref="RunPlanText"/> does, each body holding only its shape's fields.</summary>
     public static IServiceCollection AddRequestBodies(this IServiceCollection services) =>
@@ -82,7 +96,10 @@ public static class RunRequestReader
         }
 
         var field = unbound.Path?.TrimStart('$', '.').Split('.', '[')[0] ?? "";
-        var range = shape.Body.GetProperty(field, BindingFlags.Public | BindingFlags.Instance | BindingFlags.IgnoreCase | BindingFlags.DeclaredOnly)?.GetCustomAttribute<RangeAttribute>();
+        // A number of the body's own (a plan's are RunPlanText's to word) says its range as a plan's setting does.
+        var own = shape.Body.GetProperty(field, BindingFlags.Public | BindingFlags.Instance | BindingFlags.IgnoreCase | BindingFlags.DeclaredOnly) is { } property
+            ? PlanSetting.Of(property, limits)
+            : null;
         return unbound switch
         {
             // The parser leaves strings as they came; reading one that is not valid UTF-8, or holds half a surrogate pair, throws.
@@ -93,7 +110,7 @@ public static class RunRequestReader
                     ? $"The body must be UTF-8 JSON whose strings are valid Unicode; it could not be read: a field's name is not valid UTF-8."
                     : NotASetting(shape, name),
             RunPlanText.RefusedValue { Sentence: null } when field == shape.NamesField => $"{shape.NamesField} must be an array of {shape.NamesOf} names, e.g. {shape.NamesExample}.",
-            RunPlanText.RefusedValue { Sentence: null, Text: var text } when range is not null => RunPlanRules.WholeRefused(field, text, (int)range.Minimum, (int)range.Maximum),
+            RunPlanText.RefusedValue { Sentence: null, Text: var text } when own is not null => own.Refused(text),
             _ => RunPlanText.Refusal(unbound, limits) ?? NotAnObject(unbound.Message),
         };
     }

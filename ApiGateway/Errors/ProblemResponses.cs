@@ -143,7 +143,7 @@ public static class ProblemResponses
         $"The body was sent {(string.IsNullOrEmpty(contentType) ? "with no Content-Type" : $"as '{Excerpt.Of(contentType)}'")}; {path} reads a JSON object: send it with Content-Type: application/json.";
 
     /// <summary>
-    /// 404's sentence for /api/{runs|suites|comparisons}/{id}… and /api/lessons/{lesson}/experiments/{id}… whose id is not a
+    /// 404's sentence for /api/{runs|suites|comparisons|checkups}/{id}… and /api/lessons/{lesson}/experiments/{id}… whose id is not a
     /// GUID (their routes take only GUIDs, so routing finds nothing): what an id looks like and where the ids are listed.
     /// </summary>
     public static string? NotAnId(string? path)
@@ -151,7 +151,7 @@ public static class ProblemResponses
         var segments = (path ?? "").Split('/');
         var (list, id) = segments switch
         {
-            ["", "api", "runs" or "suites" or "comparisons", var value, ..] when value != "compare" => ($"/api/{segments[2]}", value),
+            ["", "api", "runs" or "suites" or "comparisons" or "checkups", var value, ..] when value != "compare" => ($"/api/{segments[2]}", value),
             ["", "api", "lessons", _, "experiments", var value, ..] => ($"/api/lessons/{segments[3]}/experiments", value),
             _ => (null, null),
         };

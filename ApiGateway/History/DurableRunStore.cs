@@ -1,4 +1,5 @@
 using System.Collections.Concurrent;
+using LoadEngine.Checkup;
 using LoadEngine.Lessons;
 using Polly;
 using Polly.Retry;
@@ -32,6 +33,9 @@ public sealed partial class DurableRunStore(IRunStore inner, TimeProvider time, 
 
     public Task SaveEndedAsync(ExperimentRecord experiment) =>
         SaveEndedAsync(experiment.Id, experiment, $"Experiment {experiment.Id} ({experiment.Lesson}, {experiment.State})", () => inner.SaveExperimentAsync(experiment));
+
+    public Task SaveEndedAsync(CheckupRecord checkup) =>
+        SaveEndedAsync(checkup.Id, checkup, $"Checkup {checkup.Id} ({checkup.Call}, {checkup.State})", () => inner.SaveCheckupAsync(checkup));
 
     /// <summary>At shutdown: stops the retries and tries each waiting record once more; logs each that is lost.</summary>
     public async Task FlushAsync()
@@ -86,6 +90,16 @@ public sealed partial class DurableRunStore(IRunStore inner, TimeProvider time, 
         [.. (await inner.ListExperimentsAsync(lesson, limit, offset, cancellationToken)).Select(experiment => Pending<ExperimentRecord>(experiment.Id) ?? experiment)];
 
     public Task<int> CountExperimentsAsync(string lesson, CancellationToken cancellationToken = default) => inner.CountExperimentsAsync(lesson, cancellationToken);
+
+    public Task SaveCheckupAsync(CheckupRecord checkup, CancellationToken cancellationToken = default) => inner.SaveCheckupAsync(checkup, cancellationToken);
+
+    public async Task<CheckupRecord?> GetCheckupAsync(Guid id, CancellationToken cancellationToken = default) =>
+        Pending<CheckupRecord>(id) ?? await inner.GetCheckupAsync(id, cancellationToken);
+
+    public async Task<IReadOnlyList<CheckupRecord>> ListCheckupsAsync(int limit, int offset, CancellationToken cancellationToken = default) =>
+        [.. (await inner.ListCheckupsAsync(limit, offset, cancellationToken)).Select(checkup => Pending<CheckupRecord>(checkup.Id) ?? checkup)];
+
+    public Task<int> CountCheckupsAsync(CancellationToken cancellationToken = default) => inner.CountCheckupsAsync(cancellationToken);
 
     private async Task SaveEndedAsync(Guid id, object record, string what, Func<Task> save)
     {

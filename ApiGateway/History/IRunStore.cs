@@ -1,3 +1,4 @@
+using LoadEngine.Checkup;
 using LoadEngine.Lessons;
 
 namespace ApiGateway.History;
@@ -40,4 +41,14 @@ public interface IRunStore
     Task<IReadOnlyList<ExperimentRecord>> ListExperimentsAsync(string lesson, int limit, int offset, CancellationToken cancellationToken = default);
 
     Task<int> CountExperimentsAsync(string lesson, CancellationToken cancellationToken = default);
+
+    /// <summary>Inserts or replaces the checkup with this id.</summary>
+    Task SaveCheckupAsync(CheckupRecord checkup, CancellationToken cancellationToken = default);
+
+    Task<CheckupRecord?> GetCheckupAsync(Guid id, CancellationToken cancellationToken = default);
+
+    /// <summary>The checkups, newest first.</summary>
+    Task<IReadOnlyList<CheckupRecord>> ListCheckupsAsync(int limit, int offset, CancellationToken cancellationToken = default);
+
+    Task<int> CountCheckupsAsync(CancellationToken cancellationToken = default);
 }

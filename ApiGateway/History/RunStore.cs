@@ -1,5 +1,6 @@
 using System.Data.Common;
 using HistoryStore;
+using LoadEngine.Checkup;
 using LoadEngine.Lessons;
 using LoadEngine.Strategies;
 using Microsoft.Data.Sqlite;
@@ -24,7 +25,7 @@ public sealed class RunStore(HistoryDatabase database) : IRunStore, IDisposable
     public const string InterruptedError = "The gateway stopped before this run finished.";
 
     // SQLite counts the schema's versions from the first gateway's; PostgreSQL came with SQLite's version 5 and counts from 1 there.
-    private const int SchemaVersion = 8;
+    private const int SchemaVersion = 9;
     private const int PostgresFirstVersion = 5;
 
     private const string RunColumns = "id, suite_id, strategy, state, started_at, finished_at, plan_json, stats_json, error, measured, series_json, verdict_json, experiment_id, note";
@@ -35,6 +36,8 @@ public sealed class RunStore(HistoryDatabase database) : IRunStore, IDisposable
     private const string SuiteColumns = "id, state, started_at, finished_at, plan_json, strategies_json, error, comparison_json";
 
     private const string ExperimentColumns = "id, lesson, state, started_at, record_json";
+
+    private const string CheckupColumns = "id, target, state, started_at, record_json";
 
     private const string SqliteKey = $"{HistoryOptions.Section}:{nameof(HistoryOptions.DatabasePath)}";
 
@@ -98,6 +101,13 @@ public sealed class RunStore(HistoryDatabase database) : IRunStore, IDisposable
             started_at {database.TimeType} NOT NULL,
             record_json TEXT NOT NULL{database.SaveOrderColumn});
         CREATE INDEX IF NOT EXISTS experiments_by_lesson ON experiments (lesson, started_at{database.SaveOrderIndex});
+        CREATE TABLE IF NOT EXISTS checkups (
+            id {database.IdType} NOT NULL PRIMARY KEY,
+            target TEXT NULL,
+            state TEXT NOT NULL,
+            started_at {database.TimeType} NOT NULL,
+            record_json TEXT NOT NULL{database.SaveOrderColumn});
+        CREATE INDEX IF NOT EXISTS checkups_by_started_at ON checkups (started_at{database.SaveOrderIndex});
         {_sets.Schema}
         """;
 
@@ -209,12 +219,29 @@ public sealed class RunStore(HistoryDatabase database) : IRunStore, IDisposable
     public Task<int> CountExperimentsAsync(string lesson, CancellationToken cancellationToken = default) =>
         CountRowsAsync("FROM experiments WHERE lesson = @lesson", cancellationToken, ("lesson", lesson));
 
-    /// <summary>At start: runs, suites and experiments still marked Running were cut off by a stop; marks them Failed and returns how many.</summary>
+    public Task SaveCheckupAsync(CheckupRecord checkup, CancellationToken cancellationToken = default) => WriteAsync(
+        database.Upsert("checkups", CheckupColumns),
+        ("id", database.Id(checkup.Id)),
+        ("target", checkup.Target),
+        ("state", checkup.State.ToString()),
+        ("started_at", database.Time(checkup.StartedAt)),
+        ("record_json", ToJson(checkup)));
+
+    public async Task<CheckupRecord?> GetCheckupAsync(Guid id, CancellationToken cancellationToken = default) =>
+        (await database.QueryAsync("SELECT record_json, state FROM checkups WHERE id = @id;", ReadCheckup, cancellationToken, ("id", database.Id(id)))).SingleOrDefault();
+
+    public Task<IReadOnlyList<CheckupRecord>> ListCheckupsAsync(int limit, int offset, CancellationToken cancellationToken = default) =>
+        NewestAsync("SELECT record_json, state FROM checkups", ReadCheckup, limit, offset, cancellationToken);
+
+    public Task<int> CountCheckupsAsync(CancellationToken cancellationToken = default) => CountRowsAsync("FROM checkups", cancellationToken);
+
+    /// <summary>At start: runs, suites, experiments and checkups still marked Running were cut off by a stop; marks them Failed and returns how many.</summary>
     public Task<int> MarkInterruptedAsync(CancellationToken cancellationToken = default) => WriteAsync(
         $"""
         UPDATE runs SET state = @failed, error = @error, finished_at = @now WHERE state = @running;
         UPDATE suites SET state = @failed, error = @error, finished_at = @now WHERE state = @running;
         UPDATE experiments SET state = @failed, record_json = {database.JsonSet("record_json", ("state", "failed"), ("error", "error"), ("finishedAt", "now"))} WHERE state = @running;
+        UPDATE checkups SET state = @failed, record_json = {database.JsonSet("record_json", ("state", "failed"), ("error", "error"), ("finishedAt", "now"))} WHERE state = @running;
         """,
         ("failed", nameof(RunState.Failed)),
         ("running", nameof(RunState.Running)),
@@ -299,6 +326,8 @@ public sealed class RunStore(HistoryDatabase database) : IRunStore, IDisposable
                 await change.AddColumnAsync(table, DescriptorSets.Column, "TEXT NULL");
             }
         }
+
+        // Version 9 keeps the checkups: a table of their own, which the schema makes, so nothing older changes.
     }
 
     // Writes take no token: a run is stored even when the caller who started it has gone.
@@ -349,4 +378,7 @@ public sealed class RunStore(HistoryDatabase database) : IRunStore, IDisposable
     // The state column is the truth: a record cut off by a stop is marked there (and in its JSON) at the next start.
     private static ExperimentRecord ReadExperiment(DbDataReader row) =>
         FromJson<ExperimentRecord>(row.GetString(0)) with { State = Enum.Parse<RunState>(row.GetString(1)) };
+
+    private static CheckupRecord ReadCheckup(DbDataReader row) =>
+        FromJson<CheckupRecord>(row.GetString(0)) with { State = Enum.Parse<RunState>(row.GetString(1)) };
 }

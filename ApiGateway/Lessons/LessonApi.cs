@@ -125,7 +125,7 @@ public static class LessonApi
 
     private static async Task<Results<Accepted<ExperimentView>, ProblemHttpResult>> StartAsync(
         string id, ExperimentRequestBody? body, HttpContext http, RunCoordinator coordinator, IOptions<RunLimitsOptions> limits, IOptions<EngineOptions> engine,
-        TargetPlans targets, TargetDescriptions descriptions)
+        TargetPlans targets)
     {
         if (LessonList.Find(id) is not { } lesson)
         {
@@ -133,7 +133,7 @@ public static class LessonApi
         }
 
         // The body may be left out: the lesson's own design.
-        var (call, unfit) = body is null ? (null, null) : await CallOfAsync(lesson, body, targets, descriptions, http.RequestAborted);
+        var (call, unfit) = body is null ? (null, null) : await CallOfAsync(lesson, body, targets, http.RequestAborted);
         if (unfit is not null)
         {
             return unfit;
@@ -154,11 +154,11 @@ public static class LessonApi
     }
 
     /// <summary>
-    /// The user's method the body names, described by its target's description (as a run's is): null when the body names
-    /// none; a 400 when the lesson stays on the built-in service or the input does not read, a 503 when the target cannot be described or reached.
+    /// The user's method the body names (<see cref="TargetPlans.CallOfAsync"/>): null when the body names none; a 400 when the
+    /// lesson stays on the built-in service.
     /// </summary>
     private static async Task<(LessonCall? Call, ProblemHttpResult? Problem)> CallOfAsync(
-        LessonDefinition lesson, ExperimentRequestBody input, TargetPlans targets, TargetDescriptions descriptions, CancellationToken cancellation)
+        LessonDefinition lesson, ExperimentRequestBody input, TargetPlans targets, CancellationToken cancellation)
     {
         if (input.Target is null && input.Call is null && input.Data is null && input.StreamCall is null)
         {
@@ -171,25 +171,7 @@ public static class LessonApi
             return (null, ProblemResponses.InvalidParameters(builtInOnly));
         }
 
-        if (string.IsNullOrWhiteSpace(input.Call))
-        {
-            return (null, ProblemResponses.InvalidParameters($"A lesson on your own method needs call: the unary method to run it on, as {DescribedPlan.CallForm}."));
-        }
-
-        if (!targets.TryCheck(input, out var checkedInput, out var error) || !DescribedPlan.TryRead(checkedInput, workload: false, out _, out error))
-        {
-            return (null, ProblemResponses.InvalidParameters(error));
-        }
-
-        var name = checkedInput.Target ?? TargetsOptions.BuiltIn;
-        var (target, problem) = await targets.ReadyAsync(name, cancellation);
-        if (target is null)
-        {
-            return (null, problem);
-        }
-
-        return (new LessonCall(checkedInput.Target, new Uri(descriptions.AddressOf(name)), target, checkedInput.Call!.Trim(), checkedInput.Data, input.StreamCall,
-            BuiltIn: string.Equals(name, TargetsOptions.BuiltIn, StringComparison.OrdinalIgnoreCase)), null);
+        return await targets.CallOfAsync(input, input.StreamCall, $"A lesson on your own method needs call: the unary method to run it on, as {DescribedPlan.CallForm}.", cancellation);
     }
 
     private static async Task<Results<Ok<ExperimentPage>, ProblemHttpResult>> ListExperimentsAsync(string id, string? limit, string? offset, RunCoordinator coordinator, IRunStore store)

@@ -3,15 +3,10 @@ using LoadEngine.Lessons;
 namespace ApiGateway.Runs;
 
 /// <summary>A lesson experiment in progress: its record as the samples arrive, the run going now, and its followers.</summary>
-public sealed class ActiveExperiment(LessonPlan plan, ExperimentRecord record, CancellationToken stopping) : ActiveSequence(stopping), IRunFollower
+public sealed class ActiveExperiment(LessonPlan plan, ExperimentRecord record, CancellationToken stopping)
+    : ActiveRecordSequence<ExperimentRecord>(record.Id, record, stopping), IRunFollower
 {
-    private ExperimentRecord _record = record;
-
     public LessonPlan Plan { get; } = plan;
-
-    public Guid Id { get; } = record.Id;
-
-    public ExperimentRecord Record => Volatile.Read(ref _record);
 
     public ExperimentStep? CurrentStep { get; internal set; }
 
@@ -24,8 +19,6 @@ public sealed class ActiveExperiment(LessonPlan plan, ExperimentRecord record, C
     /// <summary>Each step's progress and each sample as it arrives, pushed to whoever follows the experiment.</summary>
     public Broadcast<ExperimentEvent> Events { get; } = new(FollowerCapacity);
 
-    public Task<ExperimentRecord> Completion { get; internal set; } = null!;
-
     /// <summary>An arm's run: its progress passed on as the step's (a step's position in the sequence is its index).</summary>
     public async Task FollowAsync(RunRecord run, int position, int of, LiveRun live)
     {
@@ -36,11 +29,9 @@ public sealed class ActiveExperiment(LessonPlan plan, ExperimentRecord record, C
         }
     }
 
-    internal void Update(ExperimentRecord record)
-    {
-        Volatile.Write(ref _record, record);
-        Events.Publish(new ExperimentChanged(record));
-    }
+    protected override void Published(ExperimentRecord record) => Events.Publish(new ExperimentChanged(record));
+
+    internal override void Ended() => Events.Complete();
 }
 
 /// <summary>Something an experiment's followers are told.</summary>

@@ -22,39 +22,15 @@ public sealed partial class RunCoordinator
         return experiment;
     });
 
-    private async Task<ExperimentRecord> ExecuteExperimentAsync(ActiveExperiment experiment, IDisposable slot)
-    {
-        try
-        {
-            var ended = await LessonExperiment.RunAsync(experiment.Plan, experiment.Record, Sequence(experiment, "The experiment was cancelled.", experimentId: experiment.Id),
-                // The probe (keep-alive's pause) calls the experiment's target through that target's engine, as its runs do.
-                experiment.Plan.Call is { } call ? engines.Services(call.Target) : services, experiment.Update, experiment.Cancellation);
-            if (ended.State != RunState.Completed && experiment.StopReason is { } stop)
-            {
-                ended = ended with { State = stop.State, Error = stop.Reason };
-            }
-
-            experiment.Update(ended);
-            await store.SaveEndedAsync(ended);
-            return ended;
-        }
-        catch (Exception ex)
-        {
-            LogExperimentCrashed(logger, ex, experiment.Id);
-            var failed = experiment.Record with { State = RunState.Failed, FinishedAt = DateTimeOffset.UtcNow, Error = $"The gateway failed during the experiment: {ex.Message}" };
-            experiment.Update(failed);
-            await store.SaveEndedAsync(failed);
-            return failed;
-        }
-        finally
-        {
-            experiment.Events.Complete();
-            _experiments.TryRemove(experiment.Id, out _);
-            experiment.Dispose();
-            slot.Dispose();
-        }
-    }
-
-    [LoggerMessage(Level = LogLevel.Error, Message = "Experiment {ExperimentId} failed inside the gateway")]
-    private static partial void LogExperimentCrashed(ILogger logger, Exception exception, Guid experimentId);
+    private Task<ExperimentRecord> ExecuteExperimentAsync(ActiveExperiment experiment, IDisposable slot) => RunToEndAsync(
+        experiment,
+        "experiment",
+        // The probe (keep-alive's pause) calls the experiment's target through that target's engine, as its runs do.
+        () => LessonExperiment.RunAsync(experiment.Plan, experiment.Record, Sequence(experiment, "The experiment was cancelled.", experimentId: experiment.Id),
+            experiment.Plan.Call is { } call ? engines.Services(call.Target) : services, experiment.Update, experiment.Cancellation),
+        record => record.State,
+        (record, state, reason) => record with { State = state, Error = reason, FinishedAt = record.FinishedAt ?? DateTimeOffset.UtcNow },
+        store.SaveEndedAsync,
+        () => _experiments.TryRemove(experiment.Id, out _),
+        slot);
 }

@@ -7,7 +7,7 @@ using Microsoft.Extensions.Options;
 namespace ApiGateway.Runs;
 
 /// <summary>
-/// Starts, tracks, limits and stores runs, suites and lesson experiments. A run starts only once the history holds it as
+/// Starts, tracks, limits and stores runs, suites, lesson experiments and checkups. A run starts only once the history holds it as
 /// Running; when it ends it is stored, or, if the history refuses the write, served from memory and stored later
 /// (<see cref="DurableRunStore"/>). At shutdown, runs in flight are cancelled and stored as such.
 /// </summary>
@@ -36,7 +36,7 @@ public sealed partial class RunCoordinator(
     /// <summary>Whether the gateway is shutting down: what it cancels now was stopped by that, not by its caller.</summary>
     public bool IsStopping => _stopping.IsCancellationRequested;
 
-    /// <summary>No run, suite, experiment or lesson holds a slot: nothing the gateway measures is going on.</summary>
+    /// <summary>No run, suite, experiment, checkup or lesson holds a slot: nothing the gateway measures is going on.</summary>
     public bool IsIdle => _localSlots.Taken == 0;
 
     public ActiveRun? FindRun(Guid id) => _runs.GetValueOrDefault(id);
@@ -100,7 +100,8 @@ public sealed partial class RunCoordinator(
     {
         StopEverything();
 
-        var pending = _runs.Values.Select(run => (Task)run.Completion).Concat(_suites.Values.Select(suite => (Task)suite.Completion)).Concat(_experiments.Values.Select(experiment => (Task)experiment.Completion)).ToArray();
+        var pending = _runs.Values.Select(run => (Task)run.Completion).Concat(_suites.Values.Select(suite => (Task)suite.Completion)).Concat(_experiments.Values.Select(experiment => (Task)experiment.Completion))
+            .Concat(_checkups.Values.Select(checkup => (Task)checkup.Completion)).ToArray();
         try
         {
             await Task.WhenAll(pending).WaitAsync(cancellationToken);
@@ -119,7 +120,7 @@ public sealed partial class RunCoordinator(
 
     private void StopEverything()
     {
-        foreach (var work in _runs.Values.Cast<ActiveWork>().Concat(_suites.Values).Concat(_experiments.Values))
+        foreach (var work in _runs.Values.Cast<ActiveWork>().Concat(_suites.Values).Concat(_experiments.Values).Concat(_checkups.Values))
         {
             work.Stop(RunState.Cancelled, GatewayStoppedReason);
         }
@@ -234,7 +235,7 @@ public sealed partial class RunCoordinator(
         }
     }
 
-    /// <summary>The runs of a suite or an experiment: stored runs that name it, stopped with it, each its current run while it goes.</summary>
+    /// <summary>The runs of a suite, an experiment or a checkup: stored runs that name it (a checkup's name nothing), stopped with it, each its current run while it goes.</summary>
     private RunSequence Sequence<T>(T owner, string cancelled, Guid? suiteId = null, Guid? experimentId = null)
         where T : ActiveSequence, IRunFollower =>
         new(async plan =>
@@ -244,7 +245,46 @@ public sealed partial class RunCoordinator(
             return new StartedRun(run.Record, run.Live, run.Completion);
         }, owner);
 
-    /// <summary>The first write of a run, suite or experiment: when the history refuses it, nothing starts and the caller is told so.</summary>
+    /// <summary>
+    /// Runs an experiment or a checkup to its end, either the same way: one that was stopped (a cancel, the shutdown) says
+    /// why in its record; one during which the gateway itself failed is stored as Failed with that sentence; its end is
+    /// stored and told to its followers, and its slot given back.
+    /// </summary>
+    /// <param name="endAs">The record ended as a state, with the reason.</param>
+    private async Task<T> RunToEndAsync<T>(
+        ActiveRecordSequence<T> work, string what, Func<Task<T>> run, Func<T, RunState> stateOf, Func<T, RunState, string, T> endAs, Func<T, Task> save, Action forget, IDisposable slot)
+        where T : class
+    {
+        try
+        {
+            var ended = await run();
+            if (stateOf(ended) != RunState.Completed && work.StopReason is { } stop)
+            {
+                ended = endAs(ended, stop.State, stop.Reason);
+            }
+
+            work.Update(ended);
+            await save(ended);
+            return ended;
+        }
+        catch (Exception ex)
+        {
+            LogSequenceCrashed(logger, ex, what, work.Id);
+            var failed = endAs(work.Record, RunState.Failed, $"The gateway failed during the {what}: {ex.Message}");
+            work.Update(failed);
+            await save(failed);
+            return failed;
+        }
+        finally
+        {
+            work.Ended();
+            forget();
+            work.Dispose();
+            slot.Dispose();
+        }
+    }
+
+    /// <summary>The first write of a run, suite, experiment or checkup: when the history refuses it, nothing starts and the caller is told so.</summary>
     private static async Task SaveAsync(Func<Task> save, string what)
     {
         try
@@ -282,6 +322,9 @@ public sealed partial class RunCoordinator(
 
     [LoggerMessage(Level = LogLevel.Error, Message = "Run {RunId} failed inside the gateway")]
     private static partial void LogRunCrashed(ILogger logger, Exception exception, Guid runId);
+
+    [LoggerMessage(Level = LogLevel.Error, Message = "The {What} {Id} failed inside the gateway")]
+    private static partial void LogSequenceCrashed(ILogger logger, Exception exception, string what, Guid id);
 
     [LoggerMessage(Level = LogLevel.Warning, Message = "Shutdown: {Pending} run(s) or suite(s) could not be stored as cancelled in time")]
     private static partial void LogShutdownIncomplete(ILogger logger, int pending);

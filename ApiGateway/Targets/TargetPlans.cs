@@ -1,3 +1,4 @@
+using LoadEngine.Lessons;
 using LoadEngine.Runs;
 using LoadEngine.Targets.Described;
 using Microsoft.AspNetCore.Http.HttpResults;
@@ -55,6 +56,34 @@ public sealed class TargetPlans(IOptions<TargetsOptions> targets, TargetDescript
         return PlanExpansion.TryFit(plans, target, strategiesAsked, out var fitted, out _, out var unfit)
             ? (fitted, null)
             : ([], Errors.ProblemResponses.InvalidParameters(unfit));
+    }
+
+    /// <summary>
+    /// The user's method the input names, for a lesson or a checkup to run on, described by its target's description (as a
+    /// run's is): a 400 when the input does not read (<paramref name="noCall"/> when it names no call), a 503 when the target
+    /// cannot be described or reached. Left out, the target is the built-in service, called through its descriptors.
+    /// </summary>
+    public async Task<(LessonCall? Call, ProblemHttpResult? Problem)> CallOfAsync(RunPlanInput input, string? streamCall, string noCall, CancellationToken cancellation)
+    {
+        if (string.IsNullOrWhiteSpace(input.Call))
+        {
+            return (null, Errors.ProblemResponses.InvalidParameters(noCall));
+        }
+
+        if (!TryCheck(input, out var checkedInput, out var error) || !DescribedPlan.TryRead(checkedInput, workload: false, out _, out error))
+        {
+            return (null, Errors.ProblemResponses.InvalidParameters(error));
+        }
+
+        var name = checkedInput.Target ?? TargetsOptions.BuiltIn;
+        var (target, problem) = await ReadyAsync(name, cancellation);
+        if (target is null)
+        {
+            return (null, problem);
+        }
+
+        return (new LessonCall(checkedInput.Target, new Uri(descriptions.AddressOf(name)), target, checkedInput.Call!.Trim(), checkedInput.Data, streamCall,
+            BuiltIn: string.Equals(name, TargetsOptions.BuiltIn, StringComparison.OrdinalIgnoreCase)), null);
     }
 
     /// <summary>

@@ -148,3 +148,27 @@ public sealed class CheckupFindingsTests
         Assert.Contains(sentence, error);
     }
 }
+
+/// <summary>The --report page stands alone: escaped text, its own style only, nothing that loads or runs.</summary>
+public sealed class CheckupReportTests
+{
+    [Fact]
+    public void TheReportEscapesWhatTheTargetSaidAndLoadsNothing()
+    {
+        var hostile = "<script>alert(1)</script><img src=https://evil.example/x>";
+        var checkup = new CheckupRecord(Guid.NewGuid(), RunState.Completed, DateTimeOffset.UtcNow, DateTimeOffset.UtcNow, null, "http://127.0.0.1:50051", "pkg.S/M", 120, 1)
+        {
+            Items = [new CheckupItem("reuse-channel", 1, "Reuse the channel", CheckupOutcome.NotMeasured, $"A call failed: {hostile}", null, null, "var x = \"<b>\";\n", 0)],
+            Caveats = [hostile],
+        };
+
+        var html = CheckupReport.Render(checkup);
+
+        Assert.DoesNotContain("<script", html, StringComparison.OrdinalIgnoreCase);
+        Assert.DoesNotContain("<img", html, StringComparison.OrdinalIgnoreCase);
+        Assert.Contains("&lt;script&gt;alert(1)&lt;/script&gt;", html);
+        Assert.Contains("var x = &quot;&lt;b&gt;&quot;;", html);
+        Assert.Contains("content=\"default-src 'none'; style-src 'sha256-", html);
+        Assert.Contains("not measured", html);
+    }
+}

@@ -1,6 +1,7 @@
 using ApiGateway.History;
 using ApiGateway.Runs;
 using GrpcBestPractices.Tests.Fakes;
+using LoadEngine.Checkup;
 using LoadEngine.Lessons;
 using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Time.Testing;
@@ -262,6 +263,15 @@ public sealed class DurableRunStoreTests
             Task.FromResult<IReadOnlyList<ExperimentRecord>>([]);
 
         public Task<int> CountExperimentsAsync(string lesson, CancellationToken cancellationToken = default) => Task.FromResult(0);
+
+        public Task SaveCheckupAsync(CheckupRecord checkup, CancellationToken cancellationToken = default) => throw new NotSupportedException();
+
+        public Task<CheckupRecord?> GetCheckupAsync(Guid id, CancellationToken cancellationToken = default) => Task.FromResult<CheckupRecord?>(null);
+
+        public Task<IReadOnlyList<CheckupRecord>> ListCheckupsAsync(int limit, int offset, CancellationToken cancellationToken = default) =>
+            Task.FromResult<IReadOnlyList<CheckupRecord>>([]);
+
+        public Task<int> CountCheckupsAsync(CancellationToken cancellationToken = default) => Task.FromResult(0);
 
         private void Write(Guid id)
         {

@@ -1,6 +1,7 @@
 using HistoryStore;
 using ApiGateway.History;
 using ApiGateway.Runs;
+using LoadEngine.Checkup;
 using LoadEngine.Lessons;
 using static GrpcBestPractices.Tests.History.StoredRecords;
 
@@ -62,6 +63,7 @@ public abstract partial class RunStoreContract : IAsyncLifetime
         Assert.Null(await store.GetAsync(Guid.NewGuid()));
         Assert.Null(await store.GetSuiteAsync(Guid.NewGuid()));
         Assert.Null(await store.GetExperimentAsync(Guid.NewGuid()));
+        Assert.Null(await store.GetCheckupAsync(Guid.NewGuid()));
     }
 
     [Fact]
@@ -224,6 +226,48 @@ public abstract partial class RunStoreContract : IAsyncLifetime
     }
 
     [Fact]
+    public async Task CheckupsComeBackNewestFirstPagedAndAnEndedOneReplacesItsRunningRecord()
+    {
+        var store = await OpenStoreAsync();
+        var older = Checkup("grpcjs", Noon);
+        var newer = Checkup(null, Noon.AddMinutes(1));
+        var newest = Checkup("grpcjs", Noon.AddMinutes(2));
+        // Saved out of time order, so the order has to come from the query.
+        foreach (var checkup in new[] { newer, newest, older })
+        {
+            await store.SaveCheckupAsync(checkup);
+        }
+
+        var ended = Ended(older);
+        await store.SaveCheckupAsync(ended);
+
+        Assert.Equal(Json(ended), Json(await store.GetCheckupAsync(older.Id)));
+        Assert.Equal(Json(newer), Json(await store.GetCheckupAsync(newer.Id)));
+        Assert.Equal([newest.Id, newer.Id, older.Id], (await store.ListCheckupsAsync(10, 0)).Select(checkup => checkup.Id));
+        Assert.Equal([newer.Id], (await store.ListCheckupsAsync(1, 1)).Select(checkup => checkup.Id));
+        Assert.Empty(await store.ListCheckupsAsync(10, 3));
+        Assert.Equal(Json(ended), Json((await store.ListCheckupsAsync(1, 2)).Single()));
+        Assert.Equal(3, await store.CountCheckupsAsync());
+    }
+
+    [Fact]
+    public async Task AHistoryFromBeforeCheckupsKeepsItsExperimentsAndGainsCheckupsAtStart()
+    {
+        var experiment = Experiment("keep-alive", Noon) with { State = RunState.Completed, FinishedAt = Noon.AddSeconds(30) };
+        var before = await OpenStoreAsync();
+        await before.SaveExperimentAsync(experiment);
+        before.Dispose();
+        await MakeOlderThanCheckupsAsync();
+
+        var after = await OpenStoreAsync();
+
+        Assert.Equal(Json(experiment), Json(await after.GetExperimentAsync(experiment.Id)));
+        var checkup = Checkup("grpcjs", Noon);
+        await after.SaveCheckupAsync(checkup);
+        Assert.Equal(Json(checkup), Json(Assert.Single(await after.ListCheckupsAsync(10, 0))));
+    }
+
+    [Fact]
     public async Task RunsSurviveANewStoreOnTheSameDatabase()
     {
         var before = await OpenStoreAsync();
@@ -246,13 +290,17 @@ public abstract partial class RunStoreContract : IAsyncLifetime
         var completed = Run("client-wrapper", Noon, RunState.Completed) with { FinishedAt = Noon.AddSeconds(1), Stats = FullStats() };
         var runningSuite = new SuiteRecord(Guid.NewGuid(), Plan("client-wrapper"), ["client-wrapper"], RunState.Running, Noon, null, null);
         var runningExperiment = Experiment("streaming", Noon);
+        var runningCheckup = Checkup("grpcjs", Noon);
+        var endedCheckup = Ended(Checkup(null, Noon));
+        await store.SaveCheckupAsync(runningCheckup);
+        await store.SaveCheckupAsync(endedCheckup);
         await store.SaveAsync(running);
         await store.SaveAsync(completed);
         await store.SaveSuiteAsync(runningSuite);
         await store.SaveExperimentAsync(runningExperiment);
         var before = ToMicrosecond(DateTimeOffset.UtcNow);
 
-        Assert.Equal(3, await store.MarkInterruptedAsync());
+        Assert.Equal(4, await store.MarkInterruptedAsync());
 
         var interrupted = await store.GetAsync(running.Id);
         Assert.Equal(RunState.Failed, interrupted?.State);
@@ -266,6 +314,11 @@ public abstract partial class RunStoreContract : IAsyncLifetime
         Assert.Equal((RunState.Failed, RunStore.InterruptedError), (experiment?.State, experiment?.Error));
         Assert.InRange(experiment?.FinishedAt ?? default, before, DateTimeOffset.UtcNow);
         Assert.Equal(Json(runningExperiment.Samples), Json(experiment?.Samples));
+        var checkup = await store.GetCheckupAsync(runningCheckup.Id);
+        Assert.Equal((RunState.Failed, RunStore.InterruptedError), (checkup?.State, checkup?.Error));
+        Assert.InRange(checkup?.FinishedAt ?? default, before, DateTimeOffset.UtcNow);
+        Assert.Equal(Json(runningCheckup.Experiments), Json(checkup?.Experiments));
+        Assert.Equal(Json(endedCheckup), Json(await store.GetCheckupAsync(endedCheckup.Id)));
         Assert.Equal(Json(completed), Json(await store.GetAsync(completed.Id)));
         Assert.Equal(0, await store.MarkInterruptedAsync());
     }
@@ -321,6 +374,9 @@ public abstract partial class RunStoreContract : IAsyncLifetime
     /// <summary>This test's database, opened anew: for a store, or for SQL of the test's own.</summary>
     protected abstract HistoryDatabase OpenDatabase();
 
+    /// <summary>Takes this test's database back to the schema version before checkups: their table gone, the version that made it forgotten.</summary>
+    protected abstract Task MakeOlderThanCheckupsAsync();
+
     private static DateTimeOffset ToMicrosecond(DateTimeOffset time) => time.AddTicks(-(time.Ticks % TimeSpan.TicksPerMicrosecond));
 
     private static async Task<RunRecord[]> SaveRunsAsync(IRunStore store, string strategy, int count)
@@ -337,6 +393,38 @@ public abstract partial class RunStoreContract : IAsyncLifetime
 
     private static TimeSeries Series() =>
         new(1000, [new TimePoint(1000, 500, 1, new Dictionary<string, long> { ["Unavailable"] = 1 }, 0.1, 0.2, 0.3, 0.9), new TimePoint(2000, 499, 0, new Dictionary<string, long>(), null, null, null, null)]);
+
+    private static CheckupRecord Checkup(string? target, DateTimeOffset startedAt) =>
+        new(Guid.NewGuid(), RunState.Running, startedAt, null, null, "http://127.0.0.1:50051", "performance.Monitor/GetPerformance", 120, 4)
+        {
+            Target = target,
+            StreamCall = "performance.Monitor/GetManyPerformanceStats",
+            Step = "3 of 7: the capacity sweep, 8 in flight",
+            Experiments = [Experiment("reuse-channel", startedAt)],
+        };
+
+    /// <summary>The checkup as it ends: every part a stored record holds, the sweep and a judged item naming its runs.</summary>
+    private static CheckupRecord Ended(CheckupRecord running)
+    {
+        var knee = new SweepStep(4, 3200.5, 1.1, 2.5, 4.75, 16_000, 0, Guid.NewGuid());
+        var item = new CheckupItem("reuse-channel", 1, "Reuse one channel", CheckupOutcome.Advice, "Make one GrpcChannel and reuse it for every call.",
+            new CheckupMeasure("shared-channel", "channel-per-call", "wallTimeMs", 2.91, new RatioRange(2.5, 3.2), [2.5, 2.91, 3.2], true, "2.91× slower (median of 3, 2.5 to 3.2)"),
+            new CheckupSaving(1.25, "ms per call", "1.25 ms saved on each call at 4 in flight."),
+            "var channel = GrpcChannel.ForAddress(address);", 0.66)
+        {
+            ExperimentId = running.Experiments[0].Id,
+            Runs = [Guid.NewGuid(), Guid.NewGuid()],
+        };
+        return running with
+        {
+            State = RunState.Completed,
+            FinishedAt = running.StartedAt.AddMinutes(2),
+            Step = null,
+            Sweep = new SweepResult([new SweepStep(1, 900, 1, 1.5, 2, 4_000, 0, Guid.NewGuid()), knee], 50, "calls per second grew by less than 10%") { Knee = knee, StreamsPerConnection = 3.5 },
+            Items = [item, new CheckupItem("streaming", 5, "Stream the calls", CheckupOutcome.NotApplicable, "The target has no bidirectional method of these types.", null, null, null, 0)],
+            Caveats = ["Measured on loopback."],
+        };
+    }
 
     private static ExperimentRecord Experiment(string lesson, DateTimeOffset startedAt) =>
         new(Guid.NewGuid(), lesson, RunState.Running, startedAt, null, null, 3,

@@ -5,6 +5,7 @@ using ApiGateway.History;
 using ApiGateway.Runs;
 using GrpcBestPractices.Tests.Fakes;
 using GrpcBestPractices.Tests.Infrastructure;
+using LoadEngine.Checkup;
 using LoadEngine.Lessons;
 using Microsoft.Data.Sqlite;
 using static GrpcBestPractices.Tests.History.StoredRecords;
@@ -198,6 +199,9 @@ public sealed class SqliteRunStoreTests : RunStoreContract
 
     protected override HistoryDatabase OpenDatabase() => HistoryDatabase.OpenSqlite(DatabasePath);
 
+    // Version 8 had every table of today's but the checkups'.
+    protected override Task MakeOlderThanCheckupsAsync() => CreateOldFileAsync("DROP TABLE checkups; PRAGMA user_version = 8;");
+
     private static string PlanWithoutLoad(string strategy)
     {
         var plan = JsonNode.Parse(Json(Plan(strategy)))!.AsObject();
@@ -226,7 +230,7 @@ public sealed class SqliteRunStoreTests : RunStoreContract
     /// <summary>The file is at the current schema version, and a run with every column comes back whole.</summary>
     private async Task AssertCurrentAsync(IRunStore store)
     {
-        Assert.Equal(8L, await ScalarAsync("PRAGMA user_version;"));
+        Assert.Equal(9L, await ScalarAsync("PRAGMA user_version;"));
         var run = Run("streaming-call", Noon, RunState.Completed, Guid.NewGuid()) with
         {
             Stats = FullStats(),
@@ -239,6 +243,9 @@ public sealed class SqliteRunStoreTests : RunStoreContract
         var experiment = new ExperimentRecord(Guid.NewGuid(), "streaming", RunState.Running, Noon, null, null, 3, []);
         await store.SaveExperimentAsync(experiment);
         Assert.Equal(1, await store.CountExperimentsAsync("streaming"));
+        var checkup = new CheckupRecord(Guid.NewGuid(), RunState.Running, Noon, null, null, "http://127.0.0.1:50051", "performance.Monitor/GetPerformance", 120, 1);
+        await store.SaveCheckupAsync(checkup);
+        Assert.Equal(Json(checkup), Json(await store.GetCheckupAsync(checkup.Id)));
     }
 
     private static async Task InitializeAsync(string path)

@@ -129,6 +129,8 @@ public sealed class LoadTestCommandTests
     [InlineData("log-level was 'loud'; it must be one of: trace, debug, information, warning, error, critical, none.", "--target", Target, "--count", "10", "--log-level", "loud")]
     [InlineData("json was '/no-such-folder/out.json'; it must name a file in a folder that exists", "--target", Target, "--count", "10", "--json", "/no-such-folder/out.json")]
     [InlineData("report was '/'; that is a folder, and it must name a file.", "--target", Target, "--count", "10", "--report", "/")]
+    [InlineData("budget was '5s'; it must be a duration such as 10s, 1m30s or 500ms (units h, m, s, ms, us, ns), or a number of seconds, from 20 s to 1800 s.", "checkup", "--target", Target, "--call", "pkg.S/M", "--budget", "5s")]
+    [InlineData("in-flight was '0'; it must be a whole number from 1 to 10000.", "checkup", "--target", Target, "--call", "pkg.S/M", "--in-flight", "0")]
     public async Task AnUnusableCommandLineExitsTwoWithOneSentenceAndAPointerToHelp(string sentence, params string[] arguments)
     {
         var (code, output, error) = await InvokeAsync(arguments);
@@ -307,6 +309,16 @@ public sealed class LoadTestCommandTests
     }
 
     /// <summary>The CLI run in this process with <paramref name="arguments"/>: its exit code and what it wrote.</summary>
+    [Fact]
+    public async Task ACheckupWithoutAMethodExitsTwoSayingItNeedsCallBeforeAnythingIsCalled()
+    {
+        var (code, output, error) = await InvokeAsync("checkup", "127.0.0.1:1", "--insecure");
+
+        Assert.Equal(ExitCodes.Usage, code);
+        Assert.Empty(output);
+        Assert.Equal("loadtest: checkup needs --call: the unary method of your service to check the client against, as package.Service/Method, e.g. performance.Monitor/GetPerformance.", error.Trim());
+    }
+
     internal static async Task<(int Code, string Output, string Error)> InvokeAsync(params string[] arguments)
     {
         using var output = new StringWriter();

@@ -2,7 +2,7 @@
 # checked (it is not a Debian package), everything else is installed from Debian/Ubuntu packages, non-interactively and
 # only when missing. Where that cannot be done (not root and no password-less sudo, or no apt-get), it names the
 # packages to install and returns non-zero, so no test is ever skipped for want of them.
-#   needs: dotnet  node (nodejs, npm)  chromium  postgresql (initdb, pg_ctl)  setsid (util-linux)
+#   needs: dotnet  node (nodejs, npm)  chromium  postgresql (initdb, pg_ctl)  setsid (util-linux)  grpcio (python3-grpcio)
 
 prerequisites() {
   local who=${PREREQUISITES_FOR:-${0##*/}} missing=() need
@@ -17,6 +17,8 @@ prerequisites() {
       chromium) [[ -x /usr/bin/chromium ]] || missing+=(chromium) ;;
       postgresql) compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null || missing+=(postgresql) ;;
       setsid) command -v setsid >/dev/null || missing+=(util-linux) ;;
+      # Debian's interpreter, which the package installs into (a python3 earlier on PATH, such as pyenv's, may lack it).
+      grpcio) /usr/bin/python3 -c 'import grpc' 2>/dev/null || missing+=(python3-grpcio) ;;
       *) echo "$who: unknown prerequisite '$need'" >&2; return 2 ;;
     esac
   done

@@ -4,8 +4,9 @@ using System.Diagnostics;
 namespace GrpcBestPractices.Tests.Infrastructure;
 
 /// <summary>
-/// A Node.js server script from tests/interop as its own process: started, its lines gathered, and waited on (bounded)
-/// until it prints "Now listening on: &lt;url&gt;"; killed when disposed.
+/// A server script from tests/interop (Node.js, or Python with <see cref="StartAsync(string, string, IEnumerable{string})"/>)
+/// as its own process: started, its lines gathered, and waited on (bounded) until it prints "Now listening on: &lt;url&gt;";
+/// killed when disposed.
 /// </summary>
 public sealed class ListeningScript : IAsyncDisposable
 {
@@ -22,14 +23,17 @@ public sealed class ListeningScript : IAsyncDisposable
     public string Output => string.Join(Environment.NewLine, _output);
 
     /// <summary>Starts <c>node script arguments...</c> in tests/interop and waits for its listening line; one that exits or never listens is killed and reported with its output.</summary>
-    public static async Task<ListeningScript> StartAsync(string script, IEnumerable<string> arguments)
+    public static Task<ListeningScript> StartAsync(string script, IEnumerable<string> arguments) => StartAsync("node", script, arguments);
+
+    /// <summary>Starts <c>program script arguments...</c> in tests/interop and waits for its listening line, as <see cref="StartAsync(string, IEnumerable{string})"/> does.</summary>
+    public static async Task<ListeningScript> StartAsync(string program, string script, IEnumerable<string> arguments)
     {
-        var start = new ProcessStartInfo("node")
+        var start = new ProcessStartInfo(program)
         {
             WorkingDirectory = GrpcJsTarget.InteropDirectory,
             RedirectStandardOutput = true,
             RedirectStandardError = true,
-            // Held open by this process only: a script that stops when it ends (hostile-reflection.js --stop-with-stdin) goes with the test host.
+            // Held open by this process only: a script that stops when it ends (--stop-with-stdin) goes with the test host.
             RedirectStandardInput = true,
             UseShellExecute = false,
         };

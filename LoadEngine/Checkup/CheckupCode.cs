@@ -75,7 +75,7 @@ public static class CheckupCode
 
     public static string Capacity(ClientNames names, int inFlight) => Code(
         ["Grpc.Net.Client"],
-        $"// At most {inFlight} calls in flight: past that the service answered no more calls per second, only later.",
+        $"// At most {inFlight} {(inFlight == 1 ? "call" : "calls")} in flight: past that the service answered no more calls per second, only later.",
         $"var inFlight = new SemaphoreSlim({inFlight});",
         $"var client = new {names.Client}(GrpcChannel.ForAddress({Literal(names.Address)}));",
         "await inFlight.WaitAsync();",

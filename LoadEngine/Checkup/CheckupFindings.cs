@@ -165,7 +165,7 @@ internal sealed class CheckupFindings(CheckupPlan plan)
             $"One sweep on one connection, each step a run of {Seconds(sweep.StepSeconds)} s: it stopped because {sweep.StoppedBecause}. At {knee.InFlight} in flight " +
             $"{knee.CallsPerSecond:0.#} calls per second, p99 {Ms(knee.P99Ms)} ms; at {beyond.InFlight}, {beyond.CallsPerSecond:0.#} calls per second, p99 {Ms(beyond.P99Ms)} ms.");
         return new CheckupItem(Id, 3, Title, CheckupOutcome.Advice,
-            $"Keep at most {knee.InFlight} calls in flight to this method on one connection: past that it answered no more calls per second ({knee.CallsPerSecond:0.#} at " +
+            $"Keep at most {InFlight(knee.InFlight)} to this method on one connection: past that it answered no more calls per second ({knee.CallsPerSecond:0.#} at " +
             $"{knee.InFlight}, {beyond.CallsPerSecond:0.#} at {beyond.InFlight}) while p99 grew from {Ms(knee.P99Ms)} ms to {Ms(beyond.P99Ms)} ms{Streams()}" +
             (knee.InFlight > 1 ? $". The sweep doubles calls in flight, so the limit lies between {knee.InFlight / 2} and {beyond.InFlight}." : "."),
             measured,

@@ -38,8 +38,11 @@ internal static class CSharpCompiler
     /// <summary>The process id of the worker running now, or null (for the tests: it exits when idle).</summary>
     internal static int? WorkerProcessId => Volatile.Read(ref _worker)?.Id;
 
-    /// <summary>The image of <paramref name="sources"/> compiled as <paramref name="name"/>; a compile error is a sentence.</summary>
-    public static async Task<byte[]> EmitAsync(IReadOnlyList<(string Path, string Text)> sources, string name, CancellationToken cancellation)
+    /// <summary>
+    /// The image of <paramref name="sources"/> compiled as <paramref name="name"/> against the framework and Google.Protobuf, or
+    /// <paramref name="references"/> when given (the checkup's snippets are compiled against Grpc.Net.Client so); a compile error is a sentence.
+    /// </summary>
+    public static async Task<byte[]> EmitAsync(IReadOnlyList<(string Path, string Text)> sources, string name, CancellationToken cancellation, IReadOnlyList<string>? references = null)
     {
         await OneAtATime.WaitAsync(cancellation);
         try
@@ -54,7 +57,7 @@ internal static class CSharpCompiler
             var worker = _worker ??= Worker.Start();
             try
             {
-                var (image, error) = await worker.CompileAsync(Request(sources, name), cancellation);
+                var (image, error) = await worker.CompileAsync(Request(sources, name, references ?? References.Value), cancellation);
                 return image ?? throw new TargetDescriptionException($"The C# protoc wrote for the target's descriptors does not compile ({error}).");
             }
             catch (Exception stopped) when (stopped is not TargetDescriptionException)
@@ -102,14 +105,14 @@ internal static class CSharpCompiler
         }
     }
 
-    private static byte[] Request(IReadOnlyList<(string Path, string Text)> sources, string name)
+    private static byte[] Request(IReadOnlyList<(string Path, string Text)> sources, string name, IReadOnlyList<string> references)
     {
         using var request = new MemoryStream();
         using (var writer = new BinaryWriter(request, System.Text.Encoding.UTF8, leaveOpen: true))
         {
             writer.Write(name);
-            writer.Write(References.Value.Count);
-            foreach (var reference in References.Value)
+            writer.Write(references.Count);
+            foreach (var reference in references)
             {
                 writer.Write(reference);
             }

@@ -25,7 +25,12 @@ started() {
   [[ ${fields[0]} != Z ]] && echo "${fields[19]}"
 }
 
-alive() { [[ $(started "$1") == "$2" ]]; }
+# Whether the process that started at $2 still runs as $1. A gone process has no start time, so it never matches, not even
+# an empty one.
+alive() {
+  local now
+  now=$(started "$1") && [[ $now == "$2" ]]
+}
 
 # Every process whose chain of parents reaches $1 (while it is the process that started at $2), and every live (not
 # zombie) process in session $1, except this watchdog and the helpers it forked (this listing among them).
@@ -92,6 +97,9 @@ if [[ ${1-} == --adopt ]]; then
 fi
 
 (($#)) || { echo "die-with.sh: no program to run" >&2; exit 2; }
+# The start time is read here, before the program runs: read in the background it could come after a quick program had
+# already ended, and an empty start time made the watchdog wait for the host. CI saw that: a watchdog 60 s after its program.
+program_start=$(started "$$")
 # The watchdog holds none of the program's streams, so a reader of them sees their end when the program ends.
-watch "$$" "$(started "$$")" </dev/null >/dev/null 2>&1 &
+watch "$$" "$program_start" </dev/null >/dev/null 2>&1 &
 exec "$@"

@@ -72,6 +72,18 @@ public sealed class TestHostBondTests
             $"the watchdog outlived the program it watched; what holds the marker: {Describe(marker)}; the program's session: {Session(program.Id)}");
     }
 
+    [Fact]
+    public async Task AProgramThatEndsAtOnceLeavesNoWatchdog()
+    {
+        // The program may end before its watchdog has started: the watchdog must still know it gone, not wait for the host.
+        var marker = Random.Shared.Next(1_000_000, 9_000_000).ToString(CultureInfo.InvariantCulture);
+        using var program = TestHostBond.Start(new ProcessStartInfo("bash", ["-c", "exit 0", marker]));
+        await program.WaitForExitAsync().WaitAsync(Patience);
+
+        Assert.True(await WaitUntilAsync(() => !Watchdogs(Environment.ProcessId).Any(pid => CommandLine(pid).Contains(marker, StringComparison.Ordinal))),
+            $"the watchdog outlived a program that ended at once; what holds the marker: {Describe(marker)}");
+    }
+
     /// <summary>A real .NET app (the service, with its thread pool) bound to the stand-in host by the tests' own bond.</summary>
     private static Process StartServiceBoundTo(int host, string certificates, TaskCompletionSource listening)
     {

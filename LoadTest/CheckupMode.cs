@@ -35,11 +35,6 @@ public static class CheckupMode
             }
 
             var call = new LessonCall(null, settings.Target, target, method, described.Data, streamCall);
-            if (LessonOnTarget.WhyNot(LessonList.ReuseChannel, call, out _) is { } notHere)
-            {
-                return Usage(error, notHere);
-            }
-
             if (!CheckupPlan.TryCreate(call, budget?.TotalSeconds, inFlight, settings.Limits, settings.Engine, out var plan, out var refusal))
             {
                 return Usage(error, refusal);

@@ -93,12 +93,6 @@ public static class CheckupApi
             return unfit!;
         }
 
-        // The method is checked as the CLI's checkup checks it: as the first lesson it runs would take it (unary, on this target, the data fitting).
-        if (LessonOnTarget.WhyNot(LessonList.ReuseChannel, call, out _) is { } notHere)
-        {
-            return ProblemResponses.InvalidParameters(notHere);
-        }
-
         if (!CheckupPlan.TryCreate(call, body!.BudgetSeconds, body.InFlight, limits.Value.PlanLimits(), engine.Value, out var plan, out var refusal))
         {
             return ProblemResponses.InvalidParameters(refusal);

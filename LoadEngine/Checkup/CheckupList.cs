@@ -103,6 +103,27 @@ public static class CheckupList
         Probe = typeof(CompressionProbe),
     };
 
+    /// <summary>
+    /// <paramref name="lesson"/> within this host's limits: a run's most calls, warm-up and seconds lowered to what the host
+    /// allows. The checkup's runs are bounded by their seconds; the calls are only a ceiling, which must not make an operator's
+    /// lower limit refuse the measurement.
+    /// </summary>
+    public static LessonDefinition Within(LessonDefinition lesson, PlanLimits limits) => lesson with
+    {
+        Arms =
+        [
+            .. lesson.Arms.Select(arm => arm.Run is not { } run ? arm : arm with
+            {
+                Run = run with
+                {
+                    Count = run.Count is { } count ? Math.Min(count, limits.MaxCount) : null,
+                    Warmup = run.Warmup is { } warmup ? Math.Min(warmup, limits.MaxWarmup) : null,
+                    Duration = run.Duration is { } duration ? Math.Min(duration, limits.MaxRunSeconds) : null,
+                },
+            }),
+        ],
+    };
+
     private static LessonArm Sequential(string strategy, string label, string setup, double seconds) =>
         new(strategy, label, $"{strategy}: {setup}") { Run = new RunPlanInput(strategy, MostCalls, IncludeStatuses: false) { Warmup = WarmupCalls, Duration = seconds } };
 

@@ -22,10 +22,19 @@ public sealed record CheckupPlan(LessonCall Call, TimeSpan Budget, int InFlight,
 
     public const int DefaultInFlight = 1;
 
-    /// <summary>The checkup's plan: false with one sentence when the budget or the load is out of range.</summary>
+    /// <summary>
+    /// The checkup's plan: false with one sentence when the method cannot be checked (it is taken as the first lesson the
+    /// checkup runs would take it: unary, on this target, the data fitting) or the budget or the load is out of range.
+    /// </summary>
     public static bool TryCreate(LessonCall call, double? budgetSeconds, int? inFlight, PlanLimits limits, EngineOptions engine, out CheckupPlan plan, out string error)
     {
         plan = null!;
+        if (LessonOnTarget.WhyNot(LessonList.ReuseChannel, call, out _) is { } notHere)
+        {
+            error = notHere;
+            return false;
+        }
+
         var budget = budgetSeconds ?? DefaultBudgetSeconds;
         if (!double.IsFinite(budget) || budget < MinBudgetSeconds || budget > MaxBudgetSeconds)
         {

@@ -147,6 +147,7 @@ public static class CheckupRun
         LessonDefinition lesson, string step, CheckupFindings findings, RunSequence runs, IServiceProvider services, Action<string?> publish, Pace pace,
         CancellationToken cancellation, double? probeSeconds = null)
     {
+        lesson = CheckupList.Within(lesson, findings.Plan.Limits);
         if (!LessonPlan.TryCreate(lesson, CheckupList.Repetitions, findings.Plan.Limits, findings.Plan.Engine, findings.Plan.Call, out var plan, out var notHere))
         {
             findings.NotApplicable(lesson.Id, notHere);

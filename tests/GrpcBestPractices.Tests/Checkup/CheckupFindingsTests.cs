@@ -147,6 +147,39 @@ public sealed class CheckupFindingsTests
         Assert.False(CheckupPlan.TryCreate(call, budget, inFlight, PlanLimits.Defaults, new EngineOptions(), out _, out var error));
         Assert.Contains(sentence, error);
     }
+
+    [Theory]
+    [InlineData("interop.inventory.Inventory/Exchange", "{}", "The lessons compare ways of making unary calls, and interop.inventory.Inventory/Exchange is ")]
+    [InlineData("interop.inventory.Inventory/Missing", "{}", "Missing")]
+    [InlineData("interop.inventory.Inventory/GetItem", "{\"nope\": 1}", "nope")]
+    public void AMethodTheCheckupCannotTakeIsRefusedByThePlanWhereverItComesFrom(string method, string data, string sentence)
+    {
+        // The CLI and the API both take the plan's word, so both refuse these the same way.
+        var call = new LessonCall("inventory", new Uri("http://127.0.0.1:50051"), Inventory, method, data);
+
+        Assert.False(CheckupPlan.TryCreate(call, null, null, PlanLimits.Defaults, new EngineOptions(), out _, out var error));
+        Assert.Contains(sentence, error);
+    }
+
+    [Fact]
+    public void EveryMeasurementFitsAHostWithLowerLimits()
+    {
+        // An operator's lower limits must not refuse a checkup whose runs are bounded by seconds: their calls are only a ceiling.
+        var limits = PlanLimits.Defaults with { MaxCount = 500, MaxWarmup = 2, MaxRunSeconds = 1 };
+        var call = Plan().Call;
+        LessonDefinition[] lessons = [CheckupList.ReuseChannel(3), CheckupList.Connections(8, 3), CheckupList.Streaming(3)];
+        foreach (var lesson in lessons)
+        {
+            // As the lessons define them, the host's limits leave arms out: they would be "not measured".
+            Assert.True(LessonPlan.TryCreate(lesson, CheckupList.Repetitions, limits, new EngineOptions(), call, out var refused, out var error), error);
+            Assert.Contains("This gateway's limits refuse the lesson's settings", refused.Unavailable.Values.First());
+
+            Assert.True(LessonPlan.TryCreate(CheckupList.Within(lesson, limits), CheckupList.Repetitions, limits, new EngineOptions(), call, out var plan, out error), error);
+            Assert.Empty(plan.Unavailable);
+            Assert.Equal(lesson.Arms.Count, plan.Plans.Count);
+            Assert.All(plan.Plans.Values, run => Assert.True((run.Count ?? 0) <= 500 && run.Warmup <= 2 && run.Duration <= 1, $"{run.Count} calls, {run.Warmup} warm-up, {run.Duration} s"));
+        }
+    }
 }
 
 /// <summary>The --report page stands alone: escaped text, its own style only, nothing that loads or runs.</summary>

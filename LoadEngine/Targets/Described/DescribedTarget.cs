@@ -15,6 +15,9 @@ namespace LoadEngine.Targets.Described;
 /// </summary>
 public sealed class DescribedTarget
 {
+    /// <summary>How long a describe stopped by its caller waits for the compile it started to end (protoc and the compiler killed, its folder gone).</summary>
+    private static readonly TimeSpan UnwindAtMost = TimeSpan.FromSeconds(10);
+
     private static readonly Lock Gate = new();
 
     // One cache, by hash: a set compiled while anything still holds its target, a compile under way (a second describe of
@@ -176,6 +179,7 @@ public sealed class DescribedTarget
         while (true)
         {
             Task<DescribedTarget> making;
+            var started = false;
             lock (Gate)
             {
                 if (Made.TryGetValue(safe.Hash, out var made) && made.TryGetTarget(out var target))
@@ -188,6 +192,7 @@ public sealed class DescribedTarget
                     // Started off the lock, and always started: the compile removes itself from Making when it ends.
                     making = Task.Run(() => CompileAsync(safe, cache, cancellation), CancellationToken.None);
                     Making[safe.Hash] = making;
+                    started = true;
                 }
             }
 
@@ -198,6 +203,14 @@ public sealed class DescribedTarget
             catch (OperationCanceledException) when (!cancellation.IsCancellationRequested && making.IsCanceled)
             {
                 // The compile joined was stopped by whoever started it, not by this caller: start one of its own.
+            }
+            catch (OperationCanceledException) when (started)
+            {
+                // This caller's token stops the compile it started too: its protoc and its compile are killed and its folder
+                // deleted, which takes a moment after the token. The caller waits for that (a while at most), so a process
+                // that exits next (the CLI) leaves no folder behind.
+                await Task.WhenAny(making, Task.Delay(UnwindAtMost, CancellationToken.None));
+                throw;
             }
         }
     }

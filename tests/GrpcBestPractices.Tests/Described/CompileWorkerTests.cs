@@ -29,6 +29,29 @@ public sealed class CompileWorkerTests
         Assert.False(IsRunning(worker.Value), $"the compile worker {worker} is still running long after its last compile");
     }
 
+    [Fact]
+    public async Task ADescribeStoppedMidCompileHasRemovedItsFolderWhenItAnswers()
+    {
+        // A CLI exits as soon as its describe answers: a folder deleted only afterwards would be left behind. Alone in its
+        // collection, so any folder of this process is this describe's.
+        var folders = $"loadtest-described-{Environment.ProcessId}-*";
+        bool AnyFolder() => Directory.EnumerateDirectories(Path.GetTempPath(), folders).Any();
+        Assert.False(AnyFolder(), "a describe folder of this process was there before the test");
+        using var stop = new CancellationTokenSource();
+
+        var describing = DescribedTarget.FromDescriptorSetAsync(CompiledSetLifetimeTests.UniqueSet(), stop.Token);
+        while (!AnyFolder() && !describing.IsCompleted)
+        {
+            await Task.Delay(1);
+        }
+
+        // Stopped while protoc or the compiler works in the folder.
+        await stop.CancelAsync();
+        await Assert.ThrowsAnyAsync<OperationCanceledException>(() => describing);
+
+        Assert.False(AnyFolder(), "the stopped describe answered before its folder was deleted");
+    }
+
     private static bool IsRunning(int processId)
     {
         try

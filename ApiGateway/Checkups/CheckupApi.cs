@@ -64,7 +64,7 @@ public static class CheckupApi
                 "The answer's items are the prescription, ordered by the measured effect: each with its outcome (advice, no-saving, not-applicable or not-measured), " +
                 "the advice in one sentence, what was measured (the arms, other ÷ baseline as the median over the repetitions, its range, beyond noise or not), " +
                 "the saving at your load in your units, the C# to paste, and the runs it came from (GET /api/runs/{id}). A difference within noise is " +
-                "\"no measurable saving here\", never advice; an item that does not apply or could not be measured says why. A target that cannot be described " +
+                "\"no measurable saving here\", never advice, and one beyond it but under 5% is said but not advised; an item that does not apply or could not be measured says why. A target that cannot be described " +
                 "or reached is a 503.")
             .ProducesProblem(ProblemResponses.InvalidParameters(NoCall))
             .ProducesProblem(ProblemResponses.TooManyRuns(limits.MaxRunsInFlight));

@@ -9,11 +9,19 @@ namespace LoadEngine.Checkup;
 /// <summary>
 /// What a checkup has measured so far, and the prescription made from it. An item is advice only when its difference goes
 /// the way that saves and is beyond the run-to-run spread (judged as the lessons judge, <see cref="LessonVerdicts"/>); one
-/// within the spread is "no measurable saving here", and one that could not be measured says why. The savings are said at
+/// within the spread is "no measurable saving here", one beyond it but under <see cref="SmallestAdvised"/> is said and not
+/// advised, and one that could not be measured says why. The savings are said at
 /// the user's load, in milliseconds per call, calls per second or bytes per call.
 /// </summary>
 internal sealed class CheckupFindings(CheckupPlan plan)
 {
+    /// <summary>
+    /// The least ratio a change of client is advised for: a difference beyond the spread but under 5% is said, not advised.
+    /// Three repetitions on one machine can agree on 2% (one connection against several where the server's workers, not the
+    /// connection, are the limit); a different machine or load moves that much, and it is not worth a change of code.
+    /// </summary>
+    public const double SmallestAdvised = 1.05;
+
     private readonly Dictionary<string, LessonDefinition> _lessons = [];
     private readonly List<ExperimentRecord> _experiments = [];
     private readonly Dictionary<string, (CheckupOutcome Outcome, string Why)> _reasons = [];
@@ -253,12 +261,16 @@ internal sealed class CheckupFindings(CheckupPlan plan)
 
         var measured = new CheckupMeasure(lesson.Arm(claim.Baseline).Label, lesson.Arm(claim.Other).Label, claim.FigureTitle, verdict.MeasuredRatio, verdict.Range, verdict.Ratios,
             verdict.BeyondNoise, verdict.Sentence);
-        // Advice only where the change saves beyond the spread: the other arm costs more, whatever the lesson expected of it.
-        var saves = verdict.BeyondNoise && ratio > (claim.Expected == ExpectedDirection.Near1 ? LessonVerdicts.SimilarWithin : 1);
-        if (!saves)
+        // Advice only where the change saves beyond the spread, and enough to act on: the other arm costs more, whatever the
+        // lesson expected of it.
+        var least = claim.Expected == ExpectedDirection.Near1 ? LessonVerdicts.SimilarWithin : SmallestAdvised;
+        if (!verdict.BeyondNoise || ratio <= least)
         {
-            var nothing = $"No measurable saving here: {measured.Other} ÷ {measured.Baseline} was {LessonVerdicts.Times(ratio)} in {claim.FigureTitle}, " +
-                $"{(verdict.BeyondNoise ? "beyond" : "within")} the run-to-run spread, so as measured nothing needs to change for this.";
+            var nothing = verdict.BeyondNoise && ratio > 1
+                ? $"A saving too small to act on: {measured.Other} ÷ {measured.Baseline} was {LessonVerdicts.Times(ratio)} in {claim.FigureTitle}, beyond the " +
+                    $"run-to-run spread but under the {least.ToString("0.00", CultureInfo.InvariantCulture)}× a change of client is advised for, so as measured nothing needs to change for this."
+                : $"No measurable saving here: {measured.Other} ÷ {measured.Baseline} was {LessonVerdicts.Times(ratio)} in {claim.FigureTitle}, " +
+                    $"{(verdict.BeyondNoise ? "beyond" : "within")} the run-to-run spread, so as measured nothing needs to change for this.";
             return new CheckupItem(id, number, title, CheckupOutcome.NoSaving, nothing, measured, null, null, 0)
             {
                 ExperimentId = experiment.Id,

@@ -12,7 +12,10 @@ public enum CheckupOutcome
     [JsonStringEnumMemberName("advice")]
     Advice,
 
-    /// <summary>Measured, but the difference was within the spread (or went the other way): "no measurable saving here", never advice.</summary>
+    /// <summary>
+    /// Measured, but the difference was within the spread, went the other way, or saved under 5%: "no measurable saving here"
+    /// or "a saving too small to act on", never advice.
+    /// </summary>
     [JsonStringEnumMemberName("no-saving")]
     NoSaving,
 

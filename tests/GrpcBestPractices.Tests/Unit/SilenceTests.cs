@@ -46,11 +46,12 @@ public sealed class SilenceTests
     [Fact]
     public async Task ADelayThePlanAsksOfTheServiceExtendsTheSilenceWindow()
     {
-        var client = new FakeMonitorClient { Answer = async (request, _) => { await Task.Delay(request.DelayMs); return FakeMonitorClient.Respond(request); } };
+        var client = new FakeMonitorClient { Answer = async (request, _) => { await Task.Delay(2000); return FakeMonitorClient.Respond(request); } };
 
-        // The call takes twice the 1 s window, which the delay extends to 3 s: a second to spare for the first call of a
-        // cold test process on a busy machine (it took 1.36–1.6 s against a window 0.3 s past a 1 s delay).
-        var run = await RunAsync(Unary(client), Plan("factory-client", LoadKind.Sequential, count: 1) with { Called = new BuiltInCall(DelayMs: 2000) }, silence: TimeSpan.FromSeconds(1));
+        // The call takes twice the 1 s window, which the plan's 10 s delay extends to 11 s: 9 s to spare for the first call
+        // of a cold test process on a busy machine (a 3 s window, 1 s past the call, was not enough with CI and this fast
+        // loop sharing 2 cores). Without the extension the run fails after 1 s.
+        var run = await RunAsync(Unary(client), Plan("factory-client", LoadKind.Sequential, count: 1) with { Called = new BuiltInCall(DelayMs: 10_000) }, silence: TimeSpan.FromSeconds(1));
 
         Assert.True(run.State == RunState.Completed, run.Error);
         Assert.Equal(1, run.Stats!.Succeeded);

@@ -36,8 +36,10 @@ public sealed class ProcessSampler(IOptions<MonitorOptions> options, ConnectionC
 
     protected override async Task ExecuteAsync(CancellationToken stoppingToken)
     {
-        Tick();
+        // The timer starts before the first sample, so the ticks keep time from the start, and whoever sees the first sample
+        // (a test advancing a fake clock) knows the timer is already running.
         using var timer = new PeriodicTimer(TimeSpan.FromMilliseconds(options.Value.SampleIntervalMilliseconds), time);
+        Tick();
         try
         {
             while (await timer.WaitForNextTickAsync(stoppingToken))
